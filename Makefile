@@ -1,0 +1,118 @@
+# forkscope — one Makefile for the runtime, the benchmarks, the harness and the tests.
+#
+#   make / make all   build everything (release)
+#   make check        install missing packages, build, run every test
+#   make run          install, build, run configs/quick.json, draw its plots
+#   make bench        fib overhead table (T1/Ts, Ts/T2 for every variant), quiet machine only
+#   make check-tsan   runtime tests under ThreadSanitizer
+#   make check-asan   runtime tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-debug  runtime tests with FK_DEBUG misuse checks
+#   make warnings     compile everything with gcc and clang, warnings as errors
+#   make clean
+#
+# Objects go to build/<mode>/<variant>/; a variant is a value on each compile-time axis
+# (stealing: cont|child, frame stack: seg|lin), or a baseline (serial, omp, omp-llvm), or
+# "common" for code that does not depend on one.  Every object depends on a flags file that
+# changes only when its flags change, and on the headers it includes (-MMD).
+
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+BUILD   := build
+CC      := gcc
+CLANG   := clang
+MODES   := rel debug tsan asan
+VARIANTS := cont-seg cont-lin child-seg child-lin
+BASELINES := serial omp omp-llvm
+
+WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
+        -Wwrite-strings -Wundef -Wformat=2 -Wvla -Wcast-align -Wnull-dereference \
+        -Wmissing-include-dirs -Wold-style-definition
+WERROR ?=
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -pthread -Iruntime/include -Iruntime -I. -MMD -MP $(WARN) $(WERROR)
+
+MODE_rel   := -O3 -g -DNDEBUG
+MODE_debug := -O1 -g -DFK_DEBUG=1
+MODE_tsan  := -O1 -g -fsanitize=thread -DFK_DEBUG=1
+MODE_asan  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DFK_DEBUG=1
+
+VAR_cont-seg  := -DFK_STEAL=1 -DFK_STACK=1
+VAR_cont-lin  := -DFK_STEAL=1 -DFK_STACK=2
+VAR_child-seg := -DFK_STEAL=2 -DFK_STACK=1
+VAR_child-lin := -DFK_STEAL=2 -DFK_STACK=2
+VAR_serial    := -DFK_BASELINE_SERIAL=1
+VAR_omp       := -DFK_BASELINE_OMP=1 -fopenmp
+VAR_omp-llvm  := -DFK_BASELINE_OMP=1 -fopenmp
+VAR_common    :=
+
+# Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
+$(foreach v,$(VARIANTS) serial omp common,$(eval CC_$(v) := $(CC)))
+CC_omp-llvm := $(CLANG)
+
+# ---- sources -----------------------------------------------------------------------------
+RUNTIME_SRC := $(wildcard runtime/*.c)
+
+# ---- rules -------------------------------------------------------------------------------
+# $(1) mode, $(2) variant
+define OBJ_RULES
+$(BUILD)/$(1)/$(2)/%.o: %.c $(BUILD)/$(1)/$(2)/.flags
+	@mkdir -p $$(@D)
+	$$(CC_$(2)) $$(CFLAGS_BASE) $$(MODE_$(1)) $$(VAR_$(2)) -c $$< -o $$@
+
+$(BUILD)/$(1)/$(2)/.flags: FORCE
+	@mkdir -p $$(@D)
+	@echo '$$(CC_$(2)) $$(CFLAGS_BASE) $$(MODE_$(1)) $$(VAR_$(2))' | cmp -s - $$@ || \
+	  echo '$$(CC_$(2)) $$(CFLAGS_BASE) $$(MODE_$(1)) $$(VAR_$(2))' > $$@
+
+$(BUILD)/$(1)/$(2)/libforkscope.a: $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(RUNTIME_SRC))
+	@rm -f $$@
+	ar rcs $$@ $$^
+endef
+$(foreach m,$(MODES),$(foreach v,$(VARIANTS) $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
+
+.PHONY: FORCE
+FORCE:
+
+# ---- tests -------------------------------------------------------------------------------
+# Runtime tests are built per variant: tests/test_X.c -> build/<mode>/<v>/tests/test_X
+RT_TESTS := test_runtime test_stack test_deque
+define TEST_RULES
+$(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(BUILD)/$(1)/$(2)/libforkscope.a
+	$$(CC_$(2)) $$(MODE_$(1)) -pthread $$^ -o $$@ -lm
+endef
+$(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
+
+rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t)))
+
+# ---- top-level targets ---------------------------------------------------------------------
+.PHONY: all setup check check-rel check-debug check-tsan check-asan warnings bench run clean
+
+all: $(call rt_tests,rel)
+
+setup:
+	@scripts/setup.sh
+
+# Build in parallel, then run the suites one after another (their output stays readable).
+check: setup
+	@rm -f build/test-totals
+	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m)))
+	@$(MAKE) --no-print-directory -j1 -k check-rel check-debug check-tsan check-asan; \
+	  scripts/run-tests.sh --summary
+
+check-rel: $(call rt_tests,rel)
+	@scripts/run-tests.sh rel $^
+check-debug: $(call rt_tests,debug)
+	@scripts/run-tests.sh debug $^
+check-tsan: $(call rt_tests,tsan)
+	@TEST_TIMEOUT_SCALE=6 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/run-tests.sh tsan $^
+check-asan: $(call rt_tests,asan)
+	@TEST_TIMEOUT_SCALE=4 ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" scripts/run-tests.sh asan $^
+
+warnings:
+	@$(MAKE) --no-print-directory BUILD=build/warn-gcc CC=$(CC) WERROR=-Werror all
+	@$(MAKE) --no-print-directory BUILD=build/warn-clang CC=$(CLANG) WERROR=-Werror all
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

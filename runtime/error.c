@@ -1,0 +1,77 @@
+/* error.c — error codes, fatal errors and misuse reports. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "worker.h"
+
+#define MSG_ENTRY(name, msg) msg,
+#define NAME_ENTRY(name, msg) #name,
+static const char *const messages[] = {"success", FK_ERRNO_MAP(MSG_ENTRY)};
+static const char *const names[] = {"OK", FK_ERRNO_MAP(NAME_ENTRY)};
+
+const char *fk_strerror(int err) {
+    return err <= 0 && -err < FK__ERRI_COUNT_ ? messages[-err] : "unknown error";
+}
+
+const char *fk_err_name(int err) {
+    return err <= 0 && -err < FK__ERRI_COUNT_ ? names[-err] : "UNKNOWN";
+}
+
+void fk__fatal(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("forkscope: fatal: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
+void fk__misuse(const char *what, const char *task, const char *file, int line) {
+    fprintf(stderr, "forkscope: misuse in task %s (%s:%d): %s\n", task, file, line, what);
+    abort();
+}
+
+#if FK_DEBUG
+const _Alignas(64) unsigned char fk__poison[64] = {
+    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
+    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
+    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
+    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5};
+
+/* FK_ALLOC in debug builds: each block has a header linking it to the task's previous
+ * block, so that FK_FREE can check FILO order and FK_RETURN can check none is left. */
+typedef struct dbg_block {
+    void *prev;
+    uint64_t magic;
+} dbg_block;
+#define BLOCK_MAGIC 0xA110CA7EDB10C000ull
+
+void *fk__dbg_alloc(fk_worker *w, fk_frame *f, size_t n, int has_frame, const char *task, const char *file,
+                    int line) {
+    if (!has_frame)
+        fk__misuse("FK_ALLOC before FK_BEGIN", task, file, line);
+    if (f->dbg_scope)
+        fk__misuse("FK_ALLOC inside a fork-join scope (between FK_FORK and FK_JOIN)", task, file, line);
+    dbg_block *b = fk__alloc(w, FK__ROUND(sizeof *b) + n);
+    b->prev = f->dbg_top_alloc;
+    b->magic = BLOCK_MAGIC;
+    void *p = (char *)b + FK__ROUND(sizeof *b);
+    f->dbg_top_alloc = p;
+    return p;
+}
+
+void fk__dbg_free(fk_worker *w, fk_frame *f, void *p, const char *task, const char *file, int line) {
+    if (f->dbg_scope)
+        fk__misuse("FK_FREE inside a fork-join scope (between FK_FORK and FK_JOIN)", task, file, line);
+    if (!p || p != f->dbg_top_alloc)
+        fk__misuse("FK_FREE out of order: not the task's latest FK_ALLOC block", task, file, line);
+    dbg_block *b = (dbg_block *)((char *)p - FK__ROUND(sizeof *b));
+    if (b->magic != BLOCK_MAGIC)
+        fk__misuse("FK_FREE of a corrupted block", task, file, line);
+    f->dbg_top_alloc = b->prev;
+    b->magic = 0;
+    fk__free(w, b);
+}
+#endif

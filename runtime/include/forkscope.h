@@ -1,0 +1,382 @@
+/* forkscope.h — a fork-join work-stealing runtime for C.
+ *
+ * WRITING A TASK
+ *
+ *   typedef struct {
+ *       fk_frame fk;            // first member of every task frame: the runtime's part
+ *       int64_t a, b;           // the task's variables that live across a fork or join
+ *       int n;
+ *   } fib_frame;
+ *
+ *   FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
+ *       if (n < 2)
+ *           FK_RETURN(n);               // a leaf: no frame is ever allocated
+ *       FK_BEGIN(f);                    // allocate f on this worker's frame stack
+ *       f->n = n;                       // n is read after the fork: keep it in the frame
+ *       FK_FORK(&f->a, fib, n - 1);     // child may run in parallel with what follows
+ *       FK_CALL(&f->b, fib, f->n - 2);  // child runs now; no fork (nothing left to overlap)
+ *       FK_JOIN();                      // wait for every child forked since the last join
+ *       FK_RETURN(f->a + f->b);         // frees f, stores the result, returns
+ *   } FK_END
+ *
+ *   fk_pool *pool;  int64_t r;
+ *   fk_pool_opts o;  fk_pool_opts_init(&o);  o.workers = 4;
+ *   if (fk_pool_create(&pool, &o) == 0 && FK_RUN(pool, &r, fib, 30) == 0) ...
+ *
+ * FK_TASK(name, result type, frame declaration, (type, param)...) defines a static task.
+ * Up to 8 parameters; with child stealing their total size must fit FK_RECORD_ARG_WORDS
+ * 8-byte words (a compile-time error says so).  The result type may be void (then use
+ * FK_RETURN_VOID and pass a null result address).
+ *
+ * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *)
+ *  1. After the first FK_FORK or FK_CALL, a task may be resumed on another worker from its
+ *     frame: its parameters and C locals are then gone (FK_DEBUG builds fill the parameters
+ *     of a resumed task with 0xA5 bytes, so that a task breaking this rule computes
+ *     garbage).  Anything read after a fork, call or join must live in the frame (f->...).  The result address of a fork or call must
+ *     point into the frame too (or to memory that outlives the join).
+ *  2. FK_BEGIN comes before the first FK_FORK, FK_CALL, FK_JOIN or FK_ALLOC, once.     *
+ *  3. Between an FK_FORK and the next FK_JOIN (a fork-join scope) the task must not read
+ *     a forked child's result, and must not use FK_ALLOC/FK_FREE.                      *
+ *  4. Every FK_FORK is joined before FK_RETURN (fully strict fork-join).                *
+ *  5. FK_ALLOC blocks are freed with FK_FREE in reverse order, before FK_RETURN.        *
+ *  6. FK_FORK, FK_CALL, FK_JOIN and FK_RETURN appear only in the task's own body (not in a
+ *     helper function): each may return from the task.
+ *  7. Ordinary C functions may be called anywhere; they cannot fork.
+ *  8. FK_RUN must not be called from inside a task of the same pool (it would wait on
+ *     itself; it returns FK_EDEADLK).
+ *
+ * WHAT RUNS WHERE
+ *  - Continuation stealing (FK_STEAL_CONT, default): FK_FORK runs the child at once, as a
+ *    plain C call; the parent's continuation sits in the worker's deque and an idle worker
+ *    may steal it.  On one worker the order of execution is the serial projection's.
+ *  - Child stealing (FK_STEAL_CHILD): FK_FORK records the call in the deque and the parent
+ *    goes on; FK_JOIN runs the children still there, newest first.  If a child was stolen
+ *    and has not finished, the parent's frame is suspended and whoever finishes last
+ *    resumes it: no worker thread ever blocks.
+ *  - Frames live on per-worker frame stacks: segmented (FK_STACK_SEG: stacklets that
+ *    double, one empty stacklet cached) or linear (FK_STACK_LIN: one reserved region per
+ *    stack, fatal error on overflow naming the setting to raise).
+ *
+ * ERRORS
+ *  Functions return 0 or a negative FK_E* code (fk_strerror names it).  A failure inside a
+ *  running task (out of memory for a stacklet or deque, linear stack overflow, a broken
+ *  rule caught by FK_DEBUG) prints what happened and aborts: there is no way to unwind a
+ *  half-run fork-join computation safely.
+ */
+#ifndef FORKSCOPE_H
+#define FORKSCOPE_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "forkscope/impl.h"
+
+/* ---- errors ------------------------------------------------------------------------ */
+
+#define FK_ERRNO_MAP(X)                                                              \
+    X(NOMEM, "out of memory")                                                        \
+    X(INVAL, "invalid argument")                                                     \
+    X(AGAIN, "cannot create a worker thread")                                        \
+    X(DEADLK, "FK_RUN called from a worker of the same pool")                        \
+    X(TOPO, "topology unavailable or invalid")                                       \
+    X(SHUTDOWN, "the pool is shutting down")
+
+#define FK__ERR_IDX(name, msg) FK__ERRI_##name,
+#define FK__ERR_VAL(name, msg) FK_E##name = -FK__ERRI_##name,
+enum { FK__ERRI_NONE_, FK_ERRNO_MAP(FK__ERR_IDX) FK__ERRI_COUNT_ };
+typedef enum fk_err { FK_OK = 0, FK_ERRNO_MAP(FK__ERR_VAL) } fk_err;
+
+/* A static message for code err (0 or FK_E*); "unknown error" for anything else. */
+const char *fk_strerror(int err);
+/* The code's name without prefix ("NOMEM"), "OK" for 0. */
+const char *fk_err_name(int err);
+
+/* ---- the pool ---------------------------------------------------------------------- */
+
+typedef enum fk_sched {
+    FK_SCHED_BUSY = 0, /* idle workers keep stealing, with pause/backoff and, after long failure, yield */
+    FK_SCHED_LAZY = 1, /* idle workers sleep; while any worker is busy one thief stays awake */
+} fk_sched;
+
+typedef struct fk_pool_opts {
+    unsigned workers;          /* number of workers, 1..FK_MAX_WORKERS; 0: one per online CPU */
+    fk_sched sched;            /* FK_SCHED_BUSY or FK_SCHED_LAZY */
+    size_t thread_stack_bytes; /* native stack of each worker thread */
+    size_t linear_stack_bytes; /* FK_STACK_LIN: bytes reserved per frame stack */
+    size_t stacklet_bytes;     /* FK_STACK_SEG: size of a stack's first stacklet */
+    uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
+} fk_pool_opts;
+
+/* Fills o with the defaults of forkscope/config.h, then applies the environment:
+ *   FORKSCOPE_WORKERS, FORKSCOPE_SCHED (busy|lazy), FORKSCOPE_THREAD_STACK,
+ *   FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET (sizes in bytes, K/M/G suffixes allowed).
+ * A malformed variable is reported on stderr and ignored. */
+void fk_pool_opts_init(fk_pool_opts *o);
+
+/* Starts a pool of workers (threads that wait for roots).  On success *out owns the pool.
+ * Returns FK_EINVAL for bad options, FK_ENOMEM or FK_EAGAIN if resources run out (then
+ * nothing is left running). */
+int fk_pool_create(fk_pool **out, const fk_pool_opts *o);
+
+/* Stops the workers and frees everything the pool owns.  No root may be running. */
+void fk_pool_destroy(fk_pool *pool);
+
+unsigned fk_pool_workers(const fk_pool *pool);
+
+/* FK_RUN(pool, &result, task, args...): runs task(args) as a root on the pool and waits
+ * for it; result receives its value.  Any ordinary thread may call it, several at once.
+ * Returns 0, FK_EDEADLK (called from one of this pool's workers) or FK_ESHUTDOWN. */
+#define FK_RUN(pool, ret, task, ...)                                                      \
+    ((void)sizeof((ret) == (task##__ret_t *)0),                                           \
+     fk__run((pool), task##__thunk, (void *)(ret), &(struct task##__args){__VA_ARGS__},   \
+             sizeof(struct task##__args)))
+
+/* ---- statistics -------------------------------------------------------------------- */
+
+typedef struct fk_stats {
+    uint64_t forks, calls, roots;   /* children created by FK_FORK / FK_CALL; roots run */
+    uint64_t steals;                /* successful steals */
+    uint64_t steal_empty;           /* attempts that found the victim's public deque empty */
+    uint64_t steal_lost;            /* attempts that lost a race with another thief or the owner */
+    uint64_t publishes, reclaims;   /* owner made deque slots public / took public slots back */
+    uint64_t suspends;              /* joins (explicit or implicit) that could not continue */
+    uint64_t sleeps;                /* times a lazy worker went to sleep */
+    uint64_t stacklets_alloc, stacklets_freed; /* segmented: stacklets; linear: regions */
+    uint64_t stack_bytes_peak;      /* pool-wide peak of frame-stack bytes held (segmented:
+                                       stacklets allocated; linear: bytes touched, in 64 KiB steps) */
+} fk_stats;
+
+/* Sums the workers' statistics (since the last fk_pool_stats_reset) into *sum; per_worker,
+ * if not NULL, receives one entry per worker.  Safe at any time; between roots the numbers
+ * are those of the finished roots (idle thieves may still add failed steal attempts).
+ * Without FK_STATS every counter reads 0 and fk_stats_enabled() is 0. */
+void fk_pool_stats(const fk_pool *pool, fk_stats *sum, fk_stats *per_worker);
+void fk_pool_stats_reset(fk_pool *pool);
+int fk_stats_enabled(void);
+
+/* The compile-time variant of this build: "cont-seg", "cont-lin", "child-seg", "child-lin". */
+const char *fk_build_variant(void);
+/* "busy" / "lazy", and the reverse (0 on success, FK_EINVAL otherwise). */
+const char *fk_sched_name(fk_sched s);
+int fk_sched_parse(const char *name, fk_sched *out);
+
+/* Inside a task: the index (0..workers-1) of the worker running it. */
+#define FK_WORKER_ID() fk__worker_id(fk__w)
+unsigned fk__worker_id(const fk_worker *w);
+
+/* ---- the task macros ----------------------------------------------------------------- */
+
+#define FK_TASK(name, RET, FRAMEDECL, ...)                                                 \
+    static FK__TASK_ATTR int name(fk_worker *, uintptr_t, RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)); \
+    struct name##__args {                                                                  \
+        FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)                                         \
+    };                                                                                     \
+    typedef RET name##__ret_t;                                                             \
+    _Static_assert(sizeof(struct name##__args) <= 8 * FK_RECORD_ARG_WORDS,                 \
+                   "the arguments of task " #name " do not fit a record: pass a pointer"); \
+    static FK__UNUSED int name##__thunk(fk_worker *fk__w, const fk__record *fk__r) {       \
+        struct name##__args fk__a;                                                         \
+        fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
+        return name(fk__w, fk__record_link(fk__r), (RET *)fk__record_ret(fk__r),           \
+                    FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));                             \
+    }                                                                                      \
+    static FK__UNUSED int name##__resume(fk_worker *fk__w, fk_frame *fk__f) {             \
+        return name(fk__w, (uintptr_t)fk__f | FK__LINK_RESUME, (RET *)fk__f->ret,          \
+                    FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__));                            \
+    }                                                                                      \
+    static int name(fk_worker *fk__w, uintptr_t fk__link, RET *fk__ret,                    \
+                    FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {                          \
+        static const char fk__task_name[] FK__UNUSED = #name;                              \
+        fk__resume_fn *const fk__self_fn FK__UNUSED = name##__resume;                      \
+        FRAMEDECL FK__UNUSED = (void *)(fk__link & ~FK__LINK_MASK);                        \
+        fk_frame *fk__self = (fk_frame *)(fk__link & ~FK__LINK_MASK);                      \
+        int fk__has_frame FK__UNUSED = 0;                                                  \
+        if (FK__UNLIKELY(fk__link & FK__LINK_RESUME)) {                                    \
+            fk__has_frame = 1;                                                             \
+            goto *fk__self->resume;                                                        \
+        }
+
+/* Closes the body of an FK_TASK. */
+#define FK_END }
+
+/* Allocates the task's frame (the variable named in FK_TASK) on the worker's frame stack. */
+#define FK_BEGIN(var)                                                                      \
+    do {                                                                                   \
+        FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                               \
+        (var) = fk__alloc(fk__w, FK__ROUND(sizeof *(var)));                                \
+        fk__self = &(var)->fk;                                                             \
+        fk__frame_init(fk__w, fk__self, fk__self_fn, fk__link, fk__ret);                   \
+        fk__has_frame = 1;                                                                 \
+    } while (0)
+
+/* FK_FORK(&result, task, args...): start a child that may run in parallel. */
+#define FK_FORK(slot, task, ...) FK__FORK(FK__CAT(fk__L, __COUNTER__), slot, task, __VA_ARGS__)
+/* FK_CALL(&result, task, args...): run a child to completion before going on. */
+#define FK_CALL(slot, task, ...) FK__CALL(FK__CAT(fk__L, __COUNTER__), slot, task, __VA_ARGS__)
+/* FK_JOIN(): wait until every child forked since the last join has finished. */
+#define FK_JOIN() FK__JOIN(FK__CAT(fk__L, __COUNTER__))
+
+/* FK_RETURN(value): free the frame (if any), deliver value, return from the task. */
+#define FK_RETURN(v)                                                                       \
+    do {                                                                                   \
+        __typeof__(*fk__ret) fk__v = (v);                                                  \
+        FK__RETURN_FREE();                                                                 \
+        FK__CHECK(fk__ret != NULL, "FK_RETURN: the parent gave no result address");       \
+        *fk__ret = fk__v;                                                                  \
+        return 1;                                                                          \
+    } while (0)
+#define FK_RETURN_VOID()                                                                   \
+    do {                                                                                   \
+        FK__RETURN_FREE();                                                                 \
+        return 1;                                                                          \
+    } while (0)
+
+/* FK_ALLOC(type, n): n objects of type on the task's frame stack (16-byte aligned).
+ * Only outside a fork-join scope, after FK_BEGIN; free with FK_FREE in reverse order. */
+#if FK_DEBUG
+#define FK_ALLOC(T, n)                                                                     \
+    ((T *)fk__dbg_alloc(fk__w, fk__self, fk__scratch_bytes((n), sizeof(T)), fk__has_frame, \
+                        fk__task_name, __FILE__, __LINE__))
+#define FK_FREE(p) fk__dbg_free(fk__w, fk__self, (p), fk__task_name, __FILE__, __LINE__)
+#else
+#define FK_ALLOC(T, n) ((T *)fk__alloc(fk__w, fk__scratch_bytes((n), sizeof(T))))
+#define FK_FREE(p) fk__free(fk__w, (p))
+#endif
+
+/* ---- how the macros are made ---------------------------------------------------------- */
+
+#if FK_DEBUG
+#define FK__SCOPE_OPEN() (fk__self->dbg_scope++)
+#define FK__SCOPE_CLOSE() (fk__self->dbg_scope = 0)
+#define FK__RETURN_FREE()                                                                  \
+    do {                                                                                   \
+        if (fk__has_frame) {                                                               \
+            FK__CHECK(fk__self->dbg_scope == 0, "FK_RETURN with forked children not joined"); \
+            FK__CHECK(fk__self->dbg_top_alloc == NULL, "FK_RETURN with FK_ALLOC blocks not freed"); \
+            fk__self->dbg_magic = 0;                                                       \
+            fk__free(fk__w, fk__self);                                                     \
+        }                                                                                  \
+    } while (0)
+#else
+#define FK__SCOPE_OPEN() ((void)0)
+#define FK__SCOPE_CLOSE() ((void)0)
+#define FK__RETURN_FREE()                                                                  \
+    do {                                                                                   \
+        if (fk__has_frame)                                                                 \
+            fk__free(fk__w, fk__self);                                                     \
+    } while (0)
+#endif
+
+/* Result-address type check shared by the three call forms. */
+#define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
+
+#if FK_STEAL == FK_STEAL_CONT
+
+/* Push our continuation, run the child.  Child returned 0: it was suspended, so our
+ * continuation (older in the deque) was stolen before it: our C frame is dead, unwind.
+ * Pop failed: a thief has our continuation; arrive at our join counter as the child
+ * that finished; if we are last, the parent is waiting at its join: continue there. */
+#define FK__FORK(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__SCOPE_OPEN();                                                                  \
+        FK__STAT_INC(fk__w, n_fork);                                                       \
+        fk__self->resume = &&L;                                                            \
+        fk__push(fk__w, fk__self);                                                         \
+        if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self, (slot), __VA_ARGS__)))          \
+            return 0;                                                                      \
+        if (FK__UNLIKELY(!fk__pop(fk__w))) {                                               \
+            if (!fk__arrive(fk__w, fk__self, 1))                                           \
+                return 0;                                                                  \
+            goto *fk__self->resume;                                                        \
+        }                                                                                  \
+    L:;                                                                                    \
+    } while (0)
+
+#define FK__CALL(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__STAT_INC(fk__w, n_call);                                                       \
+        fk__self->resume = &&L;                                                            \
+        if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__))) \
+            return 0;                                                                      \
+    L:;                                                                                    \
+    } while (0)
+
+#define FK__JOIN(L)                                                                        \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
+        FK__SCOPE_CLOSE();                                                                 \
+        if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
+            fk__self->resume = &&L;                                                        \
+            if (!fk__join(fk__w, fk__self))                                                \
+                return 0;                                                                  \
+        }                                                                                  \
+    L:;                                                                                    \
+    } while (0)
+
+#else /* FK_STEAL_CHILD */
+
+#define FK__FORK(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__SCOPE_OPEN();                                                                  \
+        FK__STAT_INC(fk__w, n_fork);                                                       \
+        fk__push_record(fk__w, task##__thunk, (uintptr_t)fk__self, (slot),                 \
+                        &(struct task##__args){__VA_ARGS__}, sizeof(struct task##__args)); \
+        fk__self->nrec++;                                                                  \
+    } while (0)
+
+/* A called child that returns 0 was suspended: whoever finishes it resumes us after the
+ * call, and counts our records still in this worker's deque (nrec) as children that
+ * finish elsewhere (fk__complete).  We unwind at once. */
+#define FK__CALL(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__STAT_INC(fk__w, n_call);                                                       \
+        fk__self->resume = &&L;                                                            \
+        if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__))) \
+            return 0;                                                                      \
+    L:;                                                                                    \
+    } while (0)
+
+/* Run our children still in the deque, newest first.  A pop that fails means the rest of
+ * the scope was stolen.  A child that returns 0 was suspended: it and our records below
+ * it now finish elsewhere; fk__join_unwound arrives for us and we unwind. */
+#define FK__JOIN(L)                                                                        \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
+        FK__SCOPE_CLOSE();                                                                 \
+        while (fk__self->nrec) {                                                           \
+            const fk__record *fk__r = fk__pop_record(fk__w, fk__self);                     \
+            if (!fk__r)                                                                    \
+                break;                                                                     \
+            fk__self->nrec--;                                                              \
+            if (FK__UNLIKELY(!fk__record_thunk(fk__r)(fk__w, fk__r))) {                    \
+                fk__self->resume = &&L;                                                    \
+                fk__join_unwound(fk__w, fk__self, 1 + fk__self->nrec);                     \
+                return 0;                                                                  \
+            }                                                                              \
+        }                                                                                  \
+        if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
+            fk__self->resume = &&L;                                                        \
+            if (!fk__join(fk__w, fk__self))                                                \
+                return 0;                                                                  \
+        }                                                                                  \
+    L:;                                                                                    \
+    } while (0)
+
+#endif
+
+static inline size_t fk__scratch_bytes(size_t n, size_t size) {
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes) || bytes > SIZE_MAX - FK__ALIGN)
+        fk__misuse("FK_ALLOC size overflows", "?", __FILE__, __LINE__);
+    return FK__ROUND(bytes);
+}
+
+#endif

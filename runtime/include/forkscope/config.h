@@ -1,0 +1,88 @@
+/* forkscope/config.h — every tunable of the runtime, in one place.
+ *
+ * Compile-time axes (they sit on the fork/join fast path, so a build fixes them):
+ *   FK_STEAL   FK_STEAL_CONT (continuation stealing, default) or FK_STEAL_CHILD
+ *   FK_STACK   FK_STACK_SEG (segmented geometric stacks, default) or FK_STACK_LIN (linear)
+ *   FK_STATS   1 (default): per-worker statistics; 0 compiles every counter out
+ *   FK_DEBUG   1: cheap misuse checks that abort with a message; 0 (default): none
+ * Run-time settings have defaults here; fk_pool_opts_init() applies the environment
+ * (FORKSCOPE_* variables, see forkscope.h) on top of them. */
+#ifndef FORKSCOPE_CONFIG_H
+#define FORKSCOPE_CONFIG_H
+
+#define FK_STEAL_CONT 1
+#define FK_STEAL_CHILD 2
+#define FK_STACK_SEG 1
+#define FK_STACK_LIN 2
+
+#ifndef FK_STEAL
+#define FK_STEAL FK_STEAL_CONT
+#endif
+#ifndef FK_STACK
+#define FK_STACK FK_STACK_SEG
+#endif
+#ifndef FK_STATS
+#define FK_STATS 1
+#endif
+#ifndef FK_DEBUG
+#define FK_DEBUG 0
+#endif
+
+#if FK_STEAL != FK_STEAL_CONT && FK_STEAL != FK_STEAL_CHILD
+#error "FK_STEAL must be FK_STEAL_CONT (1) or FK_STEAL_CHILD (2)"
+#endif
+#if FK_STACK != FK_STACK_SEG && FK_STACK != FK_STACK_LIN
+#error "FK_STACK must be FK_STACK_SEG (1) or FK_STACK_LIN (2)"
+#endif
+
+/* Most workers a pool may have. */
+#ifndef FK_MAX_WORKERS
+#define FK_MAX_WORKERS 1024
+#endif
+
+/* Child stealing keeps forked children in the deque as fixed-size records: a thunk, the
+ * parent link, the result address and this many 8-byte words of arguments (so a record is
+ * one 64-byte cache line).  A task whose arguments do not fit fails to compile. */
+#ifndef FK_RECORD_ARG_WORDS
+#define FK_RECORD_ARG_WORDS 5
+#endif
+
+/* Initial deque capacity (slots, a power of two); deques double when full. */
+#ifndef FK_DEQUE_INITIAL
+#define FK_DEQUE_INITIAL 1024
+#endif
+
+/* Segmented stacks: bytes of the first stacklet of a stack (header included). */
+#ifndef FK_STACKLET_BYTES
+#define FK_STACKLET_BYTES 4096
+#endif
+
+/* Linear stacks: bytes reserved per stack (untouched pages cost nothing).
+ * Run-time setting: fk_pool_opts.linear_stack_bytes, env FORKSCOPE_LINEAR_STACK. */
+#ifndef FK_LINEAR_STACK_BYTES
+#define FK_LINEAR_STACK_BYTES (256u << 20)
+#endif
+
+/* Native (pthread) stack of each worker.  The fast path recurses on it: a task tree
+ * D levels deep needs roughly D times the C frame of its task function (~100-200 bytes
+ * for the UTS task), so 256 MiB holds a million levels.  Only touched pages are resident.
+ * Run-time setting: fk_pool_opts.thread_stack_bytes, env FORKSCOPE_THREAD_STACK. */
+#ifndef FK_THREAD_STACK_BYTES
+#define FK_THREAD_STACK_BYTES (256u << 20)
+#endif
+
+/* Idle policy.  A thief that fails this many steal rounds in a row backs off (busy) or
+ * offers to sleep (lazy). */
+#ifndef FK_STEAL_ROUNDS
+#define FK_STEAL_ROUNDS 64
+#endif
+/* Busy scheduler: longest pause (in pause instructions) between failed rounds, and the
+ * number of consecutive failures after which it also yields the CPU. */
+#ifndef FK_BUSY_MAX_PAUSE
+#define FK_BUSY_MAX_PAUSE 1024
+#endif
+#ifndef FK_BUSY_YIELD_AFTER
+#define FK_BUSY_YIELD_AFTER 1024
+#endif
+
+#endif

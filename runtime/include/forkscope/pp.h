@@ -1,0 +1,37 @@
+/* forkscope/pp.h — preprocessor helpers for the task macros (internal).
+ *
+ * Task parameters are written as (type, name) pairs; FK__MAP applies a macro to each
+ * pair, with a separator macro between them.  Up to 8 parameters. */
+#ifndef FORKSCOPE_PP_H
+#define FORKSCOPE_PP_H
+
+#define FK__CAT(a, b) FK__CAT_(a, b)
+#define FK__CAT_(a, b) a##b
+
+#define FK__NARG(...) FK__NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define FK__NARG_(a1, a2, a3, a4, a5, a6, a7, a8, n, ...) n
+
+#define FK__COMMA() ,
+#define FK__NOSEP()
+
+#define FK__MAP(M, S, ...) FK__CAT(FK__MAP_, FK__NARG(__VA_ARGS__))(M, S, __VA_ARGS__)
+#define FK__MAP_1(M, S, a) M a
+#define FK__MAP_2(M, S, a, ...) M a S() FK__MAP_1(M, S, __VA_ARGS__)
+#define FK__MAP_3(M, S, a, ...) M a S() FK__MAP_2(M, S, __VA_ARGS__)
+#define FK__MAP_4(M, S, a, ...) M a S() FK__MAP_3(M, S, __VA_ARGS__)
+#define FK__MAP_5(M, S, a, ...) M a S() FK__MAP_4(M, S, __VA_ARGS__)
+#define FK__MAP_6(M, S, a, ...) M a S() FK__MAP_5(M, S, __VA_ARGS__)
+#define FK__MAP_7(M, S, a, ...) M a S() FK__MAP_6(M, S, __VA_ARGS__)
+#define FK__MAP_8(M, S, a, ...) M a S() FK__MAP_7(M, S, __VA_ARGS__)
+
+/* What is done with one (type, name) pair. */
+#define FK__PDECL(t, n) t n
+#define FK__FIELD(t, n) t n;
+#define FK__ARG(t, n) fk__a.n
+#if FK_DEBUG
+#define FK__ZERO(t, n) (*(const t *)(const void *)fk__poison)
+#else
+#define FK__ZERO(t, n) (t){0}
+#endif
+
+#endif

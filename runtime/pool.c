@@ -1,0 +1,276 @@
+/* pool.c — creating and destroying pools, options, statistics. */
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "worker.h"
+
+/* ---- options ------------------------------------------------------------------------- */
+
+/* Parses "123", "64K", "256M", "1G" into bytes.  0 on success. */
+static int parse_size(const char *s, size_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (end == s || errno)
+        return -1;
+    unsigned shift = 0;
+    switch (toupper((unsigned char)*end)) {
+    case 'K': shift = 10; end++; break;
+    case 'M': shift = 20; end++; break;
+    case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if ((*end == 'i' || *end == 'I') && shift)
+        end++;
+    if ((*end == 'B' || *end == 'b') && shift)
+        end++;
+    if (*end || v > (~0ull >> shift))
+        return -1;
+    *out = (size_t)(v << shift);
+    return 0;
+}
+
+static void env_size(const char *name, size_t *out) {
+    const char *s = getenv(name);
+    if (s && parse_size(s, out))
+        fprintf(stderr, "forkscope: ignoring %s=%s: not a size (bytes, or with K/M/G)\n", name, s);
+}
+
+void fk_pool_opts_init(fk_pool_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->workers = 0;
+    o->sched = FK_SCHED_BUSY;
+    o->thread_stack_bytes = FK_THREAD_STACK_BYTES;
+    o->linear_stack_bytes = FK_LINEAR_STACK_BYTES;
+    o->stacklet_bytes = FK_STACKLET_BYTES;
+    o->seed = 0x666f726b73636f70ull; /* "forkscop" */
+    const char *s = getenv("FORKSCOPE_WORKERS");
+    if (s) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (*s && !*end && v >= 1 && v <= FK_MAX_WORKERS)
+            o->workers = (unsigned)v;
+        else
+            fprintf(stderr, "forkscope: ignoring FORKSCOPE_WORKERS=%s: not in 1..%d\n", s, FK_MAX_WORKERS);
+    }
+    s = getenv("FORKSCOPE_SCHED");
+    if (s && fk_sched_parse(s, &o->sched))
+        fprintf(stderr, "forkscope: ignoring FORKSCOPE_SCHED=%s: not busy or lazy\n", s);
+    env_size("FORKSCOPE_THREAD_STACK", &o->thread_stack_bytes);
+    env_size("FORKSCOPE_LINEAR_STACK", &o->linear_stack_bytes);
+    env_size("FORKSCOPE_STACKLET", &o->stacklet_bytes);
+}
+
+const char *fk_sched_name(fk_sched s) {
+    return s == FK_SCHED_LAZY ? "lazy" : "busy";
+}
+
+int fk_sched_parse(const char *name, fk_sched *out) {
+    if (!strcmp(name, "busy"))
+        *out = FK_SCHED_BUSY;
+    else if (!strcmp(name, "lazy"))
+        *out = FK_SCHED_LAZY;
+    else
+        return FK_EINVAL;
+    return 0;
+}
+
+const char *fk_build_variant(void) {
+#if FK_STEAL == FK_STEAL_CONT && FK_STACK == FK_STACK_SEG
+    return "cont-seg";
+#elif FK_STEAL == FK_STEAL_CONT
+    return "cont-lin";
+#elif FK_STACK == FK_STACK_SEG
+    return "child-seg";
+#else
+    return "child-lin";
+#endif
+}
+
+int fk_stats_enabled(void) { return FK_STATS; }
+
+/* ---- create / destroy ---------------------------------------------------------------- */
+
+static void free_workers(fk_pool *p, unsigned n) {
+    for (unsigned i = 0; i < n; i++) {
+        fk__stack_destroy(p->workers[i]);
+        fk__deque_destroy(p->workers[i]);
+        free(p->workers[i]);
+    }
+    free(p->workers);
+}
+
+int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
+    fk_pool_opts opts;
+    if (o)
+        opts = *o;
+    else
+        fk_pool_opts_init(&opts);
+    if (opts.workers == 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        opts.workers = cpus < 1 ? 1 : cpus > FK_MAX_WORKERS ? FK_MAX_WORKERS : (unsigned)cpus;
+    }
+    if (opts.workers > FK_MAX_WORKERS || (opts.sched != FK_SCHED_BUSY && opts.sched != FK_SCHED_LAZY) ||
+        opts.thread_stack_bytes < (64u << 10) || opts.linear_stack_bytes < (64u << 10) ||
+        opts.stacklet_bytes > ((size_t)1 << 40))
+        return FK_EINVAL;
+
+    int err = FK_ENOMEM;
+    fk_pool *p = aligned_alloc(64, (sizeof *p + 63) & ~(size_t)63);
+    if (!p)
+        goto fail_pool;
+    memset(p, 0, sizeof *p);
+    p->n = opts.workers;
+    p->sched = opts.sched;
+    p->opts = opts;
+    atomic_store(&p->thieves, (int)p->n);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->cond, NULL);
+
+    p->workers = calloc(p->n, sizeof *p->workers);
+    if (!p->workers)
+        goto fail_workers;
+    unsigned made = 0;
+    for (; made < p->n; made++) {
+        fk_worker *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
+        if (!w)
+            goto fail_worker;
+        memset(w, 0, sizeof *w);
+        w->pool = p;
+        w->id = made;
+        fk__victims_init(&w->victims, made, p->n, opts.seed);
+        fk__mpsc_init(&w->inbox);
+        atomic_store(&w->state, FK__W_THIEF);
+        p->workers[made] = w;
+    }
+
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    if (pthread_attr_setstacksize(&attr, opts.thread_stack_bytes)) {
+        err = FK_EINVAL;
+        goto fail_threads;
+    }
+    unsigned running = 0;
+    for (; running < p->n; running++)
+        if (pthread_create(&p->workers[running]->thread, &attr, fk__worker_main, p->workers[running]))
+            break;
+    pthread_attr_destroy(&attr);
+
+    /* Wait until every worker has its deque and stack (or one failed). */
+    pthread_mutex_lock(&p->lock);
+    if (running < p->n && !p->start_err) {
+        p->start_err = FK_EAGAIN;
+        pthread_cond_broadcast(&p->cond);
+    }
+    while (p->started < running)
+        pthread_cond_wait(&p->cond, &p->lock);
+    err = p->start_err;
+    pthread_mutex_unlock(&p->lock);
+    if (err) {
+        atomic_store(&p->stop, 1);
+        for (unsigned i = 0; i < running; i++)
+            pthread_join(p->workers[i]->thread, NULL);
+        goto fail_threads;
+    }
+    *out = p;
+    return 0;
+
+fail_threads:
+    free_workers(p, p->n);
+    goto fail_workers_freed;
+fail_worker:
+    free_workers(p, made);
+fail_workers_freed:
+fail_workers:
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->cond);
+    free(p);
+fail_pool:
+    return err;
+}
+
+void fk_pool_destroy(fk_pool *p) {
+    if (!p)
+        return;
+    atomic_store_explicit(&p->stop, 1, memory_order_release);
+    fk__wake_all(p);
+    for (unsigned i = 0; i < p->n; i++)
+        pthread_join(p->workers[i]->thread, NULL);
+    free_workers(p, p->n);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->cond);
+    free(p->baseline);
+    free(p);
+}
+
+unsigned fk_pool_workers(const fk_pool *p) { return p->n; }
+
+/* ---- statistics ---------------------------------------------------------------------- */
+
+#define LOAD(c) atomic_load_explicit(&(c), memory_order_relaxed)
+
+static void worker_stats(const fk_worker *w, fk_stats *s) {
+    memset(s, 0, sizeof *s);
+#if FK_STATS
+    s->forks = LOAD(w->hot.n_fork);
+    s->calls = LOAD(w->hot.n_call);
+    s->roots = LOAD(w->st.roots);
+    s->steals = LOAD(w->st.steals);
+    s->steal_empty = LOAD(w->st.steal_empty);
+    s->steal_lost = LOAD(w->st.steal_lost);
+    s->publishes = LOAD(w->st.publishes);
+    s->reclaims = LOAD(w->st.reclaims);
+    s->suspends = LOAD(w->st.suspends);
+    s->sleeps = LOAD(w->st.sleeps);
+    s->stacklets_alloc = LOAD(w->st.stacklets_alloc);
+    s->stacklets_freed = LOAD(w->st.stacklets_freed);
+#else
+    (void)w;
+#endif
+}
+
+/* The counters of fk_stats, for summing and subtracting field by field. */
+#define COUNTERS(X) X(forks) X(calls) X(roots) X(steals) X(steal_empty) X(steal_lost) X(publishes) \
+    X(reclaims) X(suspends) X(sleeps) X(stacklets_alloc) X(stacklets_freed)
+#define ADD(f) t->f += w->f;
+#define SUB(f) s->f -= b->f;
+
+static void raw_stats(const fk_pool *p, fk_stats *sum, fk_stats *per_worker) {
+    memset(sum, 0, sizeof *sum);
+    for (unsigned i = 0; i < p->n; i++) {
+        fk_stats ws, *w = per_worker ? &per_worker[i] : &ws, *t = sum;
+        worker_stats(p->workers[i], w);
+        COUNTERS(ADD)
+    }
+}
+
+void fk_pool_stats(const fk_pool *p, fk_stats *sum, fk_stats *per_worker) {
+    fk_stats t;
+    raw_stats(p, &t, per_worker);
+    if (p->baseline) {
+        fk_stats *s = &t, *b = &p->baseline[p->n];
+        COUNTERS(SUB)
+        for (unsigned i = 0; per_worker && i < p->n; i++) {
+            s = &per_worker[i];
+            b = &p->baseline[i];
+            COUNTERS(SUB)
+        }
+    }
+    int64_t peak = atomic_load_explicit(&p->stack_bytes_peak, memory_order_relaxed);
+    t.stack_bytes_peak = peak > 0 ? (uint64_t)peak : 0;
+    if (sum)
+        *sum = t;
+}
+
+void fk_pool_stats_reset(fk_pool *p) {
+    if (!p->baseline)
+        p->baseline = calloc(p->n + 1, sizeof *p->baseline);
+    if (p->baseline)
+        raw_stats(p, &p->baseline[p->n], p->baseline);
+    atomic_store(&p->stack_bytes_peak, atomic_load(&p->stack_bytes));
+}

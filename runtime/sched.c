@@ -1,0 +1,429 @@
+/* sched.c — what a worker does: run, join, steal, sleep.
+ *
+ * THE JOIN PROTOCOL (split counter, after Nowa and libfork)
+ *   A frame's `steals` counts the children of its current scope that will finish on some
+ *   worker other than the one running the frame's code (continuation stealing: one per
+ *   theft of the frame's continuation; child stealing: stolen or detached records).  Each
+ *   such child, when it finishes, arrives at the frame's join counter with 1; the frame
+ *   arrives with K - steals when it reaches FK_JOIN.  Whoever makes the counter reach K
+ *   continues the frame after its join.  If nothing was stolen, FK_JOIN costs one test.
+ *
+ * STACK OWNERSHIP
+ *   A worker arriving at a frame's counter either holds the frame's stack with the frame on
+ *   top (its stack is not empty), or holds an empty stack (the frame lives elsewhere).  In
+ *   the first case it records the stack in the frame; if it is not last, it lets the stack
+ *   go and takes a fresh one.  The last arriver adopts the recorded stack if its own is
+ *   empty.  So a stack always belongs to the worker running its top frame, and frames are
+ *   freed in FILO order on every stack (Williams & Elliott, Algorithms 4 and 5).
+ *
+ * UNWINDING
+ *   A task returns 1 when it completed and 0 when its C frame is dead because the rest of it
+ *   (or of a descendant) will run elsewhere.  A resumed frame is entered from `trampoline`,
+ *   never from deep C recursion, so the C stack of a worker stays as deep as one strand of
+ *   fast-path calls. */
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "worker.h"
+
+static _Thread_local fk_worker *tls_worker;
+
+fk_worker *fk__current_worker(void) { return tls_worker; }
+
+unsigned fk__worker_id(const fk_worker *w) { return w->id; }
+
+static void futex_wait(_Atomic uint32_t *addr, uint32_t expected) {
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *addr, int n) {
+    syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+}
+
+static inline void cpu_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* ---- joins ---------------------------------------------------------------------------- */
+
+int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
+    int mine = !fk__stack_empty(w);
+#if FK_DEBUG
+    if (mine != fk__stack_holds(w, f))
+        fk__fatal("internal error: worker %u arrives at frame %p with %s stack that %s it", w->id, (void *)f,
+                  mine ? "a busy" : "an empty", fk__stack_holds(w, f) ? "holds" : "does not hold");
+#endif
+    if (mine)
+        f->stack = fk__stack_handle(w);
+    /* acq_rel: the release half publishes what we did before arriving (a child's result,
+     * f->stack) to the last arriver; the acquire half gives the last arriver everyone's. */
+    uint32_t old = atomic_fetch_add_explicit(&f->joins, add, memory_order_acq_rel);
+    if (old + add != FK__JOIN_K) {
+        FK__WSTAT(w, suspends);
+        if (mine)
+            fk__stack_replace(w); /* f's stack now belongs to whoever resumes f */
+        return 0;
+    }
+    if (!mine)
+        fk__stack_adopt(w, f->stack);
+    f->steals = 0;
+    atomic_store_explicit(&f->joins, 0, memory_order_relaxed);
+    return 1;
+}
+
+int fk__join(fk_worker *w, fk_frame *f) {
+    return fk__arrive(w, f, FK__JOIN_K - f->steals);
+}
+
+#if FK_STEAL == FK_STEAL_CHILD
+/* f's inline child returned 0 during f's join: that child and f's records left finish
+ * elsewhere.  f arrives now; if it is last, it is resumed once this worker's C stack has
+ * unwound (its ancestors' C frames are dead too), on its own stack. */
+void fk__join_unwound(fk_worker *w, fk_frame *f, uint32_t detached) {
+    f->steals += detached;
+    f->nrec = 0;
+    uint32_t add = FK__JOIN_K - f->steals;
+    uint32_t old = atomic_fetch_add_explicit(&f->joins, add, memory_order_acq_rel);
+    if (old + add != FK__JOIN_K) {
+        FK__WSTAT(w, suspends);
+        return;
+    }
+    f->steals = 0;
+    atomic_store_explicit(&f->joins, 0, memory_order_relaxed);
+    if (w->pending)
+        fk__fatal("internal error: two frames pending on worker %u", w->id);
+    w->pending = f;
+}
+#endif
+
+/* ---- running frames and records ------------------------------------------------------ */
+
+static void root_done(fk__root *r) {
+    /* Release: pairs with the submitter's acquire load; it then sees the result. */
+    atomic_store_explicit(&r->done, 1, memory_order_release);
+    futex_wake(&r->done, 1);
+}
+
+/* A task with the given link completed: who runs next (NULL: nobody, go steal). */
+static fk_frame *complete(fk_worker *w, uintptr_t link) {
+    if (link & FK__LINK_ROOT) {
+        root_done((fk__root *)(link & ~FK__LINK_MASK));
+        return NULL;
+    }
+    fk_frame *p = (fk_frame *)(link & ~FK__LINK_MASK);
+    if (link & FK__LINK_CALLED) {
+#if FK_STEAL == FK_STEAL_CHILD
+        p->steals += p->nrec; /* p's records left on the worker it unwound from */
+        p->nrec = 0;
+#endif
+        return p; /* p waits right after the call, on the same stack */
+    }
+    return fk__arrive(w, p, 1) ? p : NULL;
+}
+
+static fk_frame *take_pending(fk_worker *w) {
+#if FK_STEAL == FK_STEAL_CHILD
+    fk_frame *f = w->pending;
+    if (f) {
+        w->pending = NULL;
+        if (!fk__stack_empty(w))
+            fk__fatal("internal error: worker %u resumes a pending frame on a busy stack", w->id);
+        fk__stack_adopt(w, f->stack);
+    }
+    return f;
+#else
+    (void)w;
+    return NULL;
+#endif
+}
+
+/* Resumes f, then whatever its completion makes runnable, until nothing is. */
+static void trampoline(fk_worker *w, fk_frame *f) {
+    while (f) {
+        uintptr_t link = f->link;
+#if FK_DEBUG
+        if (f->dbg_magic != FK__DBG_MAGIC)
+            fk__fatal("internal error: worker %u resumes a dead frame %p", w->id, (void *)f);
+#endif
+        f = f->fn(w, f) ? complete(w, link) : take_pending(w);
+    }
+}
+
+/* Runs a record (a root, or with child stealing a stolen or left-over child) detached:
+ * its completion is announced to its parent through the join counter. */
+static void run_record(fk_worker *w, const fk__record *r) {
+    uintptr_t link = fk__record_link(r);
+#if FK_DEBUG
+    if (!fk__stack_empty(w))
+        fk__fatal("internal error: worker %u runs a detached record on a busy stack", w->id);
+#endif
+    trampoline(w, fk__record_thunk(r)(w, r) ? complete(w, link) : take_pending(w));
+}
+
+
+/* ---- lazy scheduler: who is awake ---------------------------------------------------- *
+ * active: workers running tasks; thieves: workers awake looking for work.  Invariant
+ * (Lin, Huang & Wong): while active > 0, thieves >= 1, except for the moment between the
+ * last thief turning active and the worker it wakes registering as a thief.  A worker
+ * sleeps on its own futex word; sleepers[] says who sleeps, so a waker can pick one. */
+
+static int wake_bit(fk_worker *w) {
+    fk_pool *p = w->pool;
+    uint64_t bit = 1ull << (w->id % 64);
+    if (!(atomic_fetch_and_explicit(&p->sleepers[w->id / 64], ~bit, memory_order_seq_cst) & bit))
+        return 0; /* not asleep, or someone else is waking it */
+    atomic_fetch_add_explicit(&w->wake_epoch, 1, memory_order_seq_cst);
+    futex_wake(&w->wake_epoch, 1);
+    return 1;
+}
+
+void fk__wake(fk_worker *w) {
+    /* seq_cst fence: pairs with the fence in try_sleep (store-load): either we see its
+     * sleeper bit, or it sees what we published before calling us (a root in its inbox). */
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t bit = 1ull << (w->id % 64);
+    if (atomic_load_explicit(&w->pool->sleepers[w->id / 64], memory_order_seq_cst) & bit)
+        wake_bit(w);
+}
+
+static void wake_one(fk_pool *p) {
+    atomic_thread_fence(memory_order_seq_cst);
+    for (unsigned i = 0; i < (p->n + 63) / 64; i++) {
+        uint64_t word = atomic_load_explicit(&p->sleepers[i], memory_order_seq_cst);
+        while (word) {
+            unsigned k = i * 64 + (unsigned)__builtin_ctzll(word);
+            if (wake_bit(p->workers[k]))
+                return;
+            word &= word - 1;
+        }
+    }
+}
+
+static void become_active(fk_worker *w) {
+    fk_pool *p = w->pool;
+    if (atomic_load_explicit(&w->state, memory_order_relaxed) == FK__W_ACTIVE)
+        return;
+    atomic_store_explicit(&w->state, FK__W_ACTIVE, memory_order_relaxed);
+    if (p->sched == FK_SCHED_LAZY) {
+        atomic_fetch_add_explicit(&p->active, 1, memory_order_seq_cst);
+        if (atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_seq_cst) == 1)
+            wake_one(p); /* we were the last thief: wake a replacement */
+    }
+}
+
+static void become_thief(fk_worker *w) {
+    fk_pool *p = w->pool;
+    if (atomic_load_explicit(&w->state, memory_order_relaxed) != FK__W_ACTIVE)
+        return;
+    if (p->sched == FK_SCHED_LAZY) {
+        atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+        atomic_fetch_sub_explicit(&p->active, 1, memory_order_seq_cst);
+    }
+    atomic_store_explicit(&w->state, FK__W_THIEF, memory_order_relaxed);
+}
+
+static int stopping(const fk_pool *p) {
+    return atomic_load_explicit(&p->stop, memory_order_acquire);
+}
+
+/* A thief with nothing to do for a while: sleep unless it is the last thief while some
+ * worker is active.  No wake-up is lost: a waker clears our sleeper bit and bumps our
+ * epoch, and futex_wait returns at once if the epoch moved since we read it. */
+static void try_sleep(fk_worker *w) {
+    fk_pool *p = w->pool;
+    if (atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_seq_cst) == 1 &&
+        atomic_load_explicit(&p->active, memory_order_seq_cst) > 0) {
+        atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+        return;
+    }
+    uint64_t bit = 1ull << (w->id % 64);
+    uint32_t epoch = atomic_load_explicit(&w->wake_epoch, memory_order_seq_cst);
+    atomic_store_explicit(&w->state, FK__W_ASLEEP, memory_order_relaxed);
+    atomic_fetch_or_explicit(&p->sleepers[w->id / 64], bit, memory_order_seq_cst);
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fences in fk__wake, wake_one */
+    int cancel = stopping(p) || fk__mpsc_nonempty(&w->inbox) ||
+                 (atomic_load_explicit(&p->thieves, memory_order_seq_cst) == 0 &&
+                  atomic_load_explicit(&p->active, memory_order_seq_cst) > 0);
+    if (!cancel) {
+        FK__WSTAT(w, sleeps);
+        futex_wait(&w->wake_epoch, epoch);
+    }
+    atomic_fetch_and_explicit(&p->sleepers[w->id / 64], ~bit, memory_order_seq_cst);
+    atomic_store_explicit(&w->state, FK__W_THIEF, memory_order_relaxed);
+    atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+}
+
+/* ---- submissions --------------------------------------------------------------------- */
+
+void fk__submit(fk_pool *p, fk__root *r) {
+    /* Prefer a worker that is awake and idle, then a sleeping one, then any. */
+    unsigned n = p->n, start = atomic_fetch_add_explicit(&p->next_submit, 1, memory_order_relaxed) % n;
+    fk_worker *target = NULL, *sleeper = NULL;
+    for (unsigned i = 0; i < n && !target; i++) {
+        fk_worker *w = p->workers[(start + i) % n];
+        int st = atomic_load_explicit(&w->state, memory_order_relaxed);
+        if (st == FK__W_THIEF)
+            target = w;
+        else if (st == FK__W_ASLEEP && !sleeper)
+            sleeper = w;
+    }
+    if (!target)
+        target = sleeper ? sleeper : p->workers[start];
+    fk__mpsc_push(&target->inbox, &r->node);
+    fk__wake(target);
+}
+
+/* ---- the worker loop ----------------------------------------------------------------- */
+
+static int steal_round(fk_worker *w) {
+    fk_pool *p = w->pool;
+    unsigned tries = p->n - 1 < 8 ? p->n - 1 : 8;
+    for (unsigned i = 0; i < tries; i++) {
+        fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
+        fk__slot s;
+        int r = fk__steal(v, &s);
+        if (r == FK__STEAL_OK) {
+            FK__WSTAT(w, steals);
+            become_active(w);
+#if FK_STEAL == FK_STEAL_CONT
+            fk_frame *f = atomic_load_explicit(&s.frame, memory_order_relaxed);
+            f->steals++; /* we own f's continuation now; its other children arrive later */
+            trampoline(w, f);
+#else
+            run_record(w, &s);
+#endif
+            return 1;
+        }
+        if (r == FK__STEAL_EMPTY)
+            FK__WSTAT(w, steal_empty);
+        else
+            FK__WSTAT(w, steal_lost);
+    }
+    return 0;
+}
+
+/* Everything this worker can do without stealing. */
+static int local_work(fk_worker *w) {
+    int did = 0;
+#if FK_STEAL == FK_STEAL_CHILD
+    fk__record r;
+    while (fk__pop_leftover(w, &r)) {
+        become_active(w);
+        did = 1;
+        run_record(w, &r);
+    }
+#endif
+    fk__mpsc_node *n;
+    while ((n = fk__mpsc_pop(&w->inbox))) {
+        become_active(w);
+        did = 1;
+        FK__WSTAT(w, roots);
+        run_record(w, &((fk__root *)(void *)n)->rec);
+#if FK_STEAL == FK_STEAL_CHILD
+        while (fk__pop_leftover(w, &r))
+            run_record(w, &r);
+#endif
+    }
+    return did;
+}
+
+static void backoff(unsigned fails) {
+    if (fails >= FK_BUSY_YIELD_AFTER) {
+        sched_yield();
+        return;
+    }
+    unsigned spins = 1u << (fails < 10 ? fails : 10);
+    if (spins > FK_BUSY_MAX_PAUSE)
+        spins = FK_BUSY_MAX_PAUSE;
+    for (unsigned i = 0; i < spins; i++)
+        cpu_pause();
+}
+
+static void worker_loop(fk_worker *w) {
+    fk_pool *p = w->pool;
+    unsigned fails = 0;
+    while (!stopping(p)) {
+#if FK_DEBUG
+        if (!fk__stack_empty(w) || w->pending)
+            fk__fatal("internal error: worker %u is idle with a busy stack (%td bytes) or a pending frame (%p)",
+                      w->id, w->hot.sp - w->hot.lo, (void *)w->pending);
+#endif
+        int did = local_work(w);
+        if (!did && p->n > 1) {
+            did = steal_round(w);
+#if FK_STEAL == FK_STEAL_CHILD
+            if (did)
+                local_work(w);
+#endif
+        }
+        if (did) {
+            become_thief(w);
+            fails = 0;
+            continue;
+        }
+        fails++;
+        if (p->sched == FK_SCHED_LAZY && fails >= FK_STEAL_ROUNDS) {
+            try_sleep(w);
+            fails = FK_STEAL_ROUNDS / 2; /* the last thief keeps backing off */
+            continue;
+        }
+        backoff(fails);
+    }
+}
+
+void *fk__worker_main(void *arg) {
+    fk_worker *w = arg;
+    fk_pool *p = w->pool;
+    tls_worker = w;
+    /* The worker initialises its own deque and stack, so that their memory is local to it. */
+    int err = fk__deque_init(w);
+    if (!err)
+        err = fk__stack_init(w);
+    pthread_mutex_lock(&p->lock);
+    if (err && !p->start_err)
+        p->start_err = err;
+    p->started++;
+    pthread_cond_broadcast(&p->cond);
+    while (p->started < p->n && !p->start_err) /* nobody steals before every deque exists */
+        pthread_cond_wait(&p->cond, &p->lock);
+    err = p->start_err;
+    pthread_mutex_unlock(&p->lock);
+    if (!err)
+        worker_loop(w);
+    return NULL;
+}
+
+int fk__run(fk_pool *pool, fk__thunk_fn *thunk, void *ret, const void *args, size_t size) {
+    if (tls_worker && tls_worker->pool == pool)
+        return FK_EDEADLK;
+    if (stopping(pool))
+        return FK_ESHUTDOWN;
+    fk__root r;
+    uint64_t words[FK_RECORD_ARG_WORDS] = {0};
+    memcpy(words, args, size);
+    atomic_store_explicit(&r.rec.thunk, (uintptr_t)thunk, memory_order_relaxed);
+    atomic_store_explicit(&r.rec.link, (uintptr_t)&r | FK__LINK_ROOT, memory_order_relaxed);
+    atomic_store_explicit(&r.rec.ret, (uintptr_t)ret, memory_order_relaxed);
+    for (int i = 0; i < FK_RECORD_ARG_WORDS; i++)
+        atomic_store_explicit(&r.rec.args[i], words[i], memory_order_relaxed);
+    atomic_store_explicit(&r.done, 0, memory_order_relaxed);
+    fk__submit(pool, &r); /* the push into the inbox releases the record to the worker */
+    while (!atomic_load_explicit(&r.done, memory_order_acquire))
+        futex_wait(&r.done, 0);
+    return 0;
+}
+
+void fk__wake_all(fk_pool *p) {
+    for (unsigned i = 0; i < p->n; i++)
+        wake_bit(p->workers[i]);
+}

@@ -1,0 +1,130 @@
+/* worker.h — the runtime's internal types: workers, pools, and the functions the runtime's
+ * modules share (prefix fk__).  Not installed: users see forkscope.h only. */
+#ifndef FK_WORKER_H
+#define FK_WORKER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "forkscope.h"
+#include "mpsc.h"
+#include "victim.h"
+
+/* Per-worker statistics that are not on the fork fast path (those live in fk__hot).
+ * Only the owner writes them (FK__COUNT: load + store); anyone may read them. */
+typedef struct fk__wstats {
+    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, reclaims, suspends, sleeps;
+    _Atomic uint64_t stacklets_alloc, stacklets_freed;
+} fk__wstats;
+
+#if FK_STATS
+#define FK__WSTAT(w, field) FK__COUNT((w)->st.field)
+#else
+#define FK__WSTAT(w, field) ((void)0)
+#endif
+
+/* A deque buffer: capacity, the buffer it replaced (kept until the worker is destroyed,
+ * since a slow thief may still read it), then the slots. */
+typedef struct fk__dqbuf {
+    uint64_t cap;
+    struct fk__dqbuf *prev;
+    fk__slot slots[];
+} fk__dqbuf;
+
+enum fk__wstate { FK__W_ACTIVE, FK__W_THIEF, FK__W_ASLEEP };
+
+struct fk_worker {
+    struct fk__hot hot; /* first: the fast path reaches it through FK__HOT(w) */
+
+    /* Deque, shared with thieves.  Slots [top, split_pub) are public. */
+    _Alignas(64) _Atomic uint64_t top;
+    _Atomic uint64_t split_pub;
+    _Atomic(fk__dqbuf *) dq_buf;
+
+    /* Owner only from here on. */
+    _Alignas(64) fk_pool *pool;
+    unsigned id;
+    fk__dqbuf *dq_cur;
+    void *stk_cur;   /* current stack: fk__stacklet * (seg) or fk__region * (lin) */
+    void *stk_spare; /* one empty stack kept for the next release, or NULL */
+    fk_frame *pending; /* a frame to resume once the C stack has unwound (child stealing) */
+    fk__victims victims;
+    fk__wstats st;
+
+    /* Submissions from other threads (roots). */
+    fk__mpsc inbox;
+
+    /* Sleeping (lazy scheduler): the futex word, and whether a waker must use it. */
+    _Alignas(64) _Atomic uint32_t wake_epoch;
+    _Atomic int state; /* enum fk__wstate, read by submitters choosing a worker */
+
+    pthread_t thread;
+};
+
+/* A root waiting to run, and its completion. */
+typedef struct fk__root {
+    fk__mpsc_node node;
+    fk__record rec;
+    _Atomic uint32_t done; /* futex word: 0 running, 1 finished */
+} fk__root;
+
+struct fk_pool {
+    unsigned n;
+    fk_sched sched;
+    fk_pool_opts opts;
+    fk_worker **workers;
+    _Atomic int stop;
+
+    /* Lazy scheduler bookkeeping (all workers form one group). */
+    _Alignas(64) _Atomic int active;  /* workers running tasks */
+    _Atomic int thieves;              /* workers awake and looking for work */
+    _Atomic uint64_t sleepers[FK_MAX_WORKERS / 64];
+
+    /* Frame-stack memory held by the whole pool (slow paths only). */
+    _Alignas(64) _Atomic int64_t stack_bytes;
+    _Atomic int64_t stack_bytes_peak;
+    /* fk_pool_stats_reset: counters are reported relative to this snapshot. */
+    fk_stats *baseline;
+
+    _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
+
+    /* Start-up handshake. */
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    unsigned started;
+    int start_err;
+};
+
+/* sched.c */
+void *fk__worker_main(void *arg);
+fk_worker *fk__current_worker(void);
+void fk__wake(fk_worker *w);
+void fk__submit(fk_pool *pool, fk__root *root);
+void fk__wake_all(fk_pool *pool);
+
+/* deque.c */
+int fk__deque_init(fk_worker *w);
+void fk__deque_destroy(fk_worker *w);
+enum { FK__STEAL_OK, FK__STEAL_EMPTY, FK__STEAL_LOST };
+int fk__steal(fk_worker *victim, fk__slot *out);
+int fk__pop_leftover(fk_worker *w, fk__slot *out);
+
+/* stack.c */
+int fk__stack_init(fk_worker *w);
+void fk__stack_destroy(fk_worker *w);
+int fk__stack_empty(const fk_worker *w);
+/* Whether p lies in the used part of w's current stack (for debug checks). */
+int fk__stack_holds(const fk_worker *w, const void *p);
+void *fk__stack_handle(fk_worker *w);
+void fk__stack_replace(fk_worker *w);
+void fk__stack_adopt(fk_worker *w, void *handle);
+void fk__stack_account(fk_pool *pool, int64_t bytes);
+/* For tests: sizes of the stacklets of w's current stack from the bottom (the one after
+ * *current is the cached one); returns how many there are.  Linear: one region. */
+int fk__stack_describe(fk_worker *w, size_t *sizes, int max, int *current);
+
+/* error.c */
+FK__NORETURN FK__COLD void fk__fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#endif

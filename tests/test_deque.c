@@ -1,0 +1,215 @@
+/* test_deque.c — the split deque and the submission queue, hammered by threads.
+ *
+ * One owner pushes bursts (long enough to force the buffer to grow) and pops some back;
+ * thieves steal as fast as they can and, by finding the public part empty, keep asking the
+ * owner to publish.  Every item must be taken exactly once, by the owner or by one thief.
+ * Built per stealing mode (slots are frames or records).  Run under ThreadSanitizer by
+ * `make check-tsan`. */
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "runtime/worker.h"
+#include "tests/testlib.h"
+
+#define THIEVES 3
+
+static fk_worker *owner;
+static _Atomic int done;
+static _Atomic uint32_t *taken;
+static _Atomic uint64_t stolen_total;
+
+static uint64_t rng_state = 88172645463325252ull;
+static uint64_t rnd(void) { /* xorshift64, owner thread only */
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static void take(uint64_t id) { atomic_fetch_add_explicit(&taken[id], 1, memory_order_relaxed); }
+
+#if FK_STEAL == FK_STEAL_CONT
+static fk_frame *as_frame(uint64_t id) { return (fk_frame *)(uintptr_t)((id + 1) << 4); }
+static uint64_t slot_id(fk__slot *s) {
+    return ((uintptr_t)atomic_load_explicit(&s->frame, memory_order_relaxed) >> 4) - 1;
+}
+static void push(uint64_t id) { fk__push(owner, as_frame(id)); }
+static int pop(fk_frame *f) {
+    (void)f;
+    return fk__pop(owner);
+}
+#else
+static int dummy_thunk(fk_worker *w, const fk__record *r) {
+    (void)w;
+    (void)r;
+    return 1;
+}
+static uint64_t slot_id(fk__slot *s) { return atomic_load_explicit(&s->args[0], memory_order_relaxed); }
+static void push(uint64_t id) { fk__push_record(owner, dummy_thunk, 0, NULL, &id, sizeof id); }
+static int pop(fk_frame *f) {
+    f->nrec = 1;
+    return fk__pop_record(owner, f) != NULL;
+}
+#endif
+
+static void *thief(void *arg) {
+    (void)arg;
+    uint64_t n = 0;
+    while (!atomic_load_explicit(&done, memory_order_acquire)) {
+        fk__slot s;
+        if (fk__steal(owner, &s) == FK__STEAL_OK) {
+            take(slot_id(&s));
+            n++;
+        }
+    }
+    atomic_fetch_add(&stolen_total, n);
+    return NULL;
+}
+
+static fk_worker *make_owner(void) {
+    fk_worker *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
+    ASSERT(w);
+    memset(w, 0, sizeof *w);
+    ASSERT_EQ(fk__deque_init(w), 0);
+    return w;
+}
+
+/* ids[] mirrors what the owner believes is still in its deque, newest last. */
+static void stress(uint64_t total, unsigned max_burst) {
+    owner = make_owner();
+    taken = calloc(total, sizeof *taken);
+    ASSERT(taken);
+    uint64_t *ids = malloc(total * sizeof *ids), nids = 0, next = 0, popped = 0;
+    fk_frame f;
+    memset(&f, 0, sizeof f);
+    atomic_store(&done, 0);
+    atomic_store(&stolen_total, 0);
+    pthread_t th[THIEVES];
+    for (int i = 0; i < THIEVES; i++)
+        ASSERT_EQ(pthread_create(&th[i], NULL, thief, NULL), 0);
+    while (next < total) {
+        uint64_t burst = 1 + rnd() % max_burst;
+        for (uint64_t k = 0; k < burst && next < total; k++) {
+            push(next);
+            ids[nids++] = next++;
+        }
+        uint64_t pops = rnd() % (burst + 1);
+        for (uint64_t k = 0; k < pops && nids; k++) {
+            if (pop(&f)) {
+                take(ids[--nids]);
+                popped++;
+            } else {
+                nids = 0; /* a failed pop: everything older was stolen too */
+            }
+        }
+    }
+    while (nids) {
+        if (pop(&f)) {
+            take(ids[--nids]);
+            popped++;
+        } else {
+            nids = 0;
+        }
+    }
+    atomic_store_explicit(&done, 1, memory_order_release);
+    for (int i = 0; i < THIEVES; i++)
+        pthread_join(th[i], NULL);
+    uint64_t stolen = atomic_load(&stolen_total);
+    for (uint64_t id = 0; id < total; id++)
+        ASSERT_MSG(atomic_load(&taken[id]) == 1, "item %llu taken %u times (popped %llu, stolen %llu)",
+                   (unsigned long long)id, atomic_load(&taken[id]), (unsigned long long)popped,
+                   (unsigned long long)stolen);
+    ASSERT_EQ_U(popped + stolen, total);
+    printf("  %llu items: %llu popped by the owner, %llu stolen, deque grew to %llu slots\n",
+           (unsigned long long)total, (unsigned long long)popped, (unsigned long long)stolen,
+           (unsigned long long)owner->dq_cur->cap);
+    ASSERT_GT(owner->dq_cur->cap, FK_DEQUE_INITIAL); /* it had to grow */
+    ASSERT_GT(stolen, 0);
+    free(ids);
+    free(taken);
+    fk__deque_destroy(owner);
+    free(owner);
+}
+
+TEST(deque_small_bursts) { stress(400000, 8); }
+TEST(deque_long_bursts) { stress(1000000, 5000); }
+
+/* Without thieves: LIFO order, growth, and nothing public. */
+TEST(deque_owner_only) {
+    owner = make_owner();
+    fk_frame f;
+    memset(&f, 0, sizeof f);
+    taken = calloc(100000, sizeof *taken);
+    for (uint64_t id = 0; id < 100000; id++)
+        push(id);
+    for (uint64_t id = 100000; id-- > 0;) {
+        ASSERT(pop(&f));
+        take(id);
+    }
+    for (uint64_t id = 0; id < 100000; id++)
+        ASSERT_EQ(atomic_load(&taken[id]), 1);
+    ASSERT_EQ_U(owner->hot.bottom, atomic_load(&owner->top));
+    free(taken);
+    fk__deque_destroy(owner);
+    free(owner);
+}
+
+/* ---- the MPSC submission queue ------------------------------------------------------------ */
+
+#define PRODUCERS 4
+#define PER_PRODUCER 200000
+
+struct item {
+    fk__mpsc_node node;
+    unsigned producer, seq;
+};
+
+static fk__mpsc q;
+static struct item *items;
+
+static void *producer(void *arg) {
+    unsigned p = (unsigned)(uintptr_t)arg;
+    for (unsigned i = 0; i < PER_PRODUCER; i++) {
+        struct item *it = &items[p * PER_PRODUCER + i];
+        it->producer = p;
+        it->seq = i;
+        fk__mpsc_push(&q, &it->node);
+    }
+    return NULL;
+}
+
+TEST(mpsc_every_node_once_in_order) {
+    fk__mpsc_init(&q);
+    ASSERT(!fk__mpsc_nonempty(&q));
+    items = calloc(PRODUCERS * PER_PRODUCER, sizeof *items);
+    pthread_t th[PRODUCERS];
+    for (unsigned p = 0; p < PRODUCERS; p++)
+        ASSERT_EQ(pthread_create(&th[p], NULL, producer, (void *)(uintptr_t)p), 0);
+    unsigned next[PRODUCERS] = {0}, got = 0;
+    while (got < PRODUCERS * PER_PRODUCER) {
+        fk__mpsc_node *n = fk__mpsc_pop(&q);
+        if (!n)
+            continue;
+        struct item *it = (struct item *)(void *)n;
+        ASSERT_MSG(it->seq == next[it->producer], "producer %u: got item %u, expected %u", it->producer, it->seq,
+                   next[it->producer]);
+        next[it->producer]++;
+        got++;
+    }
+    for (unsigned p = 0; p < PRODUCERS; p++)
+        pthread_join(th[p], NULL);
+    ASSERT(fk__mpsc_pop(&q) == NULL);
+    ASSERT(!fk__mpsc_nonempty(&q));
+    free(items);
+}
+
+int main(int argc, char **argv) {
+    printf("# test_deque: variant %s\n", fk_build_variant());
+    return test_main(argc, argv, (struct test_case[]){
+        TEST_CASE(deque_owner_only, 30),
+        TEST_CASE(deque_small_bursts, 120),
+        TEST_CASE(deque_long_bursts, 120),
+        TEST_CASE(mpsc_every_node_once_in_order, 60),
+        {0},
+    });
+}

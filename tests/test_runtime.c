@@ -1,0 +1,560 @@
+/* test_runtime.c — the runtime end to end, built once per variant (stealing x stack).
+ *
+ * fib and randomized fork/join trees (random fan-out and depth, fork vs call, stack
+ * allocations; answer computed serially) at 1, 2, 3, 4 and 8 workers, busy and lazy;
+ * roots from several threads; more workers than cores; deep chains; the lazy scheduler's
+ * no-hang and idle-CPU properties; misuse and failure reporting. */
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+
+#include "forkscope.h"
+#include "tests/testlib.h"
+
+/* ---- tasks ------------------------------------------------------------------------------ */
+
+typedef struct {
+    fk_frame fk;
+    int64_t a, b;
+    int n;
+} fib_frame;
+
+FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
+    if (n < 2)
+        FK_RETURN(n);
+    FK_BEGIN(f);
+    f->n = n;
+    FK_FORK(&f->a, fib, n - 1);
+    FK_CALL(&f->b, fib, f->n - 2);
+    FK_JOIN();
+    FK_RETURN(f->a + f->b);
+} FK_END
+
+static int64_t fib_serial(int n) { return n < 2 ? n : fib_serial(n - 1) + fib_serial(n - 2); }
+
+/* Randomized trees.  A node is a 64-bit seed; everything about it derives from the seed. */
+static uint64_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+#define MAXF 6
+typedef struct {
+    fk_frame fk;
+    uint64_t h, *res, local[MAXF];
+    int n, i, depth, use_alloc;
+} rt_frame;
+
+/* Node value h & 0xffff; fan-out 0..MAXF; each child forked or called (bit of h); results
+ * in the frame or in an FK_ALLOC block; children 1 or 2 levels shallower. */
+FK_TASK(rtree, uint64_t, rt_frame *f, (uint64_t, seed), (int, depth)) {
+    uint64_t h = mix(seed);
+    if (depth <= 0 || (h & 7) == 0)
+        FK_RETURN(h & 0xffff);
+    FK_BEGIN(f);
+    f->h = h;
+    f->depth = depth;
+    f->n = (int)((h >> 8) % (MAXF + 1));
+    f->use_alloc = (int)((h >> 16) & 1);
+    f->res = f->use_alloc ? FK_ALLOC(uint64_t, f->n + 1) : f->local;
+    for (f->i = 0; f->i < f->n; f->i++) {
+        uint64_t cs = f->h * 31 + (uint64_t)f->i + 1;
+        int cd = f->depth - 1 - (int)((f->h >> (24 + f->i)) & 1);
+        if ((f->h >> (40 + f->i)) & 1)
+            FK_CALL(&f->res[f->i], rtree, cs, cd);
+        else
+            FK_FORK(&f->res[f->i], rtree, cs, cd);
+    }
+    FK_JOIN();
+    uint64_t sum = f->h & 0xffff;
+    for (int i = 0; i < f->n; i++)
+        sum += f->res[i];
+    if (f->use_alloc)
+        FK_FREE(f->res);
+    FK_RETURN(sum);
+} FK_END
+
+static uint64_t rtree_serial(uint64_t seed, int depth, uint64_t *nodes) {
+    uint64_t h = mix(seed);
+    ++*nodes;
+    if (depth <= 0 || (h & 7) == 0)
+        return h & 0xffff;
+    int n = (int)((h >> 8) % (MAXF + 1));
+    uint64_t sum = h & 0xffff;
+    for (int i = 0; i < n; i++)
+        sum += rtree_serial(h * 31 + (uint64_t)i + 1, depth - 1 - (int)((h >> (24 + i)) & 1), nodes);
+    return sum;
+}
+
+/* A chain: each level forks one child and joins (depth frames live at once). */
+typedef struct {
+    fk_frame fk;
+    int64_t r;
+} chain_frame;
+
+FK_TASK(chain, int64_t, chain_frame *f, (int, depth)) {
+    if (depth == 0)
+        FK_RETURN(0);
+    FK_BEGIN(f);
+    FK_FORK(&f->r, chain, depth - 1);
+    FK_JOIN();
+    FK_RETURN(f->r + 1);
+} FK_END
+
+/* Many children forked in a loop, then one join: wide scopes exercise deque growth and, with
+ * child stealing, many records stolen from one frame. */
+typedef struct {
+    fk_frame fk;
+    int i, n, inner;
+    int64_t *res;
+} wide_frame;
+
+FK_TASK(wide, int64_t, wide_frame *f, (int, n), (int, inner)) {
+    FK_BEGIN(f);
+    f->n = n;
+    f->inner = inner;
+    f->res = FK_ALLOC(int64_t, n);
+    for (f->i = 0; f->i < f->n; f->i++)
+        FK_FORK(&f->res[f->i], fib, f->inner);
+    FK_JOIN();
+    int64_t s = 0;
+    for (int i = 0; i < f->n; i++)
+        s += f->res[i];
+    FK_FREE(f->res);
+    FK_RETURN(s);
+} FK_END
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+static fk_pool *make_pool(unsigned workers, fk_sched sched) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = workers;
+    o.sched = sched;
+    fk_pool *p = NULL;
+    int err = fk_pool_create(&p, &o);
+    ASSERT_MSG(err == 0, "fk_pool_create(%u workers, %s): %s", workers, fk_sched_name(sched), fk_strerror(err));
+    return p;
+}
+
+static const unsigned worker_counts[] = {1, 2, 3, 4, 8};
+
+static void fib_on(fk_sched sched) {
+    for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
+        fk_pool *p = make_pool(worker_counts[k], sched);
+        for (int n = 0; n <= 24; n += 3) {
+            int64_t r = -1;
+            ASSERT_EQ(FK_RUN(p, &r, fib, n), 0);
+            ASSERT_MSG(r == fib_serial(n), "fib(%d) = %lld on %u workers (%s), expected %lld", n, (long long)r,
+                       worker_counts[k], fk_sched_name(sched), (long long)fib_serial(n));
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+TEST(fib_busy) { fib_on(FK_SCHED_BUSY); }
+TEST(fib_lazy) { fib_on(FK_SCHED_LAZY); }
+
+static void rtree_on(fk_sched sched) {
+    for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
+        fk_pool *p = make_pool(worker_counts[k], sched);
+        for (uint64_t seed = 1; seed <= 12; seed++) {
+            uint64_t nodes = 0, want = rtree_serial(seed, 14, &nodes), got = 0;
+            ASSERT_EQ(FK_RUN(p, &got, rtree, seed, 14), 0);
+            ASSERT_MSG(got == want, "tree seed %llu (%llu nodes) on %u workers (%s): got %llu, want %llu",
+                       (unsigned long long)seed, (unsigned long long)nodes, worker_counts[k], fk_sched_name(sched),
+                       (unsigned long long)got, (unsigned long long)want);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+TEST(rtree_busy) { rtree_on(FK_SCHED_BUSY); }
+TEST(rtree_lazy) { rtree_on(FK_SCHED_LAZY); }
+
+/* A bigger tree many times: the interleavings that go wrong are rare. */
+TEST(rtree_stress) {
+    uint64_t nodes = 0, want = rtree_serial(101, 22, &nodes);
+    ASSERT_GT(nodes, 100000);
+    for (unsigned w = 2; w <= 8; w *= 2) {
+        fk_pool *p = make_pool(w, w == 4 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        for (int rep = 0; rep < 10; rep++) {
+            uint64_t got = 0;
+            ASSERT_EQ(FK_RUN(p, &got, rtree, 101, 22), 0);
+            ASSERT_EQ_U(got, want);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+TEST(wide_scopes) {
+    int64_t want = 2000 * fib_serial(12);
+    for (unsigned w = 1; w <= 4; w++) {
+        fk_pool *p = make_pool(w, FK_SCHED_BUSY);
+        for (int rep = 0; rep < 5; rep++) {
+            int64_t got = 0;
+            ASSERT_EQ(FK_RUN(p, &got, wide, 2000, 12), 0);
+            ASSERT_EQ(got, want);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+/* Many more workers than cores (this machine has 2). */
+TEST(oversubscribed) {
+    fk_pool *p = make_pool(16, FK_SCHED_BUSY);
+    int64_t r = 0;
+    ASSERT_EQ(FK_RUN(p, &r, fib, 22), 0);
+    ASSERT_EQ(r, fib_serial(22));
+    uint64_t nodes = 0, want = rtree_serial(7, 16, &nodes), got = 0;
+    ASSERT_EQ(FK_RUN(p, &got, rtree, 7, 16), 0);
+    ASSERT_EQ_U(got, want);
+    fk_pool_destroy(p);
+    p = make_pool(16, FK_SCHED_LAZY);
+    ASSERT_EQ(FK_RUN(p, &r, fib, 22), 0);
+    ASSERT_EQ(r, fib_serial(22));
+    fk_pool_destroy(p);
+}
+
+/* Roots one after another on a long-lived pool. */
+TEST(many_roots) {
+    fk_pool *p = make_pool(3, FK_SCHED_BUSY);
+    for (int i = 0; i < 1000; i++) {
+        int64_t r = -1;
+        ASSERT_EQ(FK_RUN(p, &r, fib, i % 15), 0);
+        ASSERT_EQ(r, fib_serial(i % 15));
+    }
+    fk_pool_destroy(p);
+}
+
+struct submitter {
+    fk_pool *pool;
+    int id, bad;
+};
+
+static void *submit_loop(void *arg) {
+    struct submitter *s = arg;
+    for (int i = 0; i < 300; i++) {
+        uint64_t nodes = 0, seed = (uint64_t)s->id * 1000 + (uint64_t)i;
+        uint64_t want = rtree_serial(seed, 8, &nodes), got = 0;
+        if (FK_RUN(s->pool, &got, rtree, seed, 8) != 0 || got != want)
+            s->bad++;
+    }
+    return NULL;
+}
+
+/* Roots from several external threads at once, on both schedulers. */
+TEST(concurrent_roots) {
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        fk_pool *p = make_pool(4, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        pthread_t th[6];
+        struct submitter s[6];
+        for (int i = 0; i < 6; i++) {
+            s[i] = (struct submitter){p, i, 0};
+            ASSERT_EQ(pthread_create(&th[i], NULL, submit_loop, &s[i]), 0);
+        }
+        for (int i = 0; i < 6; i++) {
+            pthread_join(th[i], NULL);
+            ASSERT_MSG(s[i].bad == 0, "submitter %d: %d wrong or failed roots", i, s[i].bad);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+/* A chain 200,000 frames deep: fast-path recursion on the worker's native stack, frames on
+ * the frame stack (the segmented stack grows through many stacklets). */
+TEST(deep_chain) {
+    for (unsigned w = 1; w <= 2; w++) {
+        fk_pool *p = make_pool(w, FK_SCHED_BUSY);
+        int64_t r = 0;
+        ASSERT_EQ(FK_RUN(p, &r, chain, 200000), 0);
+        ASSERT_EQ(r, 200000);
+        fk_pool_destroy(p);
+    }
+}
+
+/* The lazy scheduler must never lose a wake-up: many short roots separated by idle gaps
+ * long enough for every worker to fall asleep.  A hang is caught by the watchdog. */
+TEST(lazy_no_hang) {
+    fk_pool *p = make_pool(4, FK_SCHED_LAZY);
+    for (int i = 0; i < 1500; i++) {
+        int64_t r = -1;
+        ASSERT_EQ(FK_RUN(p, &r, fib, 5 + i % 12), 0);
+        ASSERT_EQ(r, fib_serial(5 + i % 12));
+        if (i % 3 == 0)
+            usleep((useconds_t)(i % 7) * 150);
+    }
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    if (fk_stats_enabled())
+        ASSERT_MSG(st.sleeps > 0, "lazy workers never slept (sleeps = %llu)", (unsigned long long)st.sleeps);
+    fk_pool_destroy(p);
+}
+
+static double cpu_seconds(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* An idle lazy pool uses almost no CPU: measured with getrusage over one second. */
+TEST(lazy_idle_cpu) {
+    fk_pool *p = make_pool(4, FK_SCHED_LAZY);
+    int64_t r;
+    ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
+    usleep(50000); /* let every worker reach its sleep */
+    double c0 = cpu_seconds(), t0 = test_now();
+    usleep(1000000);
+    double cpu = cpu_seconds() - c0, wall = test_now() - t0;
+    printf("  idle lazy pool (4 workers): %.1f ms CPU over %.2f s\n", cpu * 1e3, wall);
+    ASSERT_MSG(cpu < 0.02 * wall, "idle lazy pool burnt %.1f ms of CPU in %.2f s", cpu * 1e3, wall);
+    fk_pool_destroy(p);
+}
+
+/* Statistics count what happened: on one worker, fib(n) forks and calls once per internal
+ * node and nothing is stolen. */
+TEST(stats_counts) {
+    if (!fk_stats_enabled())
+        return;
+    fk_pool *p = make_pool(1, FK_SCHED_BUSY);
+    int64_t r;
+    fk_pool_stats_reset(p);
+    ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    /* internal nodes of fib(20)'s call tree: calls(n) - leaves(n) = fib(21) - 1 */
+    ASSERT_EQ_U(st.forks, (uint64_t)fib_serial(21) - 1);
+    ASSERT_EQ_U(st.calls, (uint64_t)fib_serial(21) - 1);
+    ASSERT_EQ_U(st.roots, 1);
+    ASSERT_EQ_U(st.steals, 0);
+    ASSERT_GT(st.stack_bytes_peak, 0);
+    fk_pool_destroy(p);
+    /* With several workers something is stolen (on a loaded 2-core machine a single run may
+     * finish before a thief is scheduled: try a few). */
+    p = make_pool(2, FK_SCHED_BUSY);
+    for (int tries = 0; tries < 50; tries++) {
+        fk_pool_stats_reset(p);
+        ASSERT_EQ(FK_RUN(p, &r, fib, 26), 0);
+        fk_pool_stats(p, &st, NULL);
+        if (st.steals)
+            break;
+    }
+    printf("  fib(26) on 2 workers: %llu steals, %llu empty, %llu lost, %llu publishes, %llu suspends\n",
+           (unsigned long long)st.steals, (unsigned long long)st.steal_empty, (unsigned long long)st.steal_lost,
+           (unsigned long long)st.publishes, (unsigned long long)st.suspends);
+    ASSERT_GT(st.steals, 0);
+    ASSERT_EQ_U(st.forks, (uint64_t)fib_serial(27) - 1);
+    fk_pool_destroy(p);
+}
+
+TEST(api_errors) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    fk_pool *p = NULL;
+    o.workers = FK_MAX_WORKERS + 1;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+    fk_pool_opts_init(&o);
+    o.sched = (fk_sched)7;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+    ASSERT_STR_CONTAINS(fk_strerror(FK_EDEADLK), "worker");
+    ASSERT_STR_CONTAINS(fk_err_name(FK_ENOMEM), "NOMEM");
+    ASSERT_STR_CONTAINS(fk_strerror(12345), "unknown");
+    fk_sched s;
+    ASSERT_EQ(fk_sched_parse("lazy", &s), 0);
+    ASSERT_EQ(s, FK_SCHED_LAZY);
+    ASSERT_EQ(fk_sched_parse("sleepy", &s), FK_EINVAL);
+}
+
+/* FK_RUN from inside a task of the same pool would wait on itself. */
+typedef struct {
+    fk_frame fk;
+} nest_frame;
+static fk_pool *nest_pool;
+FK_TASK(nest, int, nest_frame *f, (int, unused)) {
+    (void)unused;
+    (void)f;
+    int64_t r;
+    FK_RETURN(FK_RUN(nest_pool, &r, fib, 3));
+} FK_END
+
+TEST(run_from_worker_refused) {
+    nest_pool = make_pool(2, FK_SCHED_BUSY);
+    int err = 0;
+    ASSERT_EQ(FK_RUN(nest_pool, &err, nest, 0), 0);
+    ASSERT_EQ(err, FK_EDEADLK);
+    fk_pool_destroy(nest_pool);
+}
+
+/* ---- failures are reported, never silent ------------------------------------------------- */
+
+/* A chain of 4 KiB frames: the frame stack runs out long before the native stack. */
+typedef struct {
+    fk_frame fk;
+    int64_t r;
+    char ballast[4096];
+} fat_frame;
+
+FK_TASK(fatchain, int64_t, fat_frame *f, (int, depth)) {
+    if (depth == 0)
+        FK_RETURN(0);
+    FK_BEGIN(f);
+    f->ballast[0] = 1;
+    FK_FORK(&f->r, fatchain, depth - 1);
+    FK_JOIN();
+    FK_RETURN(f->r + f->ballast[0]);
+} FK_END
+
+static void deep_small_stack(void *arg) {
+    (void)arg;
+#if FK_STACK == FK_STACK_LIN
+    setenv("FORKSCOPE_LINEAR_STACK", "1M", 1);
+#else
+    /* Segmented stacks grow until malloc fails: cap the address space. */
+    struct rlimit rl = {1u << 30, 1u << 30};
+    setrlimit(RLIMIT_AS, &rl);
+#endif
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    fk_pool *p;
+    if (fk_pool_create(&p, &o))
+        _exit(3);
+    int64_t r;
+    FK_RUN(p, &r, fatchain, 1000000);
+    _exit(0);
+}
+
+TEST(stack_exhaustion_reported) {
+    char *err;
+    int st = test_run_capturing(deep_small_stack, NULL, &err);
+    ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
+#if FK_STACK == FK_STACK_LIN
+    ASSERT_STR_CONTAINS(err, "linear frame stack overflow");
+    ASSERT_STR_CONTAINS(err, "FORKSCOPE_LINEAR_STACK");
+#else
+    ASSERT_STR_CONTAINS(err, "out of memory");
+#endif
+    free(err);
+}
+
+#if FK_DEBUG
+/* ---- misuse caught by FK_DEBUG builds ------------------------------------------------------ */
+
+FK_TASK(bad_noframe_fork, int64_t, fib_frame *f, (int, n)) {
+    FK_FORK(&f->a, fib, n); /* no FK_BEGIN */
+    FK_JOIN();
+    FK_RETURN(0);
+} FK_END
+
+FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_FORK(&f->a, fib, n);
+    FK_RETURN(0); /* no FK_JOIN */
+} FK_END
+
+FK_TASK(bad_join_noframe, int64_t, fib_frame *f, (int, n)) {
+    (void)n;
+    (void)f;
+    FK_JOIN();
+    FK_RETURN(0);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t a;
+    char *x, *y;
+} alloc_frame;
+
+FK_TASK(bad_free_order, int64_t, alloc_frame *f, (int, n)) {
+    (void)n;
+    FK_BEGIN(f);
+    f->x = FK_ALLOC(char, 10);
+    f->y = FK_ALLOC(char, 10);
+    FK_FREE(f->x); /* y is newer */
+    FK_RETURN(0);
+} FK_END
+
+FK_TASK(bad_leak_alloc, int64_t, alloc_frame *f, (int, n)) {
+    (void)n;
+    FK_BEGIN(f);
+    f->x = FK_ALLOC(char, 10);
+    FK_RETURN(0); /* x not freed */
+} FK_END
+
+FK_TASK(bad_alloc_in_scope, int64_t, alloc_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_FORK(&f->a, fib, n);
+    f->x = FK_ALLOC(char, 10); /* inside the scope */
+    FK_JOIN();
+    FK_FREE(f->x);
+    FK_RETURN(0);
+} FK_END
+
+static int misuse_which;
+static void run_misuse(void *arg) {
+    (void)arg;
+    fk_pool *p = make_pool(1, FK_SCHED_BUSY);
+    int64_t r;
+    switch (misuse_which) {
+    case 0: FK_RUN(p, &r, bad_noframe_fork, 3); break;
+    case 1: FK_RUN(p, &r, bad_unjoined, 3); break;
+    case 2: FK_RUN(p, &r, bad_join_noframe, 3); break;
+    case 3: FK_RUN(p, &r, bad_free_order, 3); break;
+    case 4: FK_RUN(p, &r, bad_leak_alloc, 3); break;
+    case 5: FK_RUN(p, &r, bad_alloc_in_scope, 3); break;
+    }
+    _exit(0);
+}
+
+TEST(misuse_detected) {
+    static const char *const expect[][2] = {
+        {"bad_noframe_fork", "FK_FORK before FK_BEGIN"},
+        {"bad_unjoined", "not joined"},
+        {"bad_join_noframe", "FK_JOIN outside a fork scope"},
+        {"bad_free_order", "FK_FREE out of order"},
+        {"bad_leak_alloc", "FK_ALLOC blocks not freed"},
+        {"bad_alloc_in_scope", "FK_ALLOC inside a fork-join scope"},
+    };
+    for (misuse_which = 0; misuse_which < 6; misuse_which++) {
+        char *err;
+        int st = test_run_capturing(run_misuse, NULL, &err);
+        ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "misuse %s: expected abort, got status %d",
+                   expect[misuse_which][0], st);
+        ASSERT_STR_CONTAINS(err, expect[misuse_which][0]);
+        ASSERT_STR_CONTAINS(err, expect[misuse_which][1]);
+        free(err);
+    }
+}
+#endif
+
+int main(int argc, char **argv) {
+    printf("# test_runtime: variant %s, stats %s, debug %d\n", fk_build_variant(),
+           fk_stats_enabled() ? "on" : "off", FK_DEBUG);
+    return test_main(argc, argv, (struct test_case[]){
+        TEST_CASE(fib_busy, 60),
+        TEST_CASE(fib_lazy, 60),
+        TEST_CASE(rtree_busy, 120),
+        TEST_CASE(rtree_lazy, 120),
+        TEST_CASE(rtree_stress, 180),
+        TEST_CASE(wide_scopes, 60),
+        TEST_CASE(oversubscribed, 120),
+        TEST_CASE(many_roots, 60),
+        TEST_CASE(concurrent_roots, 120),
+        TEST_CASE(deep_chain, 60),
+        TEST_CASE(lazy_no_hang, 120),
+        TEST_CASE(lazy_idle_cpu, 30),
+        TEST_CASE(stats_counts, 30),
+        TEST_CASE(api_errors, 10),
+        TEST_CASE(run_from_worker_refused, 10),
+        TEST_CASE(stack_exhaustion_reported, 120),
+#if FK_DEBUG
+        TEST_CASE(misuse_detected, 30),
+#endif
+        {0},
+    });
+}

@@ -1,0 +1,203 @@
+/* test_stack.c — frame stacks seen from inside a task.
+ *
+ * Segmented: stacklets double (or fit a larger request), at most one empty stacklet stays
+ * cached, one more than twice its predecessor is freed, FILO contents survive, and the pool
+ * gives all memory back (checked by LeakSanitizer in `make check-asan`).  Linear: one
+ * region, reused, contents survive. */
+#include "runtime/worker.h"
+#include "tests/testlib.h"
+
+#define MAXS 16
+static size_t sizes[MAXS];
+static int cur, count;
+
+static void look(fk_worker *w) { count = fk__stack_describe(w, sizes, MAXS, &cur); }
+
+typedef struct {
+    fk_frame fk;
+    char *a, *b, *c;
+} probe_frame;
+
+static int failures;
+#define CHECK(cond)                                                                          \
+    do {                                                                                     \
+        if (!(cond)) {                                                                       \
+            fprintf(stderr, "  %s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);       \
+            failures++;                                                                      \
+        }                                                                                    \
+    } while (0)
+
+#if FK_STACK == FK_STACK_SEG
+static uint64_t allocs(fk_worker *w) { return atomic_load(&w->st.stacklets_alloc); }
+
+/* Runs on a pool whose first stacklet is 4096 bytes. */
+FK_TASK(seg_probe, int, probe_frame *f, (int, unused)) {
+    (void)unused;
+    FK_BEGIN(f);
+    look(fk__w);
+    CHECK(count == 1 && sizes[0] == 4096 && cur == 0);
+
+    f->a = FK_ALLOC(char, 3000); /* fits the first stacklet */
+    memset(f->a, 'a', 3000);
+    look(fk__w);
+    CHECK(count == 1);
+
+    f->b = FK_ALLOC(char, 3000); /* does not: a new stacklet, twice the first */
+    memset(f->b, 'b', 3000);
+    look(fk__w);
+    CHECK(count == 2 && sizes[1] == 8192 && cur == 1);
+
+    FK_FREE(f->b); /* back to the first; the empty second stays cached */
+    look(fk__w);
+    CHECK(count == 2 && cur == 0);
+
+    uint64_t before = allocs(fk__w);
+    f->b = FK_ALLOC(char, 3000); /* reuses the cached stacklet */
+    look(fk__w);
+    CHECK(count == 2 && cur == 1 && allocs(fk__w) == before);
+
+    f->c = FK_ALLOC(char, 100000); /* larger than twice the current: a stacklet that fits */
+    memset(f->c, 'c', 100000);
+    look(fk__w);
+    CHECK(count == 3 && cur == 2 && sizes[2] >= 100000 && sizes[2] < 100000 + 128);
+
+    FK_FREE(f->c); /* more than twice its predecessor: freed, not cached */
+    look(fk__w);
+    CHECK(count == 2 && cur == 1);
+
+    for (int i = 0; i < 3000; i++) /* FILO: the older blocks are intact */
+        CHECK(f->a[i] == 'a');
+    FK_FREE(f->b);
+    look(fk__w);
+    CHECK(count == 2 && cur == 0); /* the 8192 stacklet cached */
+    FK_FREE(f->a);
+    FK_RETURN(failures);
+} FK_END
+
+/* At most one empty stacklet cached: grow to four stacklets, then unwind. */
+FK_TASK(seg_one_cached, int, probe_frame *f, (int, unused)) {
+    (void)unused;
+    FK_BEGIN(f);
+    f->a = FK_ALLOC(char, 3500); /* stacklet 0 (4096) full */
+    f->b = FK_ALLOC(char, 8000); /* stacklet 1 (8192) */
+    f->c = FK_ALLOC(char, 16000); /* stacklet 2 (16384) */
+    look(fk__w);
+    CHECK(count == 3 && cur == 2 && sizes[1] == 8192 && sizes[2] == 16384);
+    FK_FREE(f->c);
+    look(fk__w);
+    CHECK(count == 3 && cur == 1); /* 16384 cached */
+    FK_FREE(f->b);
+    look(fk__w);
+    CHECK(count == 2 && cur == 0); /* 8192 cached; the 16384 beyond it was freed */
+    FK_FREE(f->a);
+    FK_RETURN(failures);
+} FK_END
+#endif
+
+#if FK_STACK == FK_STACK_LIN
+FK_TASK(lin_probe, int, probe_frame *f, (int, unused)) {
+    (void)unused;
+    FK_BEGIN(f);
+    f->a = FK_ALLOC(char, 1 << 20);
+    memset(f->a, 'a', 1 << 20);
+    f->b = FK_ALLOC(char, 3 << 20);
+    memset(f->b, 'b', 3 << 20);
+    look(fk__w);
+    CHECK(count == 1 && cur == 0);
+    CHECK(f->b - f->a == (1 << 20));
+    FK_FREE(f->b);
+    for (int i = 0; i < (1 << 20); i++)
+        CHECK(f->a[i] == 'a');
+    FK_FREE(f->a);
+    FK_RETURN(failures);
+} FK_END
+#endif
+
+/* Recursion that lives on the frame stack: checks every frame's contents on the way back. */
+typedef struct {
+    fk_frame fk;
+    int depth, r;
+    uint64_t pattern[20];
+} rec_frame;
+
+FK_TASK(rec, int, rec_frame *f, (int, depth)) {
+    FK_BEGIN(f);
+    f->depth = depth;
+    for (int i = 0; i < 20; i++)
+        f->pattern[i] = (uint64_t)depth * 1000 + (uint64_t)i;
+    f->r = 0;
+    if (depth > 0) {
+        FK_FORK(&f->r, rec, depth - 1);
+        FK_JOIN();
+    }
+    int bad = f->r;
+    for (int i = 0; i < 20; i++)
+        bad += f->pattern[i] != (uint64_t)f->depth * 1000 + (uint64_t)i;
+    FK_RETURN(bad);
+} FK_END
+
+static fk_pool *pool_of(unsigned workers) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = workers;
+    o.stacklet_bytes = 4096;
+    fk_pool *p;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    return p;
+}
+
+TEST(stack_rules) {
+    fk_pool *p = pool_of(1);
+    int bad = -1;
+#if FK_STACK == FK_STACK_SEG
+    ASSERT_EQ(FK_RUN(p, &bad, seg_probe, 0), 0);
+    ASSERT_EQ(bad, 0);
+    ASSERT_EQ(FK_RUN(p, &bad, seg_one_cached, 0), 0);
+    ASSERT_EQ(bad, 0);
+#else
+    ASSERT_EQ(FK_RUN(p, &bad, lin_probe, 0), 0);
+    ASSERT_EQ(bad, 0);
+#endif
+    fk_pool_destroy(p);
+}
+
+TEST(frames_survive_deep_recursion) {
+    for (unsigned w = 1; w <= 3; w++) {
+        fk_pool *p = pool_of(w);
+        int bad = -1;
+        ASSERT_EQ(FK_RUN(p, &bad, rec, 50000), 0);
+        ASSERT_EQ(bad, 0);
+        fk_stats st;
+        fk_pool_stats(p, &st, NULL);
+        ASSERT_GE(st.stack_bytes_peak, 50000 * sizeof(rec_frame));
+        fk_pool_destroy(p);
+    }
+}
+
+/* After a computation the pool holds little: each worker its current stack, a spare and
+ * at most one cached stacklet; everything else went back. */
+TEST(memory_returned) {
+    fk_pool *p = pool_of(2);
+    int bad;
+    ASSERT_EQ(FK_RUN(p, &bad, rec, 100000), 0);
+    ASSERT_EQ(bad, 0);
+    int64_t held = atomic_load(&p->stack_bytes);
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    printf("  after the run: %lld bytes of frame stack held, peak %llu\n", (long long)held,
+           (unsigned long long)st.stack_bytes_peak);
+#if FK_STACK == FK_STACK_SEG
+    ASSERT_LE(held, (int64_t)st.stack_bytes_peak / 2 + 64 * 1024);
+#endif
+    fk_pool_destroy(p); /* LeakSanitizer (asan builds) checks the rest */
+}
+
+int main(int argc, char **argv) {
+    printf("# test_stack: variant %s\n", fk_build_variant());
+    return test_main(argc, argv, (struct test_case[]){
+        TEST_CASE(stack_rules, 30),
+        TEST_CASE(frames_survive_deep_recursion, 60),
+        TEST_CASE(memory_returned, 60),
+        {0},
+    });
+}

@@ -1,0 +1,185 @@
+/* testlib.h — a tiny test harness: named cases, assertions that never compile out.
+ *
+ * Each case runs in a child process (fork) under a watchdog, so a crash, an abort or a hang
+ * fails that case and the others still run.  Output: one line per case ("ok NAME" or
+ * "FAIL NAME: why") and a closing line "N passed, N failed"; the exit status is 1 if any
+ * case failed.  Usage:
+ *
+ *   TEST(name) { ASSERT_EQ(1 + 1, 2); }
+ *   int main(int argc, char **argv) { return test_main(argc, argv, (struct test_case[]){
+ *       TEST_CASE(name, 10), {0}}); }     // 10: seconds before the watchdog fires
+ *
+ * `prog NAME...` runs only the named cases; TEST_TIMEOUT_SCALE=k multiplies timeouts
+ * (sanitizer builds are slower). */
+#ifndef FK_TESTLIB_H
+#define FK_TESTLIB_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct test_case {
+    const char *name;
+    void (*fn)(void);
+    unsigned timeout; /* seconds */
+};
+
+#define TEST(name) static void name(void)
+#define TEST_CASE(name, timeout) {#name, name, timeout}
+
+#define TEST_FAIL_(...)                                                                      \
+    do {                                                                                     \
+        fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                    \
+        fprintf(stderr, __VA_ARGS__);                                                        \
+        fputc('\n', stderr);                                                                 \
+        fflush(stderr);                                                                      \
+        _exit(1);                                                                            \
+    } while (0)
+
+#define ASSERT(cond)                                                                         \
+    do {                                                                                     \
+        if (!(cond))                                                                         \
+            TEST_FAIL_("assertion failed: %s", #cond);                                       \
+    } while (0)
+
+#define ASSERT_MSG(cond, ...)                                                                \
+    do {                                                                                     \
+        if (!(cond))                                                                         \
+            TEST_FAIL_(__VA_ARGS__);                                                         \
+    } while (0)
+
+#define ASSERT_CMP_(a, op, b, T, fmt)                                                        \
+    do {                                                                                     \
+        T a_ = (T)(a), b_ = (T)(b);                                                          \
+        if (!(a_ op b_))                                                                     \
+            TEST_FAIL_("expected %s %s %s, got %" fmt " vs %" fmt, #a, #op, #b, a_, b_);     \
+    } while (0)
+
+#define ASSERT_EQ(a, b) ASSERT_CMP_(a, ==, b, long long, "lld")
+#define ASSERT_NE(a, b) ASSERT_CMP_(a, !=, b, long long, "lld")
+#define ASSERT_LT(a, b) ASSERT_CMP_(a, <, b, long long, "lld")
+#define ASSERT_LE(a, b) ASSERT_CMP_(a, <=, b, long long, "lld")
+#define ASSERT_GT(a, b) ASSERT_CMP_(a, >, b, long long, "lld")
+#define ASSERT_GE(a, b) ASSERT_CMP_(a, >=, b, long long, "lld")
+#define ASSERT_EQ_U(a, b) ASSERT_CMP_(a, ==, b, unsigned long long, "llu")
+#define ASSERT_NEAR(a, b, tol)                                                               \
+    do {                                                                                     \
+        double a_ = (a), b_ = (b), t_ = (tol);                                               \
+        if (!(a_ - b_ <= t_ && b_ - a_ <= t_))                                               \
+            TEST_FAIL_("expected |%s - %s| <= %g, got %.17g vs %.17g", #a, #b, t_, a_, b_);  \
+    } while (0)
+#define ASSERT_STR_CONTAINS(hay, needle)                                                     \
+    do {                                                                                     \
+        const char *h_ = (hay), *n_ = (needle);                                              \
+        if (!h_ || !strstr(h_, n_))                                                          \
+            TEST_FAIL_("expected \"%s\" to contain \"%s\"", h_ ? h_ : "(null)", n_);          \
+    } while (0)
+
+/* Runs fn in a child process with stderr captured; returns its wait status and, in *err
+ * (malloc'd, NUL-terminated), what it wrote to stderr.  For tests of fatal errors. */
+static inline int test_run_capturing(void (*fn)(void *), void *arg, char **err) {
+    int pipefd[2];
+    if (pipe(pipefd))
+        TEST_FAIL_("pipe: %s", strerror(errno));
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipefd[1], 2);
+        close(pipefd[0]);
+        close(pipefd[1]);
+        signal(SIGABRT, SIG_DFL);
+        fn(arg);
+        _exit(0);
+    }
+    close(pipefd[1]);
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    ssize_t r;
+    while ((r = read(pipefd[0], buf + len, cap - len - 1)) > 0) {
+        len += (size_t)r;
+        if (cap - len < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    close(pipefd[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    *err = buf;
+    return status;
+}
+
+static inline double test_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static inline int test_selected(const char *name, int argc, char **argv) {
+    if (argc < 2)
+        return 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], name))
+            return 1;
+    return 0;
+}
+
+static inline int test_main(int argc, char **argv, const struct test_case *cases) {
+    unsigned passed = 0, failed = 0, scale = 1;
+    const char *s = getenv("TEST_TIMEOUT_SCALE");
+    if (s && atoi(s) > 0)
+        scale = (unsigned)atoi(s);
+    for (const struct test_case *c = cases; c->name; c++) {
+        if (!test_selected(c->name, argc, argv))
+            continue;
+        double t0 = test_now();
+        fflush(NULL);
+        if (getenv("TEST_NOFORK")) { /* for debuggers: run the case in this process */
+            c->fn();
+            printf("ok %s (%.2fs)\n", c->name, test_now() - t0);
+            passed++;
+            continue;
+        }
+        pid_t pid = fork();
+        if (pid < 0) {
+            fprintf(stderr, "fork: %s\n", strerror(errno));
+            return 2;
+        }
+        if (pid == 0) {
+            alarm(c->timeout * scale); /* the watchdog: SIGALRM kills a hung case */
+            c->fn();
+            fflush(NULL);
+            _exit(0);
+        }
+        int status;
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+            ;
+        double dt = test_now() - t0;
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            printf("ok %s (%.2fs)\n", c->name, dt);
+            passed++;
+        } else {
+            if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)
+                printf("FAIL %s: timed out after %us (hang?)\n", c->name, c->timeout * scale);
+            else if (WIFSIGNALED(status))
+                printf("FAIL %s: killed by signal %d (%s)\n", c->name, WTERMSIG(status), strsignal(WTERMSIG(status)));
+            else
+                printf("FAIL %s: exit status %d\n", c->name, WEXITSTATUS(status));
+            failed++;
+        }
+        fflush(stdout);
+    }
+    printf("%u passed, %u failed\n", passed, failed);
+    return failed ? 1 : 0;
+}
+
+#endif
