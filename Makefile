@@ -33,7 +33,7 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -pthread -Iruntime/include -Iruntime -I. -
 
 MODE_rel   := -O3 -g -DNDEBUG
 MODE_debug := -O1 -g -DFK_DEBUG=1
-MODE_tsan  := -O1 -g -fsanitize=thread -DFK_DEBUG=1
+MODE_tsan  := -O1 -g -fsanitize=thread -Wno-tsan -DFK_DEBUG=1
 MODE_asan  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DFK_DEBUG=1
 
 VAR_cont-seg  := -DFK_STEAL=1 -DFK_STACK=1
@@ -51,6 +51,9 @@ CC_omp-llvm := $(CLANG)
 
 # ---- sources -----------------------------------------------------------------------------
 RUNTIME_SRC := $(wildcard runtime/*.c)
+# The bench driver: one executable per variant, every kernel in each.
+BENCH_SRC   := bench/driver.c bench/registry.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
+BENCH_LIBS  := -ljansson -lnettle -lm
 
 # ---- rules -------------------------------------------------------------------------------
 # $(1) mode, $(2) variant
@@ -67,6 +70,12 @@ $(BUILD)/$(1)/$(2)/.flags: FORCE
 $(BUILD)/$(1)/$(2)/libforkscope.a: $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(RUNTIME_SRC))
 	@rm -f $$@
 	ar rcs $$@ $$^
+
+# The flags a driver was built with, for its JSON output.
+$(BUILD)/$(1)/$(2)/buildinfo.c: $(BUILD)/$(1)/$(2)/.flags
+	@printf 'const char bench_build_flags[] = "%s";\n' "$$$$(sed 's/"/\\"/g' $$<)" > $$@
+$(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
+	$$(CC_$(2)) -c $$< -o $$@
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS) $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
 
@@ -84,10 +93,33 @@ $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(ca
 
 rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t)))
 
+# Benchmark-suite tests (UTS, kernels) are built per variant like the runtime tests, linked
+# with the kernel and UTS objects of that variant (no driver main).
+SUITE_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_uts.c tests/test_kernels.c))
+SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c
+define SUITE_TEST_RULES
+$(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(SUITE_SRC)) $(4)
+	$$(CC_$(2)) $$(MODE_$(1)) $$(VAR_$(2)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+endef
+$(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(SUITE_TESTS),$(eval $(call SUITE_TEST_RULES,$(m),$(v),$(t),$(BUILD)/$(m)/$(v)/libforkscope.a)))))
+$(foreach m,$(MODES),$(foreach v,$(BASELINES),$(foreach t,$(SUITE_TESTS),$(eval $(call SUITE_TEST_RULES,$(m),$(v),$(t),)))))
+suite_tests = $(foreach v,$(VARIANTS) $(BASELINES),$(foreach t,$(SUITE_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t)))
+
+# ---- bench drivers ---------------------------------------------------------------------------
+# build/bin/fk-bench-V: release build of the driver for variant V.
+define DRIVER_RULES
+$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC)) $(BUILD)/rel/$(1)/buildinfo.o $(2)
+	@mkdir -p $$(@D)
+	$$(CC_$(1)) $$(MODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+endef
+$(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a)))
+$(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
+DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
+
 # ---- top-level targets ---------------------------------------------------------------------
 .PHONY: all setup check check-rel check-debug check-tsan check-asan warnings bench run clean
 
-all: $(call rt_tests,rel)
+all: $(call rt_tests,rel) $(DRIVERS)
 
 setup:
 	@scripts/setup.sh
@@ -104,9 +136,9 @@ check-rel: $(call rt_tests,rel)
 check-debug: $(call rt_tests,debug)
 	@scripts/run-tests.sh debug $^
 check-tsan: $(call rt_tests,tsan)
-	@TEST_TIMEOUT_SCALE=6 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" scripts/run-tests.sh tsan $^
+	@TEST_TIMEOUT_SCALE=6 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1" scripts/run-tests.sh tsan $^
 check-asan: $(call rt_tests,asan)
-	@TEST_TIMEOUT_SCALE=4 ASAN_OPTIONS="detect_leaks=1" UBSAN_OPTIONS="print_stacktrace=1" scripts/run-tests.sh asan $^
+	@TEST_TIMEOUT_SCALE=4 ASAN_OPTIONS="detect_leaks=1 allocator_may_return_null=1" UBSAN_OPTIONS="print_stacktrace=1" scripts/run-tests.sh asan $^
 
 warnings:
 	@$(MAKE) --no-print-directory BUILD=build/warn-gcc CC=$(CC) WERROR=-Werror all

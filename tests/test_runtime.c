@@ -178,13 +178,14 @@ TEST(rtree_lazy) { rtree_on(FK_SCHED_LAZY); }
 
 /* A bigger tree many times: the interleavings that go wrong are rare. */
 TEST(rtree_stress) {
-    uint64_t nodes = 0, want = rtree_serial(101, 22, &nodes);
-    ASSERT_GT(nodes, 100000);
+    int depth = TEST_SANITIZED ? 17 : 22;
+    uint64_t nodes = 0, want = rtree_serial(101, depth, &nodes);
+    ASSERT_GT(nodes, TEST_SANITIZED ? 5000 : 100000);
     for (unsigned w = 2; w <= 8; w *= 2) {
         fk_pool *p = make_pool(w, w == 4 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
         for (int rep = 0; rep < 10; rep++) {
             uint64_t got = 0;
-            ASSERT_EQ(FK_RUN(p, &got, rtree, 101, 22), 0);
+            ASSERT_EQ(FK_RUN(p, &got, rtree, 101, depth), 0);
             ASSERT_EQ_U(got, want);
         }
         fk_pool_destroy(p);
@@ -265,14 +266,16 @@ TEST(concurrent_roots) {
     }
 }
 
-/* A chain 200,000 frames deep: fast-path recursion on the worker's native stack, frames on
- * the frame stack (the segmented stack grows through many stacklets). */
+/* A chain 200,000 frames deep (20,000 under ThreadSanitizer, which records at most 65,536
+ * stack frames): fast-path recursion on the worker's native stack, frames on the frame
+ * stack (the segmented stack grows through many stacklets). */
 TEST(deep_chain) {
+    int depth = TEST_TSAN ? 20000 : 200000;
     for (unsigned w = 1; w <= 2; w++) {
         fk_pool *p = make_pool(w, FK_SCHED_BUSY);
         int64_t r = 0;
-        ASSERT_EQ(FK_RUN(p, &r, chain, 200000), 0);
-        ASSERT_EQ(r, 200000);
+        ASSERT_EQ(FK_RUN(p, &r, chain, depth), 0);
+        ASSERT_EQ(r, depth);
         fk_pool_destroy(p);
     }
 }
@@ -371,13 +374,9 @@ TEST(api_errors) {
 }
 
 /* FK_RUN from inside a task of the same pool would wait on itself. */
-typedef struct {
-    fk_frame fk;
-} nest_frame;
 static fk_pool *nest_pool;
-FK_TASK(nest, int, nest_frame *f, (int, unused)) {
+FK_LEAF_TASK(nest, int, (int, unused)) {
     (void)unused;
-    (void)f;
     int64_t r;
     FK_RETURN(FK_RUN(nest_pool, &r, fib, 3));
 } FK_END
@@ -409,27 +408,70 @@ FK_TASK(fatchain, int64_t, fat_frame *f, (int, depth)) {
     FK_RETURN(f->r + f->ballast[0]);
 } FK_END
 
-static void deep_small_stack(void *arg) {
-    (void)arg;
-#if FK_STACK == FK_STACK_LIN
-    setenv("FORKSCOPE_LINEAR_STACK", "1M", 1);
-#else
-    /* Segmented stacks grow until malloc fails: cap the address space. */
-    struct rlimit rl = {1u << 30, 1u << 30};
-    setrlimit(RLIMIT_AS, &rl);
-#endif
+/* An allocation no machine can satisfy. */
+typedef struct {
+    fk_frame fk;
+    char *p;
+} huge_frame;
+
+FK_TASK(huge_alloc, int, huge_frame *f, (int, unused)) {
+    (void)unused;
+    FK_BEGIN(f);
+    f->p = FK_ALLOC(char, (size_t)1 << 44);
+    f->p[0] = 1;
+    FK_FREE(f->p);
+    FK_RETURN(0);
+} FK_END
+
+static fk_pool *one_worker(void) {
     fk_pool_opts o;
     fk_pool_opts_init(&o);
     o.workers = 1;
     fk_pool *p;
     if (fk_pool_create(&p, &o))
         _exit(3);
+    return p;
+}
+
+static void run_huge(void *arg) {
+    (void)arg;
+    int r;
+    FK_RUN(one_worker(), &r, huge_alloc, 0);
+    _exit(0);
+}
+
+/* Segmented: malloc fails for a 16 TiB stacklet.  Linear: the region overflows. */
+TEST(alloc_failure_reported) {
+    char *err;
+    int st = test_run_capturing(run_huge, NULL, &err);
+    ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
+#if FK_STACK == FK_STACK_LIN
+    ASSERT_STR_CONTAINS(err, "linear frame stack overflow");
+    ASSERT_STR_CONTAINS(err, "FORKSCOPE_LINEAR_STACK");
+#else
+    ASSERT_STR_CONTAINS(err, "out of memory allocating a");
+#endif
+    free(err);
+}
+
+/* Deep recursion exhausts the frame stack: with the address space capped (segmented) or a
+ * small region (linear), the runtime says so instead of crashing. */
+static void deep_small_stack(void *arg) {
+    (void)arg;
+#if FK_STACK == FK_STACK_LIN
+    setenv("FORKSCOPE_LINEAR_STACK", "1M", 1);
+#else
+    struct rlimit rl = {1u << 30, 1u << 30};
+    setrlimit(RLIMIT_AS, &rl);
+#endif
     int64_t r;
-    FK_RUN(p, &r, fatchain, 1000000);
+    FK_RUN(one_worker(), &r, fatchain, 1000000);
     _exit(0);
 }
 
 TEST(stack_exhaustion_reported) {
+    if (TEST_SANITIZED && FK_STACK == FK_STACK_SEG)
+        return; /* sanitizers need the address space that this test takes away */
     char *err;
     int st = test_run_capturing(deep_small_stack, NULL, &err);
     ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
@@ -445,10 +487,16 @@ TEST(stack_exhaustion_reported) {
 #if FK_DEBUG
 /* ---- misuse caught by FK_DEBUG builds ------------------------------------------------------ */
 
+/* (A task with no FK_BEGIN at all does not compile; these reach a fork or join first.) */
+static int64_t dummy_slot;
 FK_TASK(bad_noframe_fork, int64_t, fib_frame *f, (int, n)) {
-    FK_FORK(&f->a, fib, n); /* no FK_BEGIN */
-    FK_JOIN();
-    FK_RETURN(0);
+    if (n >= 0) {
+        FK_FORK(&dummy_slot, fib, n); /* before FK_BEGIN */
+        FK_JOIN();
+        FK_RETURN(0);
+    }
+    FK_BEGIN(f);
+    FK_RETURN(1);
 } FK_END
 
 FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
@@ -458,10 +506,12 @@ FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
 } FK_END
 
 FK_TASK(bad_join_noframe, int64_t, fib_frame *f, (int, n)) {
-    (void)n;
-    (void)f;
-    FK_JOIN();
-    FK_RETURN(0);
+    if (n >= 0) {
+        FK_JOIN(); /* before FK_BEGIN */
+        FK_RETURN(0);
+    }
+    FK_BEGIN(f);
+    FK_RETURN(1);
 } FK_END
 
 typedef struct {
@@ -551,6 +601,7 @@ int main(int argc, char **argv) {
         TEST_CASE(stats_counts, 30),
         TEST_CASE(api_errors, 10),
         TEST_CASE(run_from_worker_refused, 10),
+        TEST_CASE(alloc_failure_reported, 60),
         TEST_CASE(stack_exhaustion_reported, 120),
 #if FK_DEBUG
         TEST_CASE(misuse_detected, 30),

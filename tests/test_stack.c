@@ -104,7 +104,7 @@ FK_TASK(lin_probe, int, probe_frame *f, (int, unused)) {
     memset(f->b, 'b', 3 << 20);
     look(fk__w);
     CHECK(count == 1 && cur == 0);
-    CHECK(f->b - f->a == (1 << 20));
+    CHECK(f->b - f->a >= (1 << 20) && f->b - f->a <= (1 << 20) + 64); /* contiguous (debug builds add a header) */
     FK_FREE(f->b);
     for (int i = 0; i < (1 << 20); i++)
         CHECK(f->a[i] == 'a');
@@ -161,15 +161,18 @@ TEST(stack_rules) {
     fk_pool_destroy(p);
 }
 
+/* Shallower under sanitizers: ThreadSanitizer tracks every native frame (slowly). */
+#define DEPTH (TEST_SANITIZED ? 5000 : 50000)
+
 TEST(frames_survive_deep_recursion) {
     for (unsigned w = 1; w <= 3; w++) {
         fk_pool *p = pool_of(w);
         int bad = -1;
-        ASSERT_EQ(FK_RUN(p, &bad, rec, 50000), 0);
+        ASSERT_EQ(FK_RUN(p, &bad, rec, DEPTH), 0);
         ASSERT_EQ(bad, 0);
         fk_stats st;
         fk_pool_stats(p, &st, NULL);
-        ASSERT_GE(st.stack_bytes_peak, 50000 * sizeof(rec_frame));
+        ASSERT_GE(st.stack_bytes_peak, DEPTH * sizeof(rec_frame));
         fk_pool_destroy(p);
     }
 }
@@ -179,7 +182,7 @@ TEST(frames_survive_deep_recursion) {
 TEST(memory_returned) {
     fk_pool *p = pool_of(2);
     int bad;
-    ASSERT_EQ(FK_RUN(p, &bad, rec, 100000), 0);
+    ASSERT_EQ(FK_RUN(p, &bad, rec, 2 * DEPTH), 0);
     ASSERT_EQ(bad, 0);
     int64_t held = atomic_load(&p->stack_bytes);
     fk_stats st;

@@ -28,6 +28,19 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Sanitized builds cannot cap the address space (the shadow memory needs it) and
+ * ThreadSanitizer records at most 65,536 stack frames: tests scale down or skip parts. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define TEST_SANITIZED 1
+#else
+#define TEST_SANITIZED 0
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define TEST_TSAN 1
+#else
+#define TEST_TSAN 0
+#endif
+
 struct test_case {
     const char *name;
     void (*fn)(void);

@@ -35,6 +35,7 @@
  *     garbage).  Anything read after a fork, call or join must live in the frame (f->...).  The result address of a fork or call must
  *     point into the frame too (or to memory that outlives the join).
  *  2. FK_BEGIN comes before the first FK_FORK, FK_CALL, FK_JOIN or FK_ALLOC, once.     *
+ *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.
  *  3. Between an FK_FORK and the next FK_JOIN (a fork-join scope) the task must not read
  *     a forked child's result, and must not use FK_ALLOC/FK_FREE.                      *
  *  4. Every FK_FORK is joined before FK_RETURN (fully strict fork-join).                *
@@ -166,7 +167,7 @@ unsigned fk__worker_id(const fk_worker *w);
 
 /* ---- the task macros ----------------------------------------------------------------- */
 
-#define FK_TASK(name, RET, FRAMEDECL, ...)                                                 \
+#define FK__TASK_COMMON(name, RET, ...)                                                    \
     static FK__TASK_ATTR int name(fk_worker *, uintptr_t, RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)); \
     struct name##__args {                                                                  \
         FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)                                         \
@@ -183,26 +184,54 @@ unsigned fk__worker_id(const fk_worker *w);
     static FK__UNUSED int name##__resume(fk_worker *fk__w, fk_frame *fk__f) {             \
         return name(fk__w, (uintptr_t)fk__f | FK__LINK_RESUME, (RET *)fk__f->ret,          \
                     FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__));                            \
-    }                                                                                      \
+    }
+
+#define FK_TASK(name, RET, FRAMEDECL, ...)                                                 \
+    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
     static int name(fk_worker *fk__w, uintptr_t fk__link, RET *fk__ret,                    \
                     FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {                          \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk__resume_fn *const fk__self_fn FK__UNUSED = name##__resume;                      \
-        FRAMEDECL FK__UNUSED = (void *)(fk__link & ~FK__LINK_MASK);                        \
-        fk_frame *fk__self = (fk_frame *)(fk__link & ~FK__LINK_MASK);                      \
+        FRAMEDECL FK__UNUSED;                                                              \
+        fk_frame *fk__self FK__UNUSED;                                                     \
         int fk__has_frame FK__UNUSED = 0;                                                  \
-        if (FK__UNLIKELY(fk__link & FK__LINK_RESUME)) {                                    \
-            fk__has_frame = 1;                                                             \
-            goto *fk__self->resume;                                                        \
-        }
+        const int fk__resumable FK__UNUSED = 1;                                            \
+        if (FK__UNLIKELY(fk__link & FK__LINK_RESUME))                                      \
+            goto fk__begin;
+
+/* A task that never forks, calls or joins (so it never needs a frame and is never
+ * resumed): FK_LEAF_TASK(name, result type, (type, param)...) { ... FK_RETURN(v); } FK_END.
+ * It can be forked, called and run as a root like any task. */
+#define FK_LEAF_TASK(name, RET, ...)                                                       \
+    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    static int name(fk_worker *fk__w, uintptr_t fk__link, RET *fk__ret,                    \
+                    FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {                          \
+        static const char fk__task_name[] FK__UNUSED = #name;                              \
+        fk_frame *const fk__self FK__UNUSED = NULL;                                        \
+        enum { fk__has_frame = 0 };                                                        \
+        (void)fk__w;                                                                       \
+        (void)fk__link;
 
 /* Closes the body of an FK_TASK. */
 #define FK_END }
 
-/* Allocates the task's frame (the variable named in FK_TASK) on the worker's frame stack. */
+/* Allocates the task's frame (the variable named in FK_TASK) on the worker's frame stack.
+ * Every FK_TASK has exactly one FK_BEGIN, before its first fork, call, join or FK_ALLOC
+ * (a task without one does not compile: use FK_LEAF_TASK).  A resumed task enters here and
+ * jumps to its resume point, so the code before FK_BEGIN runs only on a fresh call, and a
+ * leaf that returns before FK_BEGIN costs no more than a plain C call: the compiler can
+ * place the saving of registers after the leaf test. */
 #define FK_BEGIN(var)                                                                      \
+    fk__begin:                                                                             \
+    if (FK__UNLIKELY(fk__link & FK__LINK_RESUME)) {                                        \
+        (var) = (void *)(fk__link & ~FK__LINK_MASK);                                       \
+        fk__self = &(var)->fk;                                                             \
+        fk__has_frame = 1;                                                                 \
+        goto *fk__self->resume;                                                            \
+    }                                                                                      \
     do {                                                                                   \
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                               \
+        (void)fk__resumable;                                                               \
         (var) = fk__alloc(fk__w, FK__ROUND(sizeof *(var)));                                \
         fk__self = &(var)->fk;                                                             \
         fk__frame_init(fk__w, fk__self, fk__self_fn, fk__link, fk__ret);                   \
@@ -220,9 +249,10 @@ unsigned fk__worker_id(const fk_worker *w);
 #define FK_RETURN(v)                                                                       \
     do {                                                                                   \
         __typeof__(*fk__ret) fk__v = (v);                                                  \
+        __typeof__(fk__ret) fk__r = fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret; \
         FK__RETURN_FREE();                                                                 \
-        FK__CHECK(fk__ret != NULL, "FK_RETURN: the parent gave no result address");       \
-        *fk__ret = fk__v;                                                                  \
+        FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");         \
+        *fk__r = fk__v;                                                                    \
         return 1;                                                                          \
     } while (0)
 #define FK_RETURN_VOID()                                                                   \
@@ -278,6 +308,7 @@ unsigned fk__worker_id(const fk_worker *w);
  * that finished; if we are last, the parent is waiting at its join: continue there. */
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__SCOPE_OPEN();                                                                  \
@@ -296,6 +327,7 @@ unsigned fk__worker_id(const fk_worker *w);
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(fk__w, n_call);                                                       \
@@ -307,6 +339,7 @@ unsigned fk__worker_id(const fk_worker *w);
 
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
+        (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
@@ -321,6 +354,7 @@ unsigned fk__worker_id(const fk_worker *w);
 
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__SCOPE_OPEN();                                                                  \
@@ -335,6 +369,7 @@ unsigned fk__worker_id(const fk_worker *w);
  * finish elsewhere (fk__complete).  We unwind at once. */
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(fk__w, n_call);                                                       \
@@ -349,6 +384,7 @@ unsigned fk__worker_id(const fk_worker *w);
  * it now finish elsewhere; fk__join_unwound arrives for us and we unwind. */
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
+        (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         while (fk__self->nrec) {                                                           \

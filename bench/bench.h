@@ -1,0 +1,92 @@
+/* bench.h — what a benchmark kernel provides to the bench driver, and what it gets.
+ *
+ * One driver executable is built per variant: a runtime variant (cont-seg, cont-lin,
+ * child-seg, child-lin), the serial projection (FK_BASELINE_SERIAL) or an OpenMP baseline
+ * (FK_BASELINE_OMP, built with gcc/libgomp and with clang/libomp).  Every kernel source is
+ * compiled into every driver and provides, under #if, the version that driver runs.
+ *
+ * The driver parses the kernel's options (each option names its type, default and limits;
+ * a bad value is an error naming the option), calls prepare() outside any timing, then
+ * run() for each warm-up and timed repetition, then verify() once on the last answer, and
+ * prints one JSON object.  A kernel stores its answer and any figures it wants reported as
+ * JSON members of `out`. */
+#ifndef FK_BENCH_H
+#define FK_BENCH_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP)
+#define FK_BENCH_RUNTIME 1
+#include "forkscope.h"
+#else
+#define FK_BENCH_RUNTIME 0
+#endif
+
+enum bench_opt_type {
+    BENCH_INT,    /* 64-bit integer */
+    BENCH_DOUBLE, /* real number */
+    BENCH_CHOICE, /* one of a '|'-separated list in `choices` */
+};
+
+typedef struct bench_opt {
+    const char *name; /* without dashes: "n" is given as --n VALUE (or, for UTS, -x VALUE) */
+    enum bench_opt_type type;
+    const char *def;     /* default, as it would be written on the command line */
+    double min, max;     /* inclusive range (BENCH_INT, BENCH_DOUBLE) */
+    int pow2;            /* BENCH_INT: must be a power of two */
+    const char *choices; /* BENCH_CHOICE */
+    const char *help;
+} bench_opt;
+
+#define BENCH_MAX_OPTS 16
+
+typedef struct bench_ctx {
+    const struct bench_kernel *kernel;
+    /* Option values, in the order of kernel->opts. */
+    int64_t i[BENCH_MAX_OPTS];
+    double d[BENCH_MAX_OPTS];
+    const char *s[BENCH_MAX_OPTS];
+    unsigned workers;
+#if FK_BENCH_RUNTIME
+    fk_pool *pool; /* created by the driver before prepare() */
+#endif
+    void *state; /* the kernel's own (inputs, answer) */
+    json_t *out; /* the kernel adds its answer and figures here */
+} bench_ctx;
+
+typedef struct bench_kernel {
+    const char *name;
+    const char *summary;
+    const bench_opt *opts; /* terminated by an entry with name == NULL */
+    /* Builds inputs, outside timing.  0, or -1 after printing an error to stderr. */
+    int (*prepare)(bench_ctx *c);
+    /* One repetition: the timed work. */
+    void (*run)(bench_ctx *c);
+    /* Checks the answer of the last repetition.  Adds "answer" (and whatever else is worth
+     * reporting, e.g. "expected", "error") to c->out and returns 1 if it is right. */
+    int (*verify)(bench_ctx *c);
+    void (*cleanup)(bench_ctx *c);
+} bench_kernel;
+
+/* The kernels (kernels/ and uts/), and the calibrate kernel (bench/driver.c). */
+extern const bench_kernel bench_fib, bench_integrate, bench_matmul, bench_nqueens, bench_uts, bench_calibrate;
+
+/* All kernels, NULL-terminated; one by name (NULL if unknown). */
+extern const bench_kernel *const bench_kernels[];
+const bench_kernel *bench_find(const char *name);
+
+/* Option index by name, for kernels that look their options up (-1 if none). */
+int bench_opt_index(const bench_kernel *k, const char *name);
+
+/* Sets every option of k to its default and creates c->out.  0 on success. */
+int bench_ctx_init(bench_ctx *c, const bench_kernel *k);
+/* Parses and checks option idx (named flag in messages) from text; 0, or -1 with a message
+ * naming the option in err. */
+int bench_set_opt(bench_ctx *c, int idx, const char *flag, const char *val, char *err, size_t errlen);
+
+/* The name of this driver's variant ("cont-seg", "serial", "omp", "omp-llvm"). */
+const char *bench_variant(void);
+
+#endif

@@ -1,0 +1,124 @@
+/* integrate.c — adaptive trapezoid integration of f(x) = (x^2 + 1) x over [0, n].
+ *
+ * integrate(x1, y1, x2, y2, area): halve the interval; if the two halves' trapezoids agree
+ * with the parent's estimate to within eps, return their sum; else fork the left half, call
+ * the right half, join and return the sum.  The root (0, f(0), n, f(n), 0) always splits.
+ * The paper's size: n = 10^4, eps = 1e-9 (350,009,975 calls).  The answer is checked
+ * against the closed form F(n) = n^2 (n^2 + 2) / 4: the sum is formed in the same order by
+ * every form, so every form gives the same double. */
+#include <math.h>
+
+#include "bench/bench.h"
+
+enum { OPT_N, OPT_EPS };
+static const bench_opt integrate_opts[] = {
+    [OPT_N] = {"n", BENCH_INT, "10000", 1, 1e6, 0, NULL, "integrate over [0, n]"},
+    [OPT_EPS] = {"eps", BENCH_DOUBLE, "1e-9", 1e-15, 1e6, 0, NULL, "tolerance of each refinement"},
+    {0},
+};
+
+static double result, eps;
+
+static inline double fn(double x) { return (x * x + 1.0) * x; }
+
+/* ---- serial projection ------------------------------------------------------------------ */
+__attribute__((noinline)) static double integrate_serial(double x1, double y1, double x2, double y2, double area) {
+    double half = (x2 - x1) / 2, x0 = x1 + half, y0 = fn(x0);
+    double al = (y1 + y0) / 2 * half, ar = (y0 + y2) / 2 * half;
+    if (fabs(al + ar - area) < eps)
+        return al + ar;
+    double a = integrate_serial(x1, y1, x0, y0, al);
+    double b = integrate_serial(x0, y0, x2, y2, ar);
+    __asm__ volatile("" : "+x"(b)); /* keeps the second call a call (see fib.c) */
+    return a + b;
+}
+
+#if defined(FK_BASELINE_SERIAL)
+static void integrate_run(bench_ctx *c) {
+    double n = (double)c->i[OPT_N];
+    result = integrate_serial(0, fn(0), n, fn(n), 0);
+}
+
+/* ---- OpenMP tasks ----------------------------------------------------------------------- */
+#elif defined(FK_BASELINE_OMP)
+static double integrate_omp(double x1, double y1, double x2, double y2, double area) {
+    double half = (x2 - x1) / 2, x0 = x1 + half, y0 = fn(x0);
+    double al = (y1 + y0) / 2 * half, ar = (y0 + y2) / 2 * half;
+    if (fabs(al + ar - area) < eps)
+        return al + ar;
+    double a, b;
+#pragma omp task shared(a)
+    a = integrate_omp(x1, y1, x0, y0, al);
+    b = integrate_omp(x0, y0, x2, y2, ar);
+#pragma omp taskwait
+    return a + b;
+}
+
+static void integrate_run(bench_ctx *c) {
+    double n = (double)c->i[OPT_N];
+#pragma omp parallel
+#pragma omp single
+    result = integrate_omp(0, fn(0), n, fn(n), 0);
+}
+
+/* ---- forkscope ----------------------------------------------------------------------------- */
+#else
+typedef struct {
+    fk_frame fk;
+    double a, b;
+    double x0, y0, x2, y2, ar; /* the right half, needed after the fork */
+} integrate_frame;
+
+FK_TASK(integrate, double, integrate_frame *f, (double, x1), (double, y1), (double, x2), (double, y2),
+        (double, area)) {
+    double half = (x2 - x1) / 2, x0 = x1 + half, y0 = fn(x0);
+    double al = (y1 + y0) / 2 * half, ar = (y0 + y2) / 2 * half;
+    if (fabs(al + ar - area) < eps)
+        FK_RETURN(al + ar);
+    FK_BEGIN(f);
+    f->x0 = x0;
+    f->y0 = y0;
+    f->x2 = x2;
+    f->y2 = y2;
+    f->ar = ar;
+    FK_FORK(&f->a, integrate, x1, y1, x0, y0, al);
+    FK_CALL(&f->b, integrate, f->x0, f->y0, f->x2, f->y2, f->ar);
+    FK_JOIN();
+    FK_RETURN(f->a + f->b);
+} FK_END
+
+static void integrate_run(bench_ctx *c) {
+    double n = (double)c->i[OPT_N];
+    if (FK_RUN(c->pool, &result, integrate, 0, fn(0), n, fn(n), 0))
+        result = NAN;
+}
+#endif
+
+static int integrate_prepare(bench_ctx *c) {
+    eps = c->d[OPT_EPS];
+    return 0;
+}
+
+static int integrate_verify(bench_ctx *c) {
+    double n = (double)c->i[OPT_N];
+    double exact = n * n * (n * n + 2) / 4;
+    /* The serial projection in doubles is the reference answer (the tree of refinements and
+     * the order of additions are the same in every form); it must also be within eps of
+     * the closed form, relative to the integral's size (doubles near 1e15 are 0.25 apart). */
+    double serial = integrate_serial(0, fn(0), n, fn(n), 0);
+    double err = fabs(result - exact), tol = eps + 1e-12 * fabs(exact);
+    json_object_set_new(c->out, "answer", json_real(result));
+    json_object_set_new(c->out, "expected", json_real(exact));
+    json_object_set_new(c->out, "error", json_real(err));
+    json_object_set_new(c->out, "tolerance", json_real(tol));
+    return result == serial && err <= tol;
+}
+
+const bench_kernel bench_integrate = {
+    .name = "integrate",
+    .summary = "adaptive trapezoid integration of (x^2+1)x over [0, n]",
+    .opts = integrate_opts,
+    .prepare = integrate_prepare,
+    .run = integrate_run,
+    .verify = integrate_verify,
+};

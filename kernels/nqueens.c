@@ -1,0 +1,148 @@
+/* nqueens.c — count the placements of n non-attacking queens on an n x n board.
+ *
+ * A task at row j holds an n x n buffer of child boards (one row of n bytes per column it
+ * tries): for each column i it copies its own board's first j entries into row i, sets
+ * entry j to i, checks the prefix for conflicts, and forks the valid children; then one
+ * join and the sum of the children's counts.  A task at row n returns 1.  The paper's size
+ * is n = 14 (365,596 solutions).  Checked against the known counts for n = 1..18. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/bench.h"
+
+#define NQ_MAX 18
+
+enum { OPT_N };
+static const bench_opt nqueens_opts[] = {
+    [OPT_N] = {"n", BENCH_INT, "14", 1, NQ_MAX, 0, NULL, "board size"},
+    {0},
+};
+
+static const int64_t known[NQ_MAX + 1] = {0,     1,      0,       0,        2,         10,         4,
+                                          40,    92,     352,     724,      2680,      14200,      73712,
+                                          365596, 2279184, 14772512, 95815104, 666090624};
+
+static int64_t result;
+
+/* Does the queen in row j of board b attack any queen in rows 0..j-1? */
+static inline int conflict(const char *b, int j) {
+    for (int r = 0; r < j; r++) {
+        int d = b[j] - b[r];
+        if (d == 0 || d == j - r || d == r - j)
+            return 1;
+    }
+    return 0;
+}
+
+/* ---- serial projection ------------------------------------------------------------------ */
+#if defined(FK_BASELINE_SERIAL)
+__attribute__((noinline)) static int64_t nqueens_serial(int j, const char *board, int n) {
+    if (j == n)
+        return 1;
+    char buf[NQ_MAX * NQ_MAX];
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        char *child = buf + i * n;
+        memcpy(child, board, (size_t)j);
+        child[j] = (char)i;
+        if (!conflict(child, j))
+            sum += nqueens_serial(j + 1, child, n);
+    }
+    return sum;
+}
+
+static void nqueens_run(bench_ctx *c) {
+    char empty[NQ_MAX] = {0};
+    result = nqueens_serial(0, empty, (int)c->i[OPT_N]);
+}
+
+/* ---- OpenMP tasks ----------------------------------------------------------------------- */
+#elif defined(FK_BASELINE_OMP)
+static int64_t nqueens_omp(int j, const char *board, int n) {
+    if (j == n)
+        return 1;
+    char buf[NQ_MAX * NQ_MAX];
+    int64_t res[NQ_MAX];
+    for (int i = 0; i < n; i++) {
+        char *child = buf + i * n;
+        memcpy(child, board, (size_t)j);
+        child[j] = (char)i;
+        res[i] = 0;
+        if (!conflict(child, j)) {
+#pragma omp task shared(res) firstprivate(child, i)
+            res[i] = nqueens_omp(j + 1, child, n);
+        }
+    }
+#pragma omp taskwait
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += res[i];
+    return sum;
+}
+
+static void nqueens_run(bench_ctx *c) {
+    char empty[NQ_MAX] = {0};
+    int n = (int)c->i[OPT_N];
+#pragma omp parallel
+#pragma omp single
+    result = nqueens_omp(0, empty, n);
+}
+
+/* ---- forkscope ----------------------------------------------------------------------------- */
+#else
+typedef struct {
+    fk_frame fk;
+    int j, n, i;
+    char *buf;    /* n x n child boards, on the frame stack (FK_ALLOC) */
+    int64_t *res; /* the children's counts, in the same block */
+} nq_frame;
+
+FK_TASK(nqueens, int64_t, nq_frame *f, (int, j), (const char *, board), (int, n)) {
+    if (j == n)
+        FK_RETURN(1);
+    FK_BEGIN(f);
+    f->j = j;
+    f->n = n;
+    f->res = FK_ALLOC(int64_t, (size_t)n + ((size_t)n * (size_t)n + 7) / 8);
+    f->buf = (char *)(f->res + n);
+    for (int i = 0; i < n; i++) {
+        char *child = f->buf + i * n;
+        memcpy(child, board, (size_t)j);
+        child[j] = (char)i;
+        f->res[i] = 0;
+    }
+    /* The loop below forks: from here on, only frame fields. */
+    for (f->i = 0; f->i < f->n; f->i++) {
+        char *child = f->buf + f->i * f->n;
+        if (!conflict(child, f->j))
+            FK_FORK(&f->res[f->i], nqueens, f->j + 1, child, f->n);
+    }
+    FK_JOIN();
+    int64_t sum = 0;
+    for (int i = 0; i < f->n; i++)
+        sum += f->res[i];
+    FK_FREE(f->res);
+    FK_RETURN(sum);
+} FK_END
+
+static void nqueens_run(bench_ctx *c) {
+    static const char empty[NQ_MAX];
+    if (FK_RUN(c->pool, &result, nqueens, 0, empty, (int)c->i[OPT_N]))
+        result = -1;
+}
+#endif
+
+static int nqueens_verify(bench_ctx *c) {
+    int n = (int)c->i[OPT_N];
+    json_object_set_new(c->out, "answer", json_integer(result));
+    json_object_set_new(c->out, "expected", json_integer(known[n]));
+    return result == known[n];
+}
+
+const bench_kernel bench_nqueens = {
+    .name = "nqueens",
+    .summary = "count the solutions of the n-queens problem (fork every valid placement)",
+    .opts = nqueens_opts,
+    .run = nqueens_run,
+    .verify = nqueens_verify,
+};
