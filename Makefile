@@ -55,6 +55,14 @@ RUNTIME_SRC := $(wildcard runtime/*.c)
 BENCH_SRC   := bench/driver.c bench/registry.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
 BENCH_LIBS  := -ljansson -lnettle -lm
 
+# The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
+# every harness object but main.o.
+HARNESS_SRC     := $(wildcard harness/*.c)
+HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
+HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lhwloc -lm
+COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
+                     tests/test_plot.c tests/test_topology.c tests/test_papi.c))
+
 # ---- rules -------------------------------------------------------------------------------
 # $(1) mode, $(2) variant
 define OBJ_RULES
@@ -116,10 +124,28 @@ $(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libfor
 $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
 DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
+# ---- the harness ------------------------------------------------------------------------------
+$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC))
+	@mkdir -p $(@D)
+	$(CC) $(MODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
+
+define COMMON_TEST_RULES
+$(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %.c,$(BUILD)/$(1)/common/%.o,$$(HARNESS_LIB_SRC))
+	$$(CC) $$(MODE_$(1)) -pthread $$^ -o $$@ $$(HARNESS_LIBS)
+endef
+$(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES,$(m),$(t)))))
+common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
+
 # ---- top-level targets ---------------------------------------------------------------------
 .PHONY: all setup check check-rel check-debug check-tsan check-asan warnings bench run clean
 
-all: $(call rt_tests,rel) $(DRIVERS)
+# The fib overhead table (T1/Ts, Ts/T2 of every variant); BENCH_N, BENCH_REPS to change it.
+BENCH_N ?= 42
+BENCH_REPS ?= 5
+bench: setup $(DRIVERS)
+	scripts/bench-fib.sh $(BENCH_N) $(BENCH_REPS)
+
+all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 
 setup:
 	@scripts/setup.sh
@@ -127,12 +153,13 @@ setup:
 # Build in parallel, then run the suites one after another (their output stays readable).
 check: setup
 	@rm -f build/test-totals
-	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m)))
+	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
+	  $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 	@$(MAKE) --no-print-directory -j1 -k check-rel check-debug check-tsan check-asan; \
 	  scripts/run-tests.sh --summary
 
-check-rel: $(call rt_tests,rel)
-	@scripts/run-tests.sh rel $^
+check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
+	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel)
 check-debug: $(call rt_tests,debug)
 	@scripts/run-tests.sh debug $^
 check-tsan: $(call rt_tests,tsan)

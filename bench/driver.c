@@ -319,8 +319,8 @@ int main(int argc, char **argv) {
             printf("Tree size = %lld, tree depth = %lld, num leaves = %lld (%.2f%%)\n", (long long)nodes,
                    (long long)depth, (long long)leaves, nodes ? 100.0 * (double)leaves / (double)nodes : 0.0);
             json_t *t = json_array_get(json_object_get(a.doc, "times"), 0);
-            fprintf(stderr, "%s: %s %s on %u workers: %.3f s\n", prog, bench_variant(), a.sched, c.workers,
-                    json_real_value(t));
+            fprintf(stderr, "%s: %s%s%s on %u workers: %.3f s\n", prog, bench_variant(), FK_BENCH_RUNTIME ? "-" : "",
+                    FK_BENCH_RUNTIME ? a.sched : "", c.workers, json_real_value(t));
         } else {
             char *s = json_dumps(a.doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
             puts(s);

@@ -216,9 +216,9 @@ unsigned fk_pool_workers(const fk_pool *p) { return p->n; }
 
 static void worker_stats(const fk_worker *w, fk_stats *s) {
     memset(s, 0, sizeof *s);
-#if FK_STATS
-    s->forks = LOAD(w->hot.n_fork);
+    s->forks = LOAD(w->hot.n_fork); /* 0 unless tasks were compiled with FK_STATS >= 2 */
     s->calls = LOAD(w->hot.n_call);
+#if FK_STATS
     s->roots = LOAD(w->st.roots);
     s->steals = LOAD(w->st.steals);
     s->steal_empty = LOAD(w->st.steal_empty);

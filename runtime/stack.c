@@ -14,6 +14,12 @@
 
 #include "worker.h"
 
+fk_frame *fk__frame_new_slow(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret) {
+    fk_frame *f = fk__alloc_slow(w, n);
+    fk__frame_init(f, fn, link, ret);
+    return f;
+}
+
 void fk__stack_account(fk_pool *pool, int64_t bytes) {
     int64_t now = atomic_fetch_add_explicit(&pool->stack_bytes, bytes, memory_order_relaxed) + bytes;
     int64_t peak = atomic_load_explicit(&pool->stack_bytes_peak, memory_order_relaxed);

@@ -109,6 +109,7 @@ void fk__deque_destroy(fk_worker *w);
 enum { FK__STEAL_OK, FK__STEAL_EMPTY, FK__STEAL_LOST };
 int fk__steal(fk_worker *victim, fk__slot *out);
 int fk__pop_leftover(fk_worker *w, fk__slot *out);
+uint64_t fk__deque_bottom(const fk_worker *w); /* the owner's bottom index */
 
 /* stack.c */
 int fk__stack_init(fk_worker *w);

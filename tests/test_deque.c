@@ -47,8 +47,7 @@ static int dummy_thunk(fk_worker *w, const fk__record *r) {
 static uint64_t slot_id(fk__slot *s) { return atomic_load_explicit(&s->args[0], memory_order_relaxed); }
 static void push(uint64_t id) { fk__push_record(owner, dummy_thunk, 0, NULL, &id, sizeof id); }
 static int pop(fk_frame *f) {
-    f->nrec = 1;
-    return fk__pop_record(owner, f) != NULL;
+    return fk__pop_record(owner, f, 1) != NULL;
 }
 #endif
 
@@ -148,7 +147,7 @@ TEST(deque_owner_only) {
     }
     for (uint64_t id = 0; id < 100000; id++)
         ASSERT_EQ(atomic_load(&taken[id]), 1);
-    ASSERT_EQ_U(owner->hot.bottom, atomic_load(&owner->top));
+    ASSERT_EQ_U(fk__deque_bottom(owner), atomic_load(&owner->top));
     free(taken);
     fk__deque_destroy(owner);
     free(owner);

@@ -135,7 +135,8 @@ unsigned fk_pool_workers(const fk_pool *pool);
 /* ---- statistics -------------------------------------------------------------------- */
 
 typedef struct fk_stats {
-    uint64_t forks, calls, roots;   /* children created by FK_FORK / FK_CALL; roots run */
+    uint64_t forks, calls, roots;   /* children created by FK_FORK / FK_CALL (counted only in
+                                       tasks compiled with FK_STATS=2, else 0); roots run */
     uint64_t steals;                /* successful steals */
     uint64_t steal_empty;           /* attempts that found the victim's public deque empty */
     uint64_t steal_lost;            /* attempts that lost a race with another thief or the owner */
@@ -150,7 +151,7 @@ typedef struct fk_stats {
 /* Sums the workers' statistics (since the last fk_pool_stats_reset) into *sum; per_worker,
  * if not NULL, receives one entry per worker.  Safe at any time; between roots the numbers
  * are those of the finished roots (idle thieves may still add failed steal attempts).
- * Without FK_STATS every counter reads 0 and fk_stats_enabled() is 0. */
+ * fk_stats_enabled() returns the library's FK_STATS: 0 (every counter reads 0) or not. */
 void fk_pool_stats(const fk_pool *pool, fk_stats *sum, fk_stats *per_worker);
 void fk_pool_stats_reset(fk_pool *pool);
 int fk_stats_enabled(void);
@@ -192,8 +193,10 @@ unsigned fk__worker_id(const fk_worker *w);
                     FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {                          \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk__resume_fn *const fk__self_fn FK__UNUSED = name##__resume;                      \
+        fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
+        FK__SCOPE_LOCALS                                                                   \
         FRAMEDECL FK__UNUSED;                                                              \
-        fk_frame *fk__self FK__UNUSED;                                                     \
+        fk_frame *fk__self FK__UNUSED = NULL;                                              \
         int fk__has_frame FK__UNUSED = 0;                                                  \
         const int fk__resumable FK__UNUSED = 1;                                            \
         if (FK__UNLIKELY(fk__link & FK__LINK_RESUME))                                      \
@@ -227,14 +230,14 @@ unsigned fk__worker_id(const fk_worker *w);
         (var) = (void *)(fk__link & ~FK__LINK_MASK);                                       \
         fk__self = &(var)->fk;                                                             \
         fk__has_frame = 1;                                                                 \
+        (void)&&fk__begin; /* clang rejects an indirect goto in a task that never forks */ \
         goto *fk__self->resume;                                                            \
     }                                                                                      \
     do {                                                                                   \
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                               \
         (void)fk__resumable;                                                               \
-        (var) = fk__alloc(fk__w, FK__ROUND(sizeof *(var)));                                \
-        fk__self = &(var)->fk;                                                             \
-        fk__frame_init(fk__w, fk__self, fk__self_fn, fk__link, fk__ret);                   \
+        fk__self = fk__frame_new(fk__w, FK__ROUND(sizeof *(var)), fk__self_fn, fk__link, fk__ret); \
+        (var) = (void *)fk__self;                                                          \
         fk__has_frame = 1;                                                                 \
     } while (0)
 
@@ -250,9 +253,9 @@ unsigned fk__worker_id(const fk_worker *w);
     do {                                                                                   \
         __typeof__(*fk__ret) fk__v = (v);                                                  \
         __typeof__(fk__ret) fk__r = fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret; \
-        FK__RETURN_FREE();                                                                 \
         FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");         \
-        *fk__r = fk__v;                                                                    \
+        *fk__r = fk__v; /* before the free: nothing has to live across its slow path */    \
+        FK__RETURN_FREE();                                                                 \
         return 1;                                                                          \
     } while (0)
 #define FK_RETURN_VOID()                                                                   \
@@ -301,6 +304,8 @@ unsigned fk__worker_id(const fk_worker *w);
 #define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
 
 #if FK_STEAL == FK_STEAL_CONT
+
+#define FK__SCOPE_LOCALS
 
 /* Push our continuation, run the child.  Child returned 0: it was suspended, so our
  * continuation (older in the deque) was stolen before it: our C frame is dead, unwind.
@@ -352,6 +357,12 @@ unsigned fk__worker_id(const fk_worker *w);
 
 #else /* FK_STEAL_CHILD */
 
+#define FK__SCOPE_LOCALS uint32_t fk__nrec FK__UNUSED = 0;
+
+/* fk__nrec (a register): records this scope pushed that it has not popped or lost.  It is
+ * spilled to the frame only before FK_CALL, where a resumer may need it; on every path that
+ * resumes the frame its value is 0 (the prologue's), which is right: a join that completed
+ * has none, and the resumer after an unwound call has counted them as steals. */
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
         (void)fk__resumable;                                                               \
@@ -361,7 +372,7 @@ unsigned fk__worker_id(const fk_worker *w);
         FK__STAT_INC(fk__w, n_fork);                                                       \
         fk__push_record(fk__w, task##__thunk, (uintptr_t)fk__self, (slot),                 \
                         &(struct task##__args){__VA_ARGS__}, sizeof(struct task##__args)); \
-        fk__self->nrec++;                                                                  \
+        fk__nrec++;                                                                        \
     } while (0)
 
 /* A called child that returns 0 was suspended: whoever finishes it resumes us after the
@@ -374,27 +385,33 @@ unsigned fk__worker_id(const fk_worker *w);
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(fk__w, n_call);                                                       \
         fk__self->resume = &&L;                                                            \
+        fk__self->nrec = fk__nrec;                                                         \
         if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__))) \
             return 0;                                                                      \
     L:;                                                                                    \
     } while (0)
 
-/* Run our children still in the deque, newest first.  A pop that fails means the rest of
- * the scope was stolen.  A child that returns 0 was suspended: it and our records below
- * it now finish elsewhere; fk__join_unwound arrives for us and we unwind. */
+/* Run our children still in the deque, newest first: a child of the task's own kind by a
+ * direct call (recursive tasks), others through their thunk.  A pop that fails means the
+ * rest of the scope was stolen.  A child that returns 0 was suspended: it and our records
+ * left finish elsewhere; fk__join_unwound arrives for us and we unwind. */
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
         (void)fk__resumable;                                                               \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
-        while (fk__self->nrec) {                                                           \
-            const fk__record *fk__r = fk__pop_record(fk__w, fk__self);                     \
-            if (!fk__r)                                                                    \
+        while (fk__nrec) {                                                                 \
+            const fk__record *fk__r = fk__pop_record(fk__w, fk__self, fk__nrec);           \
+            if (!fk__r) {                                                                  \
+                fk__nrec = 0;                                                              \
                 break;                                                                     \
-            fk__self->nrec--;                                                              \
-            if (FK__UNLIKELY(!fk__record_thunk(fk__r)(fk__w, fk__r))) {                    \
+            }                                                                              \
+            fk__nrec--;                                                                    \
+            fk__thunk_fn *fk__t = fk__record_thunk(fk__r);                                 \
+            int fk__done = fk__t == fk__self_thunk ? fk__self_thunk(fk__w, fk__r) : fk__t(fk__w, fk__r); \
+            if (FK__UNLIKELY(!fk__done)) {                                                 \
                 fk__self->resume = &&L;                                                    \
-                fk__join_unwound(fk__w, fk__self, 1 + fk__self->nrec);                     \
+                fk__join_unwound(fk__w, fk__self, 1 + fk__nrec);                           \
                 return 0;                                                                  \
             }                                                                              \
         }                                                                                  \

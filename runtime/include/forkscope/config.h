@@ -3,7 +3,9 @@
  * Compile-time axes (they sit on the fork/join fast path, so a build fixes them):
  *   FK_STEAL   FK_STEAL_CONT (continuation stealing, default) or FK_STEAL_CHILD
  *   FK_STACK   FK_STACK_SEG (segmented geometric stacks, default) or FK_STACK_LIN (linear)
- *   FK_STATS   1 (default): per-worker statistics; 0 compiles every counter out
+ *   FK_STATS   1 (default): per-worker statistics of the slow paths (steals, sleeps,
+ *              stacklets...), which cost nothing on the fork/join fast path; 2: also
+ *              count every fork and call (a few instructions each); 0: no counters
  *   FK_DEBUG   1: cheap misuse checks that abort with a message; 0 (default): none
  * Run-time settings have defaults here; fk_pool_opts_init() applies the environment
  * (FORKSCOPE_* variables, see forkscope.h) on top of them. */

@@ -63,11 +63,16 @@ struct fk_frame {
     fk__resume_fn *fn;      /* re-enters this task at `resume` */
     uintptr_t link;         /* parent frame (| CALLED) or root record (| ROOT) */
     void *ret;              /* where the task's result goes */
-    uint32_t steals;        /* children of this scope that finish elsewhere (written by the frame's owner) */
-    _Atomic uint32_t joins; /* arrivals at the join counter, see FK__JOIN_K */
+    union { /* zeroed together by one store when the frame is made */
+        struct {
+            uint32_t steals;        /* children of this scope that finish elsewhere (written by the frame's owner) */
+            _Atomic uint32_t joins; /* arrivals at the join counter, see FK__JOIN_K */
+        };
+        uint64_t sync0;
+    };
     void *stack;            /* the stack this frame lives on, recorded when its worker lets go of it */
 #if FK_STEAL == FK_STEAL_CHILD
-    uint32_t nrec;          /* records this scope pushed that it has not popped or lost (owner only) */
+    uint32_t nrec;          /* records of this scope still in the deque, saved at FK_CALL (owner only) */
 #endif
 #if FK_DEBUG
     uint32_t dbg_magic;     /* FK__DBG_MAGIC while the frame is live */
@@ -100,29 +105,35 @@ struct fk__hot {
     char *sp;
     char *hi;
     char *lo;
-    /* Deque, owner's private view.  Slots [split, bottom) are private: thieves never touch
-     * them, so push and pop need no fence.  Slots [top, split) are public. */
-    uint64_t bottom;
+    /* Deque, owner's private view.  Slot index x lives at buf[x & mask]; the owner keeps a
+     * cursor instead of its bottom index: bottom = lap + (cur - buf).  Slots from split to
+     * bottom are private: thieves never touch them, so push and pop need no fence.  Slots
+     * from top to split are public.  splitp is split's slot; cur - 1 >= splitp means the
+     * newest slot is private (when the buffer wraps the test may say no wrongly, never yes
+     * wrongly: the slow path sorts it out). */
+    fk__slot *cur;
+    fk__slot *splitp;
+    uint64_t lap;
     uint64_t split;
     fk__slot *buf;
     uint64_t mask;
-#if FK_STATS
-    /* Written by the owner only (load + store, no atomic RMW); atomic so that anyone may
-     * read them at any time. */
+    /* Counted by the task macros when compiled with FK_STATS >= 2 (the layout does not
+     * depend on FK_STATS).  Written by the owner only (load + store, no atomic RMW); atomic
+     * so that anyone may read them at any time. */
     _Atomic uint64_t n_fork, n_call;
-#endif
-    /* push takes its slow path when bottom >= limit: limit is top + capacity (the buffer is
-     * full) or 0 (a thief asks the owner to publish work).  Thieves write it rarely and only
-     * when it is not already 0, so the owner's reads hit in its cache. */
-    _Alignas(64) _Atomic uint64_t limit;
-    char fk__pad[64 - sizeof(uint64_t)];
+    /* push takes its slow path when cur >= limit: limit is the end of the buffer or the
+     * slot that top + capacity maps to, whichever comes first, or NULL: a thief asks the
+     * owner to publish work.  Thieves write it rarely and only when it is not already NULL,
+     * so the owner's reads hit in its cache. */
+    _Alignas(64) _Atomic(fk__slot *) limit;
+    char fk__pad[64 - sizeof(void *)];
 };
 
 #define FK__HOT(w) ((struct fk__hot *)(void *)(w))
 
-#if FK_STATS
 #define FK__COUNT(c) \
     atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + 1, memory_order_relaxed)
+#if FK_STATS >= 2
 #define FK__STAT_INC(w, field) FK__COUNT(FK__HOT(w)->field)
 #else
 #define FK__STAT_INC(w, field) ((void)0)
@@ -130,16 +141,17 @@ struct fk__hot {
 
 /* ---- out-of-line slow paths (runtime) ---------------------------------------------- */
 
-void fk__push_slow(fk_worker *w);
+fk__slot *fk__push_slow(fk_worker *w);
 #if FK_STEAL == FK_STEAL_CONT
 int fk__pop_slow(fk_worker *w);
 #else
-const fk__record *fk__pop_slow(fk_worker *w, fk_frame *f);
+const fk__record *fk__pop_slow(fk_worker *w, fk_frame *f, uint32_t nrec);
 void fk__join_unwound(fk_worker *w, fk_frame *f, uint32_t detached);
 #endif
 int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add);
 int fk__join(fk_worker *w, fk_frame *f);
 void *fk__alloc_slow(fk_worker *w, size_t n);
+fk_frame *fk__frame_new_slow(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret);
 void fk__free_slow(fk_worker *w, void *p);
 int fk__run(fk_pool *pool, fk__thunk_fn *thunk, void *ret, const void *args, size_t size);
 
@@ -150,11 +162,12 @@ FK__NORETURN FK__COLD void fk__misuse(const char *what, const char *task, const 
 #define FK__ALIGN 16
 #define FK__ROUND(n) (((n) + (FK__ALIGN - 1)) & ~(size_t)(FK__ALIGN - 1))
 
-/* Allocates n bytes (a multiple of FK__ALIGN) on the worker's current stack. */
+/* Allocates n bytes (a multiple of FK__ALIGN) on the worker's current stack.  (The
+ * comparison is on addresses: a stack never ends within n bytes of the address space's.) */
 static inline void *fk__alloc(fk_worker *w, size_t n) {
     struct fk__hot *h = FK__HOT(w);
     char *p = h->sp;
-    if (FK__UNLIKELY((size_t)(h->hi - p) < n))
+    if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
         return fk__alloc_slow(w, n);
     h->sp = p + n;
     return p;
@@ -174,34 +187,32 @@ static inline void fk__free(fk_worker *w, void *p) {
 
 /* ---- deque, owner side --------------------------------------------------------------- */
 
-/* Makes room for one more slot and returns it; the caller fills it and then bumps bottom.
- * Ordering: slots are written relaxed; thieves see them only after the owner publishes
- * them with a release store of `split` in fk__push_slow (paired with the thief's acquire
- * load of split in fk__steal). */
-static inline fk__slot *fk__push_slot(fk_worker *w, uint64_t *bp) {
+/* Makes room for one more slot and returns it; the caller fills it and then sets
+ * cur = slot + 1.  Ordering: slots are written relaxed; thieves see them only after the
+ * owner publishes them with a release store of `split_pub` in fk__push_slow (paired with
+ * the thief's acquire load of split_pub in fk__steal). */
+static inline fk__slot *fk__push_slot(fk_worker *w) {
     struct fk__hot *h = FK__HOT(w);
-    uint64_t b = h->bottom;
-    if (FK__UNLIKELY(b >= atomic_load_explicit(&h->limit, memory_order_relaxed)))
-        fk__push_slow(w);
-    *bp = b;
-    return h->buf + (b & h->mask);
+    fk__slot *s = h->cur;
+    if (FK__UNLIKELY(s >= atomic_load_explicit(&h->limit, memory_order_relaxed)))
+        s = fk__push_slow(w);
+    return s;
 }
 
 #if FK_STEAL == FK_STEAL_CONT
 static inline void fk__push(fk_worker *w, fk_frame *f) {
-    uint64_t b;
-    fk__slot *s = fk__push_slot(w, &b);
+    fk__slot *s = fk__push_slot(w);
     atomic_store_explicit(&s->frame, f, memory_order_relaxed);
-    FK__HOT(w)->bottom = b + 1;
+    FK__HOT(w)->cur = s + 1;
 }
 
 /* Takes back the frame pushed last.  Returns 1 if it was still there; 0 if a thief stole
  * it (then the parent's continuation runs elsewhere). */
 static inline int fk__pop(fk_worker *w) {
     struct fk__hot *h = FK__HOT(w);
-    uint64_t b = h->bottom - 1;
-    if (FK__LIKELY(b >= h->split)) { /* private: no thief can reach it */
-        h->bottom = b;
+    fk__slot *s = h->cur - 1;
+    if (FK__LIKELY(s >= h->splitp)) { /* private: no thief can reach it */
+        h->cur = s;
         return 1;
     }
     return fk__pop_slow(w);
@@ -209,27 +220,28 @@ static inline int fk__pop(fk_worker *w) {
 #else
 static inline void fk__push_record(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret,
                                    const void *args, size_t size) {
-    uint64_t b, words[FK_RECORD_ARG_WORDS] = {0};
-    fk__slot *s = fk__push_slot(w, &b);
+    uint64_t words[FK_RECORD_ARG_WORDS];
+    fk__slot *s = fk__push_slot(w);
+    words[(size + 7) / 8 - 1] = 0; /* the last word may be partly filled */
     memcpy(words, args, size);
     atomic_store_explicit(&s->thunk, (uintptr_t)thunk, memory_order_relaxed);
     atomic_store_explicit(&s->link, link, memory_order_relaxed);
     atomic_store_explicit(&s->ret, (uintptr_t)ret, memory_order_relaxed);
     for (size_t i = 0; i < (size + 7) / 8; i++)
         atomic_store_explicit(&s->args[i], words[i], memory_order_relaxed);
-    FK__HOT(w)->bottom = b + 1;
+    FK__HOT(w)->cur = s + 1;
 }
 
-/* Takes back the record pushed last (one of f's f->nrec records), or returns NULL if it was
- * stolen: then so were all of f's older ones, f->steals counts them and f->nrec is 0. */
-static inline const fk__record *fk__pop_record(fk_worker *w, fk_frame *f) {
+/* Takes back the record pushed last (one of f's nrec records), or returns NULL if it was
+ * stolen: then so were all of f's older ones, and f->steals counts them. */
+static inline const fk__record *fk__pop_record(fk_worker *w, fk_frame *f, uint32_t nrec) {
     struct fk__hot *h = FK__HOT(w);
-    uint64_t b = h->bottom - 1;
-    if (FK__LIKELY(b >= h->split)) {
-        h->bottom = b;
-        return h->buf + (b & h->mask);
+    fk__slot *s = h->cur - 1;
+    if (FK__LIKELY(s >= h->splitp)) {
+        h->cur = s;
+        return s;
     }
-    return fk__pop_slow(w, f);
+    return fk__pop_slow(w, f, nrec);
 }
 #endif
 
@@ -249,21 +261,28 @@ static inline void fk__record_args(const fk__record *r, void *args, size_t size)
 
 #define FK__DBG_MAGIC 0xF0F0C0DEu
 
-static inline void fk__frame_init(fk_worker *w, fk_frame *f, fk__resume_fn *fn, uintptr_t link, void *ret) {
+static inline void fk__frame_init(fk_frame *f, fk__resume_fn *fn, uintptr_t link, void *ret) {
     f->fn = fn;
     f->link = link;
     f->ret = ret;
-    f->steals = 0;
-    atomic_store_explicit(&f->joins, 0, memory_order_relaxed);
-#if FK_STEAL == FK_STEAL_CHILD
-    f->nrec = 0;
-#endif
-    (void)w;
+    f->sync0 = 0; /* steals and joins; the frame is not shared yet */
 #if FK_DEBUG
     f->dbg_magic = FK__DBG_MAGIC;
     f->dbg_scope = 0;
     f->dbg_top_alloc = NULL;
 #endif
+}
+
+/* Allocates and initialises a task frame of n bytes.  The slow path (a new stacklet) does
+ * the initialisation itself, so that nothing has to survive a call on the fast path. */
+static inline fk_frame *fk__frame_new(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret) {
+    struct fk__hot *h = FK__HOT(w);
+    char *p = h->sp;
+    if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
+        return fk__frame_new_slow(w, n, fn, link, ret);
+    h->sp = p + n;
+    fk__frame_init((fk_frame *)(void *)p, fn, link, ret);
+    return (fk_frame *)(void *)p;
 }
 
 #if FK_DEBUG

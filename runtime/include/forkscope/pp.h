@@ -29,7 +29,7 @@
 #define FK__FIELD(t, n) t n;
 #define FK__ARG(t, n) fk__a.n
 #if FK_DEBUG
-#define FK__ZERO(t, n) (*(const t *)(const void *)fk__poison)
+#define FK__ZERO(t, n) (*(t const *)(const void *)fk__poison)
 #else
 #define FK__ZERO(t, n) (t){0}
 #endif

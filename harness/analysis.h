@@ -1,0 +1,16 @@
+/* analysis.h — the analysis half of the harness: statistics, the memory fit, reports and
+ * plots, computed from a results directory alone (DIR/raw.jsonl, DIR/env.json).
+ *
+ * Each command takes the arguments after its name (argv[0] is the command name) and
+ * returns a process exit status (see harness/exitcodes.h). */
+#ifndef FK_ANALYSIS_H
+#define FK_ANALYSIS_H
+
+/* forkscope fit DIR: writes DIR/summary.csv, DIR/fits.csv, DIR/report.md. */
+int fk_cmd_fit(int argc, char **argv);
+
+/* forkscope plot DIR: writes DIR/plots/ (data files, the gnuplot scripts used, PNG and PDF
+ * or SVG figures) and prints where everything went. */
+int fk_cmd_plot(int argc, char **argv);
+
+#endif

@@ -1,0 +1,82 @@
+/* results.h — the files of a results directory: the contract between the stages.
+ *
+ * `forkscope run CONFIG -o DIR` writes DIR/config.json, DIR/env.json and DIR/raw.jsonl;
+ * `forkscope fit DIR` reads only those and writes DIR/summary.csv, DIR/fits.csv and
+ * DIR/report.md; `forkscope plot DIR` reads only DIR/summary.csv, DIR/fits.csv (and
+ * DIR/env.json, DIR/config.json for titles) and writes DIR/plots/.  So a user can refit or
+ * replot without rerunning, and edit any of the inputs by hand.
+ *
+ * ---- DIR/config.json ---------------------------------------------------------------------
+ * A verbatim copy of the configuration file that produced the sweep (see configs/README.md
+ * for the format).  `--resume` refuses to continue if the given config differs from it.
+ *
+ * ---- DIR/env.json ------------------------------------------------------------------------
+ * One JSON object: {"date": ISO-8601 UTC, "host": hostname, "kernel": uname -srvm,
+ *   "cpu_model": string, "cores": online CPUs, "topology": hwloc summary string,
+ *   "memory_bytes": total RAM, "git_revision": string or null, "git_dirty": bool,
+ *   "compilers": {"gcc": version string, "clang": version string},
+ *   "drivers": {variant: {"path": ..., "flags": ..., "compiler": ...}, ...},
+ *   "forkscope_version": string, "config_file": path given}
+ *
+ * ---- DIR/raw.jsonl -----------------------------------------------------------------------
+ * One JSON object per line, one line per run (a run = one fresh driver process), appended
+ * and fsync'd as each run finishes; never rewritten.  Fields:
+ *   "schema": 1
+ *   "run_id": string, unique in the file: "<cell_id>#<rep>"  (rep from 0)
+ *   "cell_id": string "<benchmark>|<variant>|<workers>"; for calibrate runs the benchmark is
+ *              "calibrate"
+ *   "benchmark": the benchmark's name in the config (e.g. "fib", "T1", "uts-geo-small")
+ *   "kernel": driver kernel ("fib", "integrate", "matmul", "nqueens", "uts", "calibrate")
+ *   "params": {kernel option: value} as given to the driver
+ *   "variant": "cont-seg-busy" | ... | "serial" | "omp" | "omp-llvm"
+ *   "workers": integer P
+ *   "rep": integer, the repetition index within the cell (from 0)
+ *   "kind": "timed" | "calibrate"
+ *   "oversubscribed": bool (P > online cores)
+ *   "status": "ok"       driver exited 0, answer verified
+ *             "wrong"    driver exited 3: the answer did not verify
+ *             "crash"    killed by a signal it raised (SIGSEGV, SIGABRT, ...)
+ *             "timeout"  killed by the harness at the time limit
+ *             "memory"   stopped at the memory limit
+ *             "error"    any other failure (bad exit status, unparsable output, exec failed)
+ *   "exit_code": integer or null; "signal": signal name ("SIGSEGV") or null
+ *   "wall_s": wall time of the whole process as the parent saw it
+ *   "maxrss_kib": peak resident set of that process, from wait4(), in KiB
+ *   "user_s", "sys_s": CPU time of that process (wait4)
+ *   "time_s": the timed repetition's time from the driver (median of its "times" if it ran
+ *             several), or null if the run failed
+ *   "driver": the driver's JSON object as printed (null if none)
+ *   "stderr_tail": the last <= 2 KiB the driver wrote to stderr (for failures; "" if none)
+ *   "started": ISO-8601 UTC time the run started
+ *
+ * ---- DIR/summary.csv ---------------------------------------------------------------------
+ * One header line, then one row per cell of kind timed (calibrate cells are folded in).
+ * Columns, in this order:
+ *   benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,
+ *   time_median,time_mean,time_sd,time_se,time_min,time_max,
+ *   mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,mem_kib,mem_se_kib,
+ *   speedup,speedup_se,efficiency,efficiency_se
+ * Times in seconds.  mem_kib = max(mrss_median - calib_median, 4) (the calibrated peak
+ * memory, floored at 4 KiB as the paper did); mem_se_kib adds the two standard errors in
+ * quadrature.  speedup = T_s / T_P with T_s the serial projection's time_median for the
+ * same benchmark (Eq. 15); efficiency = speedup / P (Eq. 16); their standard errors by
+ * propagation from the two time standard errors.  failures: "" or e.g. "timeout:2;crash:1".
+ * Empty fields where a value cannot be computed (no successful run, no serial cell).
+ *
+ * ---- DIR/fits.csv --------------------------------------------------------------------------
+ *   benchmark,variant,status,points,m1_kib,a,a_se,b,b_se,n,n_se,chi2_dof,note
+ * The fit of Eq. 17, mem ~ a + b * M1 * P^n over the variant's cells of that benchmark
+ * (weighted nonlinear least squares, GSL, b >= 0, n >= 0), M1 = the variant's own mem_kib
+ * at P = 1.  status "ok", or "skipped" with the reason in note (e.g. "3 points, need 4",
+ * "no P=1 cell").
+ *
+ * ---- DIR/report.md -------------------------------------------------------------------------
+ * The experiment, the machine (from env.json), one results table per benchmark, a Table II
+ * style table of fitted exponents n +- error (benchmarks x variants), and the failures.
+ */
+#ifndef FK_RESULTS_H
+#define FK_RESULTS_H
+
+#define FK_RESULTS_SCHEMA 1
+
+#endif
