@@ -199,8 +199,10 @@ unsigned fk__worker_id(const fk_worker *w);
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
         int fk__has_frame FK__UNUSED = 0;                                                  \
         const int fk__resumable FK__UNUSED = 1;                                            \
-        if (FK__UNLIKELY(fk__link & FK__LINK_RESUME))                                      \
-            goto fk__begin;
+        if (FK__UNLIKELY(fk__link & FK__LINK_RESUME)) {                                    \
+            fk__self = (fk_frame *)(fk__link & ~FK__LINK_MASK);                            \
+            goto fk__begin;                                                                \
+        }
 
 /* A task that never forks, calls or joins (so it never needs a frame and is never
  * resumed): FK_LEAF_TASK(name, result type, (type, param)...) { ... FK_RETURN(v); } FK_END.
@@ -220,15 +222,13 @@ unsigned fk__worker_id(const fk_worker *w);
 
 /* Allocates the task's frame (the variable named in FK_TASK) on the worker's frame stack.
  * Every FK_TASK has exactly one FK_BEGIN, before its first fork, call, join or FK_ALLOC
- * (a task without one does not compile: use FK_LEAF_TASK).  A resumed task enters here and
- * jumps to its resume point, so the code before FK_BEGIN runs only on a fresh call, and a
- * leaf that returns before FK_BEGIN costs no more than a plain C call: the compiler can
- * place the saving of registers after the leaf test. */
+ * (a task without one does not compile: use FK_LEAF_TASK).  A resumed task jumps from its
+ * prologue straight to the stub here, which jumps on to its resume point; so the code
+ * before FK_BEGIN runs only on a fresh call. */
 #define FK_BEGIN(var)                                                                      \
+    if (0) {                                                                               \
     fk__begin:                                                                             \
-    if (FK__UNLIKELY(fk__link & FK__LINK_RESUME)) {                                        \
-        (var) = (void *)(fk__link & ~FK__LINK_MASK);                                       \
-        fk__self = &(var)->fk;                                                             \
+        (var) = (void *)fk__self;                                                          \
         fk__has_frame = 1;                                                                 \
         (void)&&fk__begin; /* clang rejects an indirect goto in a task that never forks */ \
         goto *fk__self->resume;                                                            \
