@@ -1,0 +1,214 @@
+/* test_kernels.c — fib, integrate, matmul, nqueens (and the calibrate kernel) at small sizes,
+ * verified, in whatever this binary was built as: a runtime variant (1-4 workers, busy and
+ * lazy), the serial projection, or an OpenMP baseline (1-4 threads).  Also the driver's
+ * command line: bad options give a one-line error naming the option and a non-zero exit. */
+#include <sys/wait.h>
+
+#include "bench/bench.h"
+#include "tests/testlib.h"
+
+#if defined(FK_BASELINE_OMP)
+#include <omp.h>
+#endif
+
+struct size {
+    const char *kernel, *opt, *val, *opt2, *val2;
+};
+
+/* Small problems that still fork thousands of tasks; matmul at two sizes so that both the
+ * full check (n <= 256) and the sampled check (n > 256) run. */
+static const struct size sizes[] = {
+    {"fib", "n", "0", NULL, NULL},
+    {"fib", "n", "1", NULL, NULL},
+    {"fib", "n", "20", NULL, NULL},
+    {"integrate", "n", "300", "eps", "1e-9"},
+    {"integrate", "n", "10000", "eps", "1e-3"},
+    {"nqueens", "n", "1", NULL, NULL},
+    {"nqueens", "n", "8", NULL, NULL},
+    {"nqueens", "n", "10", NULL, NULL},
+    {"matmul", "n", "16", NULL, NULL},
+    {"matmul", "n", "128", NULL, NULL},
+    {"matmul", "n", "512", "seed", "7"},
+    {"calibrate", NULL, NULL, NULL, NULL},
+};
+
+static void set(bench_ctx *c, const char *opt, const char *val) {
+    char err[256];
+    int idx = bench_opt_index(c->kernel, opt);
+    ASSERT_MSG(idx >= 0, "kernel %s has no option %s", c->kernel->name, opt);
+    ASSERT_MSG(bench_set_opt(c, idx, opt, val, err, sizeof err) == 0, "%s", err);
+}
+
+/* Runs one kernel the way the driver does: prepare, two repetitions, verify. */
+static void run_one(const struct size *z, unsigned workers, int lazy) {
+    const bench_kernel *k = bench_find(z->kernel);
+    ASSERT_MSG(k, "no kernel %s", z->kernel);
+    bench_ctx c;
+    ASSERT_EQ(bench_ctx_init(&c, k), 0);
+    if (z->opt)
+        set(&c, z->opt, z->val);
+    if (z->opt2)
+        set(&c, z->opt2, z->val2);
+    c.workers = workers;
+#if FK_BENCH_RUNTIME
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = workers;
+    o.sched = lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY;
+    ASSERT_EQ(fk_pool_create(&c.pool, &o), 0);
+#elif defined(FK_BASELINE_OMP)
+    (void)lazy;
+    omp_set_num_threads((int)workers);
+#else
+    (void)lazy;
+#endif
+    ASSERT(!k->prepare || k->prepare(&c) == 0);
+    k->run(&c);
+    k->run(&c);
+    int ok = k->verify(&c);
+    char *js = json_dumps(c.out, JSON_COMPACT);
+    ASSERT_MSG(ok, "%s %s=%s on %u workers (%s): wrong answer: %s", z->kernel, z->opt ? z->opt : "", z->val ? z->val : "",
+               workers, bench_variant(), js);
+    free(js);
+    if (k->cleanup)
+        k->cleanup(&c);
+#if FK_BENCH_RUNTIME
+    fk_pool_destroy(c.pool);
+#endif
+    json_decref(c.out);
+}
+
+TEST(kernels_verified) {
+#if defined(FK_BASELINE_SERIAL)
+    unsigned maxw = 1;
+#else
+    unsigned maxw = 4;
+#endif
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (unsigned w = 1; w <= maxw; w++)
+            run_one(&sizes[i], w, 0);
+}
+
+TEST(kernels_verified_lazy) {
+#if FK_BENCH_RUNTIME
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+        for (unsigned w = 2; w <= 4; w += 2)
+            run_one(&sizes[i], w, 1);
+#endif
+}
+
+/* Options are checked with messages that name them. */
+TEST(bad_options) {
+    static const struct {
+        const char *kernel, *opt, *val, *msg;
+    } bad[] = {
+        {"fib", "n", "-1", "out of range"},
+        {"fib", "n", "x", "not an integer"},
+        {"fib", "n", "", "not an integer"},
+        {"matmul", "n", "100", "not a power of two"},
+        {"matmul", "n", "8", "out of range"},
+        {"integrate", "eps", "abc", "not a number"},
+        {"integrate", "eps", "-1", "out of range"},
+        {"nqueens", "n", "40", "out of range"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        bench_ctx c;
+        ASSERT_EQ(bench_ctx_init(&c, bench_find(bad[i].kernel)), 0);
+        char err[256] = "";
+        int idx = bench_opt_index(c.kernel, bad[i].opt);
+        ASSERT(idx >= 0);
+        ASSERT_NE(bench_set_opt(&c, idx, bad[i].opt, bad[i].val, err, sizeof err), 0);
+        ASSERT_STR_CONTAINS(err, bad[i].opt);
+        ASSERT_STR_CONTAINS(err, bad[i].msg);
+        json_decref(c.out);
+    }
+    ASSERT(bench_find("fibonacci") == NULL);
+}
+
+/* The driver executable of this build, if it has been built (make check builds it first). */
+static const char *driver_path(void) {
+    static char path[256];
+    snprintf(path, sizeof path, "build/bin/fk-bench-%s", bench_variant());
+    return access(path, X_OK) == 0 ? path : NULL;
+}
+
+static const char *const *cli_argv;
+static void exec_driver(void *arg) {
+    (void)arg;
+    execv(cli_argv[0], (char *const *)cli_argv);
+    _exit(127);
+}
+
+/* The command line: every bad option gives one line on stderr naming it, exit status 1. */
+TEST(driver_cli_errors) {
+    const char *d = driver_path();
+    if (!d) {
+        printf("  (driver %s not built: command-line checks skipped)\n", bench_variant());
+        return;
+    }
+    static const struct {
+        const char *args[8], *msg;
+    } cases[] = {
+        {{"--kernel", "fibonacci"}, "unknown kernel 'fibonacci'"},
+        {{"--kernel"}, "--kernel needs a value"},
+        {{"--kernel", "fib", "--n"}, "--n needs a value"},
+        {{"--kernel", "fib", "--n", "-5"}, "--n: -5 is out of range"},
+        {{"--kernel", "matmul", "--n", "1000"}, "--n: 1000 is not a power of two"},
+        {{"--kernel", "fib", "--workers", "0"}, "--workers"},
+        {{"--kernel", "fib", "--frobnicate", "1"}, "unknown option --frobnicate"},
+        {{"--kernel", "fib", "--sched", "sleepy"}, "--sched"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *argv[10] = {d};
+        for (int j = 0; cases[i].args[j]; j++)
+            argv[j + 1] = cases[i].args[j];
+        cli_argv = argv;
+        char *err;
+        int st = test_run_capturing(exec_driver, NULL, &err);
+        ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 1, "case %zu: expected exit 1, got status %d (%s)", i, st, err);
+        ASSERT_STR_CONTAINS(err, cases[i].msg);
+        size_t lines = 0;
+        for (char *p = err; *p; p++)
+            lines += *p == '\n';
+        ASSERT_MSG(lines == 1, "case %zu: expected one line of error, got %zu: %s", i, lines, err);
+        free(err);
+    }
+}
+
+/* A run prints one JSON object with what the harness needs. */
+TEST(driver_json) {
+    const char *d = driver_path();
+    if (!d)
+        return;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --kernel fib --n 15 --reps 3 --warmup 1 --workers 1", d);
+    FILE *f = popen(cmd, "r");
+    ASSERT(f);
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    ASSERT_EQ(pclose(f), 0);
+    json_error_t e;
+    json_t *doc = json_loads(buf, 0, &e);
+    ASSERT_MSG(doc, "not JSON: %s (%s)", buf, e.text);
+    ASSERT(json_is_true(json_object_get(doc, "verified")));
+    ASSERT_EQ(json_array_size(json_object_get(doc, "times")), 3);
+    ASSERT_EQ(json_array_size(json_object_get(doc, "warmup_times")), 1);
+    ASSERT_EQ(json_integer_value(json_object_get(doc, "answer")), 610);
+    ASSERT(json_is_boolean(json_object_get(doc, "oversubscribed")));
+    ASSERT(json_object_get(json_object_get(doc, "build"), "flags"));
+    ASSERT_EQ(json_integer_value(json_object_get(json_object_get(doc, "params"), "n")), 15);
+    json_decref(doc);
+}
+
+int main(int argc, char **argv) {
+    printf("# test_kernels: %s\n", bench_variant());
+    return test_main(argc, argv, (struct test_case[]){
+        TEST_CASE(kernels_verified, 120),
+        TEST_CASE(kernels_verified_lazy, 120),
+        TEST_CASE(bad_options, 10),
+        TEST_CASE(driver_cli_errors, 30),
+        TEST_CASE(driver_json, 30),
+        {0},
+    });
+}
