@@ -53,7 +53,7 @@ CC_omp-llvm := $(CLANG)
 RUNTIME_SRC := $(wildcard runtime/*.c)
 # The bench driver: one executable per variant, every kernel in each.
 BENCH_SRC   := bench/driver.c bench/registry.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
-BENCH_LIBS  := -ljansson -lnettle -lm
+BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
 # every harness object but main.o.
@@ -92,10 +92,10 @@ FORCE:
 
 # ---- tests -------------------------------------------------------------------------------
 # Runtime tests are built per variant: tests/test_X.c -> build/<mode>/<v>/tests/test_X
-RT_TESTS := test_runtime test_stack test_deque
+RT_TESTS := test_runtime test_stack test_deque $(if $(wildcard tests/test_topology.c),test_topology)
 define TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(BUILD)/$(1)/$(2)/libforkscope.a
-	$$(CC_$(2)) $$(MODE_$(1)) -pthread $$^ -o $$@ -lm
+	$$(CC_$(2)) $$(MODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
 

@@ -96,6 +96,40 @@ int fk_stats_enabled(void) { return FK_STATS; }
 
 /* ---- create / destroy ---------------------------------------------------------------- */
 
+/* Lazy-scheduler groups: group_of[k] is worker k's group (a NUMA node), or NULL for one
+ * group of all workers.  Every worker starts as a thief of its group. */
+static int setup_groups(fk_pool *p, const unsigned *group_of) {
+    unsigned ng = 1;
+    for (unsigned k = 0; group_of && k < p->n; k++)
+        ng = group_of[k] + 1 > ng ? group_of[k] + 1 : ng;
+    p->groups = calloc(ng, sizeof *p->groups);
+    if (!p->groups)
+        return FK_ENOMEM;
+    p->ngroups = ng;
+    for (unsigned k = 0; k < p->n; k++)
+        p->groups[group_of ? group_of[k] : 0].n++;
+    for (unsigned g = 0; g < ng; g++) {
+        p->groups[g].members = calloc(p->groups[g].n ? p->groups[g].n : 1, sizeof(unsigned));
+        if (!p->groups[g].members)
+            return FK_ENOMEM;
+        atomic_store(&p->groups[g].thieves, (int)p->groups[g].n);
+        p->groups[g].n = 0;
+    }
+    for (unsigned k = 0; k < p->n; k++) {
+        fk__group *gr = &p->groups[group_of ? group_of[k] : 0];
+        p->workers[k]->group = (unsigned)(gr - p->groups);
+        gr->members[gr->n++] = k;
+    }
+    return 0;
+}
+
+static void free_groups(fk_pool *p) {
+    for (unsigned g = 0; p->groups && g < p->ngroups; g++)
+        free(p->groups[g].members);
+    free(p->groups);
+    p->groups = NULL;
+}
+
 static void free_workers(fk_pool *p, unsigned n) {
     for (unsigned i = 0; i < n; i++) {
         fk__stack_destroy(p->workers[i]);
@@ -128,7 +162,6 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     p->n = opts.workers;
     p->sched = opts.sched;
     p->opts = opts;
-    atomic_store(&p->thieves, (int)p->n);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->cond, NULL);
 
@@ -148,6 +181,9 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         atomic_store(&w->state, FK__W_THIEF);
         p->workers[made] = w;
     }
+
+    if (setup_groups(p, NULL))
+        goto fail_threads;
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -181,6 +217,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     return 0;
 
 fail_threads:
+    free_groups(p);
     free_workers(p, p->n);
     goto fail_workers_freed;
 fail_worker:
@@ -202,6 +239,7 @@ void fk_pool_destroy(fk_pool *p) {
     for (unsigned i = 0; i < p->n; i++)
         pthread_join(p->workers[i]->thread, NULL);
     free_workers(p, p->n);
+    free_groups(p);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
     free(p->baseline);

@@ -172,9 +172,11 @@ static void run_record(fk_worker *w, const fk__record *r) {
 
 
 /* ---- lazy scheduler: who is awake ---------------------------------------------------- *
- * active: workers running tasks; thieves: workers awake looking for work.  Invariant
- * (Lin, Huang & Wong): while active > 0, thieves >= 1, except for the moment between the
- * last thief turning active and the worker it wakes registering as a thief.  A worker
+ * active: workers running tasks (pool-wide); groups[g].thieves: workers of group g (a NUMA
+ * node) awake looking for work.  Invariant (Lin, Huang & Wong, per node as in libfork):
+ * while active > 0, every group has a thief awake, except for the moment between a
+ * group's last thief turning active and the member it wakes registering as a thief.
+ * When the pool goes from idle to active, every group without a thief gets one woken.  A worker
  * sleeps on its own futex word; sleepers[] says who sleeps, so a waker can pick one. */
 
 static int wake_bit(fk_worker *w) {
@@ -196,18 +198,30 @@ void fk__wake(fk_worker *w) {
         wake_bit(w);
 }
 
-static void wake_one(fk_pool *p) {
+/* Wakes one sleeping member of group g, if there is one. */
+static void wake_one(fk_pool *p, unsigned g) {
     atomic_thread_fence(memory_order_seq_cst);
-    for (unsigned i = 0; i < (p->n + 63) / 64; i++) {
-        uint64_t word = atomic_load_explicit(&p->sleepers[i], memory_order_seq_cst);
-        while (word) {
-            unsigned k = i * 64 + (unsigned)__builtin_ctzll(word);
-            if (wake_bit(p->workers[k]))
-                return;
-            word &= word - 1;
-        }
+    const fk__group *gr = &p->groups[g];
+    for (unsigned i = 0; i < gr->n; i++) {
+        unsigned k = gr->members[i];
+        uint64_t bit = 1ull << (k % 64);
+        if ((atomic_load_explicit(&p->sleepers[k / 64], memory_order_seq_cst) & bit) && wake_bit(p->workers[k]))
+            return;
     }
 }
+
+#if FK_DEBUG
+/* The counters stay within their bounds (a transition counted twice or lost would break the
+ * lazy scheduler's invariant: while any worker is active, each group has a thief awake). */
+static void check_counts(const fk_pool *p, unsigned g) {
+    int t = atomic_load(&p->groups[g].thieves), a = atomic_load(&p->active);
+    if (t < 0 || t > (int)p->groups[g].n || a < 0 || a > (int)p->n)
+        fk__fatal("internal error: lazy scheduler counts out of range (group %u: %d thieves of %u; %d active of %u)",
+                  g, t, p->groups[g].n, a, p->n);
+}
+#else
+#define check_counts(p, g) ((void)0)
+#endif
 
 static void become_active(fk_worker *w) {
     fk_pool *p = w->pool;
@@ -215,9 +229,15 @@ static void become_active(fk_worker *w) {
         return;
     atomic_store_explicit(&w->state, FK__W_ACTIVE, memory_order_relaxed);
     if (p->sched == FK_SCHED_LAZY) {
-        atomic_fetch_add_explicit(&p->active, 1, memory_order_seq_cst);
-        if (atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_seq_cst) == 1)
-            wake_one(p); /* we were the last thief: wake a replacement */
+        fk__group *g = &p->groups[w->group];
+        int was_idle = atomic_fetch_add_explicit(&p->active, 1, memory_order_seq_cst) == 0;
+        if (atomic_fetch_sub_explicit(&g->thieves, 1, memory_order_seq_cst) == 1)
+            wake_one(p, w->group); /* we were our group's last thief: wake a replacement */
+        if (was_idle) /* work appeared: every group without a thief gets one */
+            for (unsigned h = 0; h < p->ngroups; h++)
+                if (h != w->group && atomic_load_explicit(&p->groups[h].thieves, memory_order_seq_cst) == 0)
+                    wake_one(p, h);
+        check_counts(p, w->group);
     }
 }
 
@@ -226,8 +246,9 @@ static void become_thief(fk_worker *w) {
     if (atomic_load_explicit(&w->state, memory_order_relaxed) != FK__W_ACTIVE)
         return;
     if (p->sched == FK_SCHED_LAZY) {
-        atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(&p->groups[w->group].thieves, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&p->active, 1, memory_order_seq_cst);
+        check_counts(p, w->group);
     }
     atomic_store_explicit(&w->state, FK__W_THIEF, memory_order_relaxed);
 }
@@ -236,14 +257,15 @@ static int stopping(const fk_pool *p) {
     return atomic_load_explicit(&p->stop, memory_order_acquire);
 }
 
-/* A thief with nothing to do for a while: sleep unless it is the last thief while some
- * worker is active.  No wake-up is lost: a waker clears our sleeper bit and bumps our
+/* A thief with nothing to do for a while: sleep unless it is its group's last thief while
+ * some worker is active.  No wake-up is lost: a waker clears our sleeper bit and bumps our
  * epoch, and futex_wait returns at once if the epoch moved since we read it. */
 static void try_sleep(fk_worker *w) {
     fk_pool *p = w->pool;
-    if (atomic_fetch_sub_explicit(&p->thieves, 1, memory_order_seq_cst) == 1 &&
+    _Atomic int *thieves = &p->groups[w->group].thieves;
+    if (atomic_fetch_sub_explicit(thieves, 1, memory_order_seq_cst) == 1 &&
         atomic_load_explicit(&p->active, memory_order_seq_cst) > 0) {
-        atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+        atomic_fetch_add_explicit(thieves, 1, memory_order_seq_cst);
         return;
     }
     uint64_t bit = 1ull << (w->id % 64);
@@ -252,7 +274,7 @@ static void try_sleep(fk_worker *w) {
     atomic_fetch_or_explicit(&p->sleepers[w->id / 64], bit, memory_order_seq_cst);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fences in fk__wake, wake_one */
     int cancel = stopping(p) || fk__mpsc_nonempty(&w->inbox) ||
-                 (atomic_load_explicit(&p->thieves, memory_order_seq_cst) == 0 &&
+                 (atomic_load_explicit(thieves, memory_order_seq_cst) == 0 &&
                   atomic_load_explicit(&p->active, memory_order_seq_cst) > 0);
     if (!cancel) {
         FK__WSTAT(w, sleeps);
@@ -260,27 +282,54 @@ static void try_sleep(fk_worker *w) {
     }
     atomic_fetch_and_explicit(&p->sleepers[w->id / 64], ~bit, memory_order_seq_cst);
     atomic_store_explicit(&w->state, FK__W_THIEF, memory_order_relaxed);
-    atomic_fetch_add_explicit(&p->thieves, 1, memory_order_seq_cst);
+    atomic_fetch_add_explicit(thieves, 1, memory_order_seq_cst);
+    check_counts(p, w->group);
 }
 
 /* ---- submissions --------------------------------------------------------------------- */
 
-void fk__submit(fk_pool *p, fk__root *r) {
-    /* Prefer a worker that is awake and idle, then a sleeping one, then any. */
-    unsigned n = p->n, start = atomic_fetch_add_explicit(&p->next_submit, 1, memory_order_relaxed) % n;
-    fk_worker *target = NULL, *sleeper = NULL;
-    for (unsigned i = 0; i < n && !target; i++) {
-        fk_worker *w = p->workers[(start + i) % n];
-        int st = atomic_load_explicit(&w->state, memory_order_relaxed);
-        if (st == FK__W_THIEF)
-            target = w;
-        else if (st == FK__W_ASLEEP && !sleeper)
-            sleeper = w;
+void fk__submit(fk_pool *p, fk__sub *sub, int worker) {
+    fk_worker *target = NULL;
+    if (worker >= 0) {
+        target = p->workers[worker];
+    } else { /* prefer a worker that is awake and idle, then a sleeping one, then any */
+        unsigned n = p->n, start = atomic_fetch_add_explicit(&p->next_submit, 1, memory_order_relaxed) % n;
+        fk_worker *sleeper = NULL;
+        for (unsigned i = 0; i < n && !target; i++) {
+            fk_worker *w = p->workers[(start + i) % n];
+            int st = atomic_load_explicit(&w->state, memory_order_relaxed);
+            if (st == FK__W_THIEF)
+                target = w;
+            else if (st == FK__W_ASLEEP && !sleeper)
+                sleeper = w;
+        }
+        if (!target)
+            target = sleeper ? sleeper : p->workers[start];
     }
-    if (!target)
-        target = sleeper ? sleeper : p->workers[start];
-    fk__mpsc_push(&target->inbox, &r->node);
+    fk__mpsc_push(&target->inbox, &sub->node);
     fk__wake(target);
+}
+
+/* FK_SWITCH_TO: f asks to continue on worker k.  If f's stack is ours (f on top), it goes
+ * with f; if our stack is empty, f lives on a stack nobody holds (it was stolen) and k runs
+ * it on its own, as a thief would.  Returns 0: f now belongs to worker k, unwind.  (A frame
+ * that hops leaves its ancestors' continuations in our deque; local_work resumes them.) */
+int fk__switch(fk_worker *w, fk_frame *f, unsigned k) {
+    fk_pool *p = w->pool;
+    if (k >= p->n)
+        fk__fatal("FK_SWITCH_TO(%u): the pool has %u workers", k, p->n);
+    fk__hop *h = malloc(sizeof *h);
+    if (!h)
+        fk__fatal("out of memory for FK_SWITCH_TO");
+    h->sub.kind = FK__SUB_FRAME;
+    h->frame = f;
+    h->stack = NULL;
+    if (!fk__stack_empty(w)) {
+        h->stack = f->stack = fk__stack_handle(w);
+        fk__stack_replace(w);
+    }
+    fk__submit(p, &h->sub, (int)k); /* the queue's release publishes f and its stack to k */
+    return 0;
 }
 
 /* ---- the worker loop ----------------------------------------------------------------- */
@@ -312,27 +361,47 @@ static int steal_round(fk_worker *w) {
     return 0;
 }
 
+/* Continuations and records left in our own deque by frames that unwound (a called or
+ * hopping descendant, a suspended inline child): run them.  With continuation stealing a
+ * slot is a parent's continuation whose child finishes elsewhere: we resume it exactly as
+ * a thief would.  With child stealing a slot is a child, run detached. */
+static int drain_leftovers(fk_worker *w) {
+    int did = 0;
+    fk__slot s;
+    while (fk__pop_leftover(w, &s)) {
+        become_active(w);
+        did = 1;
+#if FK_STEAL == FK_STEAL_CONT
+        fk_frame *f = atomic_load_explicit(&s.frame, memory_order_relaxed);
+        f->steals++;
+        trampoline(w, f);
+#else
+        run_record(w, &s);
+#endif
+    }
+    return did;
+}
+
 /* Everything this worker can do without stealing. */
 static int local_work(fk_worker *w) {
-    int did = 0;
-#if FK_STEAL == FK_STEAL_CHILD
-    fk__record r;
-    while (fk__pop_leftover(w, &r)) {
-        become_active(w);
-        did = 1;
-        run_record(w, &r);
-    }
-#endif
+    int did = drain_leftovers(w);
     fk__mpsc_node *n;
     while ((n = fk__mpsc_pop(&w->inbox))) {
+        fk__sub *sub = (fk__sub *)(void *)n;
         become_active(w);
         did = 1;
-        FK__WSTAT(w, roots);
-        run_record(w, &((fk__root *)(void *)n)->rec);
-#if FK_STEAL == FK_STEAL_CHILD
-        while (fk__pop_leftover(w, &r))
-            run_record(w, &r);
-#endif
+        if (sub->kind == FK__SUB_ROOT) {
+            FK__WSTAT(w, roots);
+            run_record(w, &((fk__root *)(void *)sub)->rec);
+        } else {
+            fk__hop *h = (fk__hop *)(void *)sub;
+            fk_frame *f = h->frame;
+            if (h->stack)
+                fk__stack_adopt(w, h->stack);
+            free(h);
+            trampoline(w, f);
+        }
+        drain_leftovers(w);
     }
     return did;
 }
@@ -361,10 +430,8 @@ static void worker_loop(fk_worker *w) {
         int did = local_work(w);
         if (!did && p->n > 1) {
             did = steal_round(w);
-#if FK_STEAL == FK_STEAL_CHILD
             if (did)
                 local_work(w);
-#endif
         }
         if (did) {
             become_thief(w);
@@ -403,21 +470,24 @@ void *fk__worker_main(void *arg) {
     return NULL;
 }
 
-int fk__run(fk_pool *pool, fk__thunk_fn *thunk, void *ret, const void *args, size_t size) {
+int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size) {
     if (tls_worker && tls_worker->pool == pool)
         return FK_EDEADLK;
     if (stopping(pool))
         return FK_ESHUTDOWN;
+    if (worker >= (int)pool->n)
+        return FK_EINVAL;
     fk__root r;
     uint64_t words[FK_RECORD_ARG_WORDS] = {0};
     memcpy(words, args, size);
+    r.sub.kind = FK__SUB_ROOT;
     atomic_store_explicit(&r.rec.thunk, (uintptr_t)thunk, memory_order_relaxed);
     atomic_store_explicit(&r.rec.link, (uintptr_t)&r | FK__LINK_ROOT, memory_order_relaxed);
     atomic_store_explicit(&r.rec.ret, (uintptr_t)ret, memory_order_relaxed);
     for (int i = 0; i < FK_RECORD_ARG_WORDS; i++)
         atomic_store_explicit(&r.rec.args[i], words[i], memory_order_relaxed);
     atomic_store_explicit(&r.done, 0, memory_order_relaxed);
-    fk__submit(pool, &r); /* the push into the inbox releases the record to the worker */
+    fk__submit(pool, &r.sub, worker); /* the push into the inbox releases the record to the worker */
     while (!atomic_load_explicit(&r.done, memory_order_acquire))
         futex_wait(&r.done, 0);
     return 0;

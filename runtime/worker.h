@@ -59,15 +59,36 @@ struct fk_worker {
     _Alignas(64) _Atomic uint32_t wake_epoch;
     _Atomic int state; /* enum fk__wstate, read by submitters choosing a worker */
 
+    unsigned group; /* index into pool->groups */
     pthread_t thread;
 };
 
-/* A root waiting to run, and its completion. */
+/* What arrives in a worker's submission queue: a root from outside, or a frame that asked
+ * to continue on this worker (FK_SWITCH_TO), with the stack it lives on if it brings one. */
+enum fk__sub_kind { FK__SUB_ROOT, FK__SUB_FRAME };
+typedef struct fk__sub {
+    fk__mpsc_node node; /* first: the queue links these */
+    int kind;
+} fk__sub;
+
 typedef struct fk__root {
-    fk__mpsc_node node;
+    fk__sub sub;
     fk__record rec;
     _Atomic uint32_t done; /* futex word: 0 running, 1 finished */
 } fk__root;
+
+typedef struct fk__hop {
+    fk__sub sub;
+    fk_frame *frame;
+    void *stack; /* the frame's stack, to adopt (NULL: the frame lives on a stack nobody holds) */
+} fk__hop;
+
+/* A group of workers that share a lazy-scheduler budget (a NUMA node). */
+typedef struct fk__group {
+    _Alignas(64) _Atomic int thieves; /* awake workers of the group looking for work */
+    unsigned n;                       /* members */
+    unsigned *members;                /* worker ids */
+} fk__group;
 
 struct fk_pool {
     unsigned n;
@@ -76,10 +97,12 @@ struct fk_pool {
     fk_worker **workers;
     _Atomic int stop;
 
-    /* Lazy scheduler bookkeeping (all workers form one group). */
-    _Alignas(64) _Atomic int active;  /* workers running tasks */
-    _Atomic int thieves;              /* workers awake and looking for work */
+    /* Lazy scheduler bookkeeping.  Workers form groups (NUMA nodes); while any worker is
+     * active, each group keeps one of its workers awake as a thief. */
+    _Alignas(64) _Atomic int active; /* workers running tasks, pool-wide */
     _Atomic uint64_t sleepers[FK_MAX_WORKERS / 64];
+    unsigned ngroups;
+    fk__group *groups;
 
     /* Frame-stack memory held by the whole pool (slow paths only). */
     _Alignas(64) _Atomic int64_t stack_bytes;
@@ -100,7 +123,7 @@ struct fk_pool {
 void *fk__worker_main(void *arg);
 fk_worker *fk__current_worker(void);
 void fk__wake(fk_worker *w);
-void fk__submit(fk_pool *pool, fk__root *root);
+void fk__submit(fk_pool *pool, fk__sub *sub, int worker); /* worker < 0: any */
 void fk__wake_all(fk_pool *pool);
 
 /* deque.c */

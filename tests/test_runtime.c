@@ -390,6 +390,124 @@ TEST(run_from_worker_refused) {
     fk_pool_destroy(nest_pool);
 }
 
+/* ---- explicit scheduling ----------------------------------------------------------------- */
+
+FK_LEAF_TASK(whoami, unsigned, (int, unused)) {
+    (void)unused;
+    FK_RETURN(FK_WORKER_ID());
+} FK_END
+
+/* Roots started on a chosen worker run there. */
+TEST(run_on_worker) {
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        fk_pool *p = make_pool(4, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        for (int rep = 0; rep < 50; rep++)
+            for (int k = 0; k < 4; k++) {
+                unsigned id = 99;
+                ASSERT_EQ(FK_RUN_ON(p, k, &id, whoami, 0), 0);
+                ASSERT_EQ(id, k);
+            }
+        unsigned id;
+        ASSERT_EQ(FK_RUN_ON(p, 4, &id, whoami, 0), FK_EINVAL);
+        fk_pool_destroy(p);
+    }
+}
+
+typedef struct {
+    fk_frame fk;
+    unsigned k, before, after;
+    char *scratch;
+} hop_frame;
+
+/* Hops to worker k with a block of its stack alive across the hop; returns 1 if it then ran
+ * on k and the block survived. */
+FK_TASK(hop, int, hop_frame *f, (unsigned, k)) {
+    FK_BEGIN(f);
+    f->k = k;
+    f->before = FK_WORKER_ID();
+    f->scratch = FK_ALLOC(char, 100);
+    memset(f->scratch, 'h', 100);
+    FK_SWITCH_TO(f->k);
+    f->after = FK_WORKER_ID();
+    int ok = f->after == f->k;
+    for (int i = 0; i < 100; i++)
+        ok &= f->scratch[i] == 'h';
+    FK_FREE(f->scratch);
+    FK_RETURN(ok);
+} FK_END
+
+TEST(switch_to_worker) {
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        fk_pool *p = make_pool(3, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        for (int rep = 0; rep < 100; rep++) {
+            int ok = 0;
+            ASSERT_EQ(FK_RUN(p, &ok, hop, (unsigned)(rep % 3)), 0);
+            ASSERT_MSG(ok == 1, "rep %d: the task did not continue on worker %d", rep, rep % 3);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+/* A randomized tree whose nodes hop to a worker chosen by their seed before forking: the
+ * hops cut through forks, calls and joins, and ancestors' continuations left behind must be
+ * resumed; the answer must still be the serial one. */
+typedef struct {
+    fk_frame fk;
+    uint64_t h, res[3];
+    int depth, i, n;
+    unsigned workers;
+} hoptree_frame;
+
+FK_TASK(hoptree, uint64_t, hoptree_frame *f, (uint64_t, seed), (int, depth), (unsigned, workers)) {
+    uint64_t h = mix(seed);
+    if (depth <= 0)
+        FK_RETURN(h & 0xff);
+    FK_BEGIN(f);
+    f->h = h;
+    f->depth = depth;
+    f->workers = workers;
+    f->n = 1 + (int)(h % 3);
+    if ((h >> 20) % 4 == 0)
+        FK_SWITCH_TO((unsigned)((h >> 24) % f->workers));
+    for (f->i = 0; f->i < f->n; f->i++) {
+        if ((f->h >> (30 + f->i)) & 1)
+            FK_CALL(&f->res[f->i], hoptree, f->h + (uint64_t)f->i, f->depth - 1, f->workers);
+        else
+            FK_FORK(&f->res[f->i], hoptree, f->h + (uint64_t)f->i, f->depth - 1, f->workers);
+    }
+    FK_JOIN();
+    if ((f->h >> 40) % 4 == 0)
+        FK_SWITCH_TO((unsigned)((f->h >> 44) % f->workers));
+    uint64_t sum = f->h & 0xff;
+    for (int i = 0; i < f->n; i++)
+        sum += f->res[i];
+    FK_RETURN(sum);
+} FK_END
+
+static uint64_t hoptree_serial(uint64_t seed, int depth) {
+    uint64_t h = mix(seed);
+    if (depth <= 0)
+        return h & 0xff;
+    uint64_t sum = h & 0xff;
+    for (int i = 0; i < 1 + (int)(h % 3); i++)
+        sum += hoptree_serial(h + (uint64_t)i, depth - 1);
+    return sum;
+}
+
+TEST(switch_in_trees) {
+    for (unsigned w = 1; w <= 4; w++)
+        for (int lazy = 0; lazy <= 1; lazy++) {
+            fk_pool *p = make_pool(w, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+            for (uint64_t seed = 1; seed <= 6; seed++) {
+                uint64_t got = 0, want = hoptree_serial(seed, 9);
+                ASSERT_EQ(FK_RUN(p, &got, hoptree, seed, 9, w), 0);
+                ASSERT_MSG(got == want, "seed %llu on %u workers (%s): got %llu, want %llu", (unsigned long long)seed,
+                           w, lazy ? "lazy" : "busy", (unsigned long long)got, (unsigned long long)want);
+            }
+            fk_pool_destroy(p);
+        }
+}
+
 /* ---- failures are reported, never silent ------------------------------------------------- */
 
 /* A chain of 4 KiB frames: the frame stack runs out long before the native stack. */
@@ -602,6 +720,9 @@ int main(int argc, char **argv) {
         TEST_CASE(stats_counts, 30),
         TEST_CASE(api_errors, 10),
         TEST_CASE(run_from_worker_refused, 10),
+        TEST_CASE(run_on_worker, 60),
+        TEST_CASE(switch_to_worker, 60),
+        TEST_CASE(switch_in_trees, 120),
         TEST_CASE(alloc_failure_reported, 60),
         TEST_CASE(stack_exhaustion_reported, 120),
 #if FK_DEBUG

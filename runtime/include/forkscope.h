@@ -127,9 +127,14 @@ unsigned fk_pool_workers(const fk_pool *pool);
 /* FK_RUN(pool, &result, task, args...): runs task(args) as a root on the pool and waits
  * for it; result receives its value.  Any ordinary thread may call it, several at once.
  * Returns 0, FK_EDEADLK (called from one of this pool's workers) or FK_ESHUTDOWN. */
-#define FK_RUN(pool, ret, task, ...)                                                      \
+#define FK_RUN(pool, ret, task, ...) FK_RUN_ON(pool, -1, ret, task, __VA_ARGS__)
+
+/* FK_RUN_ON(pool, worker, &result, task, args...): the same, but the root starts on the
+ * given worker (0..workers-1; -1: any), through that worker's submission queue.  Returns
+ * FK_EINVAL for a worker the pool does not have. */
+#define FK_RUN_ON(pool, worker, ret, task, ...)                                           \
     ((void)sizeof((ret) == (task##__ret_t *)0),                                           \
-     fk__run((pool), task##__thunk, (void *)(ret), &(struct task##__args){__VA_ARGS__},   \
+     fk__run((pool), (worker), task##__thunk, (void *)(ret), &(struct task##__args){__VA_ARGS__}, \
              sizeof(struct task##__args)))
 
 /* ---- statistics -------------------------------------------------------------------- */
@@ -164,6 +169,11 @@ int fk_sched_parse(const char *name, fk_sched *out);
 
 /* Inside a task: the index (0..workers-1) of the worker running it. */
 #define FK_WORKER_ID() fk__worker_id(fk__w)
+/* Inside a task, outside a fork-join scope, after FK_BEGIN: continue on worker k (for
+ * example the thread that owns a resource that is not thread-safe).  The task's frame is
+ * handed to k through k's submission queue; like a fork, this may resume the task on
+ * another worker, so rule 1 applies.  Aborts if the pool has no worker k. */
+#define FK_SWITCH_TO(k) FK__SWITCH(FK__CAT(fk__L, __COUNTER__), k)
 unsigned fk__worker_id(const fk_worker *w);
 
 /* ---- the task macros ----------------------------------------------------------------- */
@@ -299,6 +309,20 @@ unsigned fk__worker_id(const fk_worker *w);
             fk__free(fk__w, fk__self);                                                     \
     } while (0)
 #endif
+
+#define FK__SWITCH(L, k)                                                                   \
+    do {                                                                                   \
+        (void)fk__resumable;                                                               \
+        FK__CHECK(fk__has_frame, "FK_SWITCH_TO before FK_BEGIN");                          \
+        FK__CHECK(fk__self->dbg_scope == 0, "FK_SWITCH_TO inside a fork-join scope");      \
+        unsigned fk__k = (unsigned)(k);                                                    \
+        if (fk__k != fk__worker_id(fk__w)) {                                               \
+            fk__self->resume = &&L;                                                        \
+            if (!fk__switch(fk__w, fk__self, fk__k))                                       \
+                return 0;                                                                  \
+        }                                                                                  \
+    L:;                                                                                    \
+    } while (0)
 
 /* Result-address type check shared by the three call forms. */
 #define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))

@@ -153,7 +153,8 @@ int fk__join(fk_worker *w, fk_frame *f);
 void *fk__alloc_slow(fk_worker *w, size_t n);
 fk_frame *fk__frame_new_slow(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret);
 void fk__free_slow(fk_worker *w, void *p);
-int fk__run(fk_pool *pool, fk__thunk_fn *thunk, void *ret, const void *args, size_t size);
+int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size);
+int fk__switch(fk_worker *w, fk_frame *f, unsigned worker);
 
 FK__NORETURN FK__COLD void fk__misuse(const char *what, const char *task, const char *file, int line);
 
