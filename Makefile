@@ -52,7 +52,7 @@ CC_omp-llvm := $(CLANG)
 # ---- sources -----------------------------------------------------------------------------
 RUNTIME_SRC := $(wildcard runtime/*.c)
 # The bench driver: one executable per variant, every kernel in each.
-BENCH_SRC   := bench/driver.c bench/registry.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
+BENCH_SRC   := bench/driver.c bench/registry.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
 BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link

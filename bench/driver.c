@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bench/bench.h"
+#include "bench/papi.h"
 
 #if defined(FK_BASELINE_OMP)
 #include <omp.h>
@@ -63,7 +64,7 @@ static void list_kernels(FILE *out) {
 
 static void help(void) {
     printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy]\n"
-           "              [--reps R] [--warmup W]\n"
+           "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
            "       %s uts [UTS reference flags -t -b -r -a -d -q -m -f -g] [--preset NAME]\n"
            "              [--alloc heap|stack] [--workers P] [--sched busy|lazy]\n"
            "Runs one measurement of variant %s and prints one JSON object.\n"
@@ -80,6 +81,8 @@ typedef struct run_args {
     unsigned reps, warmup;
     int uts_mode;
     const char *sched;
+    const char *papi;  /* events to count, comma-separated, or NULL */
+    int papi_per_worker;
     int status;
     json_t *doc;
 } run_args;
@@ -102,6 +105,46 @@ static json_t *stats_json(const fk_stats *s) {
                      "stack_bytes_peak", (json_int_t)s->stack_bytes_peak);
 }
 #endif
+
+/* ---- counting events on every worker ----------------------------------------------------- */
+
+static bench_papi *papi;
+
+#if FK_BENCH_RUNTIME
+FK_LEAF_TASK(papi_on_worker, int, (int, start)) {
+    if (start)
+        bench_papi_start(papi, FK_WORKER_ID());
+    else
+        bench_papi_stop(papi, FK_WORKER_ID());
+    FK_RETURN(0);
+} FK_END
+#endif
+
+/* Starts (start = 1) or stops the counters on every counting thread. */
+static void papi_all(bench_ctx *c, int start) {
+    if (!papi)
+        return;
+#if FK_BENCH_RUNTIME
+    for (unsigned k = 0; k < c->workers; k++) { /* each worker counts for itself */
+        int r;
+        FK_RUN_ON(c->pool, (int)k, &r, papi_on_worker, start);
+    }
+#elif defined(FK_BASELINE_OMP)
+#pragma omp parallel num_threads(c->workers)
+    {
+        if (start)
+            bench_papi_start(papi, (unsigned)omp_get_thread_num());
+        else
+            bench_papi_stop(papi, (unsigned)omp_get_thread_num());
+    }
+#else
+    (void)c;
+    if (start)
+        bench_papi_start(papi, 0);
+    else
+        bench_papi_stop(papi, 0);
+#endif
+}
 
 static void *measure(void *arg) {
     run_args *a = arg;
@@ -130,15 +173,20 @@ static void *measure(void *arg) {
         a->status = EXIT_RUN;
         return NULL;
     }
+    papi = bench_papi_open(a->papi, c->workers);
     json_t *times = json_array(), *wtimes = json_array();
     for (unsigned r = 0; r < a->warmup + a->reps; r++) {
 #if FK_BENCH_RUNTIME
         if (r == a->warmup)
             fk_pool_stats_reset(c->pool);
 #endif
+        if (r >= a->warmup)
+            papi_all(c, 1);
         double t0 = now();
         k->run(c);
         double dt = now() - t0;
+        if (r >= a->warmup)
+            papi_all(c, 0);
         json_array_append_new(r < a->warmup ? wtimes : times, json_real(dt));
     }
 #if FK_BENCH_RUNTIME
@@ -146,6 +194,11 @@ static void *measure(void *arg) {
     fk_pool_stats(c->pool, &st, NULL);
     json_object_set_new(doc, "stats", stats_json(&st));
 #endif
+    if (papi) {
+        json_object_set_new(doc, "papi", bench_papi_report(papi, a->papi_per_worker));
+        bench_papi_close(papi);
+        papi = NULL;
+    }
     int ok = k->verify(c);
     json_object_set_new(doc, "times", times);
     json_object_set_new(doc, "warmup_times", wtimes);
@@ -265,6 +318,12 @@ int main(int argc, char **argv) {
             if (!*val || *end || v < 0 || v > 1000000)
                 usage_error("option --warmup: '%s' is not an integer in [0, 1000000]", val);
             a.warmup = (unsigned)v;
+        } else if (!strcmp(name, "papi")) {
+            a.papi = val;
+        } else if (!strcmp(name, "papi-per-worker")) {
+            if (strcmp(val, "0") && strcmp(val, "1"))
+                usage_error("option --papi-per-worker: '%s' is not 0 or 1", val);
+            a.papi_per_worker = val[0] == '1';
         } else if (!strcmp(name, "sched")) {
             if (strcmp(val, "busy") && strcmp(val, "lazy"))
                 usage_error("option --sched: '%s' is not busy or lazy", val);

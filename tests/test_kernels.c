@@ -201,6 +201,56 @@ TEST(driver_json) {
     json_decref(doc);
 }
 
+/* PAPI's software events count here and come out plausible; hardware events (none on this
+ * VM) are either counted or reported unavailable with a reason, and the run goes on. */
+TEST(driver_papi) {
+    const char *d = driver_path();
+    if (!d)
+        return;
+    unsigned workers = strcmp(bench_variant(), "serial") ? 4 : 1; /* 4 > cores: switches happen */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd,
+             "%s --kernel fib --n 32 --reps 2 --workers %u "
+             "--papi perf::TASK-CLOCK,perf::PAGE-FAULTS,perf::CONTEXT-SWITCHES,PAPI_TOT_CYC --papi-per-worker 1",
+             d, workers);
+    FILE *f = popen(cmd, "r");
+    ASSERT(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    ASSERT_EQ(pclose(f), 0);
+    json_error_t e;
+    json_t *doc = json_loads(buf, 0, &e);
+    ASSERT_MSG(doc, "not JSON: %s", buf);
+    ASSERT(json_is_true(json_object_get(doc, "verified")));
+    json_t *ev = json_object_get(json_object_get(doc, "papi"), "events");
+    ASSERT_MSG(ev, "no papi events in %s", buf);
+    double wall = 0;
+    for (size_t i = 0; i < json_array_size(json_object_get(doc, "times")); i++)
+        wall += json_real_value(json_array_get(json_object_get(doc, "times"), i));
+    json_t *clk = json_object_get(ev, "perf::TASK-CLOCK");
+    ASSERT(json_is_true(json_object_get(clk, "available")));
+    double ns = (double)json_integer_value(json_object_get(clk, "total"));
+    /* CPU time of the counting threads during the timed repetitions: at most workers x wall
+     * (plus slack for the start/stop), and more than a small part of one thread's wall time. */
+    ASSERT_MSG(ns > 0.2e9 * wall && ns < 1.2e9 * wall * workers + 5e6, "TASK-CLOCK %.0f ns for %.4f s x %u workers",
+               ns, wall, workers);
+    ASSERT_EQ(json_array_size(json_object_get(clk, "per_thread")), workers);
+    json_t *pf = json_object_get(ev, "perf::PAGE-FAULTS");
+    ASSERT(json_is_true(json_object_get(pf, "available")));
+    ASSERT_GE(json_integer_value(json_object_get(pf, "total")), 0);
+    json_t *cs = json_object_get(ev, "perf::CONTEXT-SWITCHES");
+    ASSERT(json_is_true(json_object_get(cs, "available")));
+    if (workers > 2) /* 4 spinning or working threads on 2 cores are switched */
+        ASSERT_GT(json_integer_value(json_object_get(cs, "total")), 0);
+    json_t *cyc = json_object_get(ev, "PAPI_TOT_CYC");
+    if (json_is_true(json_object_get(cyc, "available")))
+        ASSERT_GT(json_integer_value(json_object_get(cyc, "total")), 0);
+    else
+        ASSERT(json_string_length(json_object_get(cyc, "reason")) > 0);
+    json_decref(doc);
+}
+
 int main(int argc, char **argv) {
     printf("# test_kernels: %s\n", bench_variant());
     return test_main(argc, argv, (struct test_case[]){
@@ -209,6 +259,7 @@ int main(int argc, char **argv) {
         TEST_CASE(bad_options, 10),
         TEST_CASE(driver_cli_errors, 30),
         TEST_CASE(driver_json, 30),
+        TEST_CASE(driver_papi, 60),
         {0},
     });
 }
