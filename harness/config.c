@@ -1,0 +1,1020 @@
+/* config.c — loading and validating experiment configurations.
+ *
+ * jansson parses the file (and reports syntax errors with their position).  jansson keeps no
+ * positions for values, so a small scanner walks the same (by then known valid) text once
+ * and records the byte offset of every key and value under its key path
+ * ("benchmarks[2].params.n"); semantic errors look their path up there. */
+#include "harness/config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/exitcodes.h"
+
+/* ---- the kernel option table ------------------------------------------------------------------
+ * The options each kernel of the bench drivers accepts (bench/registry.c, the kernels
+ * in kernels/, uts/uts.c), with the drivers' own types, defaults and limits.  tests/test_config.c checks
+ * this table against `fk-bench-serial --list` and probes every limit on the driver. */
+
+static const fk_kopt fib_opts[] = {
+    {"n", FK_KOPT_INT, "42", 0, 92, 0, NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+static const fk_kopt integrate_opts[] = {
+    {"n", FK_KOPT_INT, "10000", 1, 1e6, 0, NULL},
+    {"eps", FK_KOPT_DOUBLE, "1e-9", 1e-15, 1e6, 0, NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+static const fk_kopt matmul_opts[] = {
+    {"n", FK_KOPT_INT, "8192", 16, 65536, 1, NULL},
+    {"seed", FK_KOPT_INT, "1", 0, 4294967295.0, 0, NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+static const fk_kopt nqueens_opts[] = {
+    {"n", FK_KOPT_INT, "14", 1, 18, 0, NULL},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+static const fk_kopt uts_opts[] = {
+    {"t", FK_KOPT_INT, "1", 0, 3, 0, NULL},
+    {"b", FK_KOPT_DOUBLE, "4.0", 0, 2147483647.0, 0, NULL},
+    {"r", FK_KOPT_INT, "0", -2147483648.0, 2147483647.0, 0, NULL},
+    {"a", FK_KOPT_INT, "0", 0, 3, 0, NULL},
+    {"d", FK_KOPT_INT, "6", 0, 100000000, 0, NULL},
+    {"q", FK_KOPT_DOUBLE, "0.234375", 0, 1, 0, NULL},
+    {"m", FK_KOPT_INT, "4", 0, 1000000, 0, NULL},
+    {"f", FK_KOPT_DOUBLE, "0.5", 0, 1, 0, NULL},
+    {"g", FK_KOPT_INT, "1", 1, 1000000, 0, NULL},
+    {"preset", FK_KOPT_CHOICE, "none", 0, 0, 0, "none|T1|T1L|T1XXL|T3|T3L|T3XXL"},
+    {"alloc", FK_KOPT_CHOICE, "heap", 0, 0, 0, "heap|stack"},
+    {NULL, 0, NULL, 0, 0, 0, NULL},
+};
+
+const fk_kernel_info fk_kernels[] = {
+    {"fib", fib_opts},         {"integrate", integrate_opts}, {"matmul", matmul_opts},
+    {"nqueens", nqueens_opts}, {"uts", uts_opts},             {NULL, NULL},
+};
+
+const fk_kernel_info *fk_kernel_find(const char *name) {
+    for (const fk_kernel_info *k = fk_kernels; k->name; k++)
+        if (!strcmp(k->name, name))
+            return k;
+    return NULL;
+}
+
+unsigned fk_online_cores(void) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : (unsigned)n;
+}
+
+int fk_config_class(const fk_variant *v) {
+    return v->kind == FK_VARIANT_SERIAL ? FK_CLASS_SERIAL
+         : v->kind == FK_VARIANT_OMP    ? FK_CLASS_BASELINE
+                                        : FK_CLASS_PARALLEL;
+}
+
+/* ---- diagnostics ------------------------------------------------------------------------------ */
+
+void fk_diag_add(fk_diag *d, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char *m = NULL;
+    int r = vasprintf(&m, fmt, ap);
+    va_end(ap);
+    if (r < 0)
+        return;
+    if (d->n == d->cap) {
+        size_t cap = d->cap ? 2 * d->cap : 8;
+        char **p = realloc(d->msgs, cap * sizeof *p);
+        if (!p) {
+            free(m);
+            return;
+        }
+        d->msgs = p;
+        d->cap = cap;
+    }
+    d->msgs[d->n++] = m;
+}
+
+void fk_diag_print(const fk_diag *d, FILE *out) {
+    for (size_t i = 0; i < d->n; i++)
+        fprintf(out, "%s\n", d->msgs[i]);
+}
+
+void fk_diag_free(fk_diag *d) {
+    for (size_t i = 0; i < d->n; i++)
+        free(d->msgs[i]);
+    free(d->msgs);
+    memset(d, 0, sizeof *d);
+}
+
+/* ---- positions: a scanner over valid JSON text ------------------------------------------------ */
+
+typedef struct pos_entry {
+    char *path;
+    long koff, voff; /* byte offsets of the key (its opening quote; -1 if none) and of the value */
+} pos_entry;
+
+typedef struct scanner {
+    const char *s;
+    size_t len, i;
+    pos_entry *e;
+    size_t n, cap;
+    int failed;
+} scanner;
+
+static void skip_ws(scanner *sc) {
+    while (sc->i < sc->len && (sc->s[sc->i] == ' ' || sc->s[sc->i] == '\t' || sc->s[sc->i] == '\n' ||
+                               sc->s[sc->i] == '\r'))
+        sc->i++;
+}
+
+static void put_utf8(char *out, size_t *o, unsigned cp) {
+    if (cp < 0x80)
+        out[(*o)++] = (char)cp;
+    else if (cp < 0x800) {
+        out[(*o)++] = (char)(0xC0 | (cp >> 6));
+        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else if (cp < 0x10000) {
+        out[(*o)++] = (char)(0xE0 | (cp >> 12));
+        out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+        out[(*o)++] = (char)(0xF0 | (cp >> 18));
+        out[(*o)++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        out[(*o)++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[(*o)++] = (char)(0x80 | (cp & 0x3F));
+    }
+}
+
+static unsigned hex4(const char *p) {
+    unsigned v = 0;
+    for (int k = 0; k < 4; k++) {
+        char c = p[k];
+        v = v * 16 + (unsigned)(isdigit((unsigned char)c) ? c - '0' : (tolower((unsigned char)c) - 'a' + 10));
+    }
+    return v;
+}
+
+/* Reads the string at sc->i (which is '"'), decoding escapes as jansson does; malloc'd. */
+static char *scan_string(scanner *sc) {
+    size_t start = ++sc->i, o = 0;
+    size_t end = start;
+    while (end < sc->len && sc->s[end] != '"')
+        end += sc->s[end] == '\\' ? 2 : 1;
+    char *out = malloc(end - start + 1);
+    if (!out) {
+        sc->failed = 1;
+        return NULL;
+    }
+    for (size_t k = start; k < end && k < sc->len; k++) {
+        char c = sc->s[k];
+        if (c != '\\') {
+            out[o++] = c;
+            continue;
+        }
+        c = sc->s[++k];
+        switch (c) {
+        case 'b': out[o++] = '\b'; break;
+        case 'f': out[o++] = '\f'; break;
+        case 'n': out[o++] = '\n'; break;
+        case 'r': out[o++] = '\r'; break;
+        case 't': out[o++] = '\t'; break;
+        case 'u': {
+            if (k + 4 >= sc->len)
+                break;
+            unsigned cp = hex4(sc->s + k + 1);
+            k += 4;
+            if (cp >= 0xD800 && cp < 0xDC00 && k + 6 < sc->len && sc->s[k + 1] == '\\' && sc->s[k + 2] == 'u') {
+                unsigned lo = hex4(sc->s + k + 3);
+                cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                k += 6;
+            }
+            put_utf8(out, &o, cp); /* never longer than the escape it replaces */
+            break;
+        }
+        default: out[o++] = c; break; /* \" \\ \/ */
+        }
+    }
+    out[o] = 0;
+    sc->i = end + 1;
+    return out;
+}
+
+static void scan_add(scanner *sc, const char *path, long koff, long voff) {
+    if (sc->n == sc->cap) {
+        size_t cap = sc->cap ? 2 * sc->cap : 64;
+        pos_entry *p = realloc(sc->e, cap * sizeof *p);
+        if (!p) {
+            sc->failed = 1;
+            return;
+        }
+        sc->e = p;
+        sc->cap = cap;
+    }
+    char *copy = strdup(path);
+    if (!copy) {
+        sc->failed = 1;
+        return;
+    }
+    sc->e[sc->n++] = (pos_entry){copy, koff, voff};
+}
+
+static void scan_value(scanner *sc, const char *path, long koff, int depth) {
+    skip_ws(sc);
+    if (sc->i >= sc->len || depth > 200 || sc->failed)
+        return;
+    scan_add(sc, path, koff, (long)sc->i);
+    char c = sc->s[sc->i];
+    if (c == '{') {
+        sc->i++;
+        for (;;) {
+            skip_ws(sc);
+            if (sc->i >= sc->len || sc->s[sc->i] == '}') {
+                sc->i++;
+                return;
+            }
+            if (sc->s[sc->i] == ',') {
+                sc->i++;
+                continue;
+            }
+            long k = (long)sc->i;
+            char *key = scan_string(sc);
+            if (!key)
+                return;
+            skip_ws(sc);
+            if (sc->i < sc->len && sc->s[sc->i] == ':')
+                sc->i++;
+            char *sub = NULL;
+            if (asprintf(&sub, "%s%s%s", path, *path ? "." : "", key) < 0)
+                sub = NULL;
+            free(key);
+            if (!sub) {
+                sc->failed = 1;
+                return;
+            }
+            scan_value(sc, sub, k, depth + 1);
+            free(sub);
+        }
+    } else if (c == '[') {
+        sc->i++;
+        for (size_t idx = 0;; idx++) {
+            skip_ws(sc);
+            if (sc->i >= sc->len || sc->s[sc->i] == ']') {
+                sc->i++;
+                return;
+            }
+            if (sc->s[sc->i] == ',')
+                sc->i++;
+            char *sub = NULL;
+            if (asprintf(&sub, "%s[%zu]", path, idx) < 0) {
+                sc->failed = 1;
+                return;
+            }
+            scan_value(sc, sub, -1, depth + 1);
+            free(sub);
+        }
+    } else if (c == '"') {
+        free(scan_string(sc));
+    } else {
+        while (sc->i < sc->len && !strchr(",]} \t\r\n", sc->s[sc->i]))
+            sc->i++;
+    }
+}
+
+/* 1-based line and column (in characters: UTF-8 continuation bytes do not count, as in
+ * jansson's messages) of byte offset off. */
+static void line_col(const char *s, size_t len, long off, int *line, int *col) {
+    *line = 1;
+    *col = 1;
+    for (long i = 0; i < off && (size_t)i < len; i++) {
+        if (s[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else if (((unsigned char)s[i] & 0xC0) != 0x80) {
+            ++*col;
+        }
+    }
+}
+
+/* ---- validation context ------------------------------------------------------------------------ */
+
+typedef struct vctx {
+    const char *file, *text;
+    size_t len;
+    scanner sc;
+    fk_diag *d;
+    size_t nerr;
+} vctx;
+
+static const pos_entry *find_pos(const vctx *c, const char *path) {
+    for (size_t i = 0; i < c->sc.n; i++)
+        if (!strcmp(c->sc.e[i].path, path))
+            return &c->sc.e[i];
+    return NULL;
+}
+
+/* Reports an error at the value of pospath (at its key if at_key), naming showpath. */
+static void verr_at(vctx *c, const char *pospath, int at_key, const char *showpath, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void verr_at(vctx *c, const char *pospath, int at_key, const char *showpath, const char *fmt, ...) {
+    const pos_entry *p = find_pos(c, pospath);
+    int line = 0, col = 0;
+    if (p)
+        line_col(c->text, c->len, at_key && p->koff >= 0 ? p->koff : p->voff, &line, &col);
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fk_diag_add(c->d, "%s:%d:%d: %s: %s", c->file, line, col, *showpath ? showpath : "(top level)", msg);
+    c->nerr++;
+}
+
+#define VERR(c, path, ...) verr_at(c, path, 0, path, __VA_ARGS__)
+#define VERR_KEY(c, path, ...) verr_at(c, path, 1, path, __VA_ARGS__)
+
+static const char *type_name(const json_t *v) {
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "a list";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "an integer";
+    case JSON_REAL: return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "a boolean";
+    case JSON_NULL: return "null";
+    }
+    return "?";
+}
+
+/* A short description of a value for messages: numbers and strings as written, else the type. */
+static const char *describe(const json_t *v, char *buf, size_t len) {
+    if (json_is_integer(v))
+        snprintf(buf, len, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, len, "%g", json_real_value(v));
+    else if (json_is_string(v))
+        snprintf(buf, len, "\"%.60s\"", json_string_value(v));
+    else
+        snprintf(buf, len, "%s", type_name(v));
+    return buf;
+}
+
+static void path_key(char *out, size_t len, const char *base, const char *key) {
+    snprintf(out, len, "%s%s%s", base, *base ? "." : "", key);
+}
+
+static int valid_name(const char *s) {
+    if (!*s)
+        return 0;
+    for (; *s; s++)
+        if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
+            return 0;
+    return 1;
+}
+
+/* Checks that object obj (at path) has only keys from allowed (NULL-terminated). */
+static void check_keys(vctx *c, const char *path, json_t *obj, const char *const *allowed, const char *what) {
+    const char *key;
+    json_t *v;
+    json_object_foreach(obj, key, v) {
+        int ok = 0;
+        for (size_t i = 0; allowed[i]; i++)
+            ok |= !strcmp(key, allowed[i]);
+        if (!ok) {
+            char p[512], list[256] = "";
+            path_key(p, sizeof p, path, key);
+            for (size_t i = 0; allowed[i]; i++) {
+                size_t u = strlen(list);
+                snprintf(list + u, sizeof list - u, "%s%s", i ? ", " : "", allowed[i]);
+            }
+            VERR_KEY(c, p, "unknown key \"%s\" in %s (expected one of: %s)", key, what, list);
+        }
+    }
+}
+
+/* Integer value of v if it is an integer (or a real with an integral value, e.g. 1e4). */
+static int as_integer(const json_t *v, long long *out) {
+    if (json_is_integer(v)) {
+        *out = (long long)json_integer_value(v);
+        return 1;
+    }
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        if (isfinite(d) && d == floor(d) && fabs(d) < 9007199254740992.0) {
+            *out = (long long)d;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* An integer in [lo, hi] at path; 0 and an error otherwise. */
+static int get_int(vctx *c, const char *path, json_t *v, long long lo, long long hi, long long *out) {
+    char buf[96];
+    if (!as_integer(v, out)) {
+        VERR(c, path, "expected an integer in [%lld, %lld], got %s", lo, hi, describe(v, buf, sizeof buf));
+        return 0;
+    }
+    if (*out < lo || *out > hi) {
+        VERR(c, path, "%lld is out of range (expected an integer in [%lld, %lld])", *out, lo, hi);
+        return 0;
+    }
+    return 1;
+}
+
+/* ---- the parts of a config ------------------------------------------------------------------ */
+
+static void check_param(vctx *c, const char *path, const fk_kopt *o, json_t *v, fk_bench *b) {
+    char buf[96], text[64];
+    switch (o->type) {
+    case FK_KOPT_INT: {
+        long long x;
+        if (!as_integer(v, &x)) {
+            VERR(c, path, "expected an integer in [%.0f, %.0f]%s, got %s", o->min, o->max,
+                 o->pow2 ? " that is a power of two" : "", describe(v, buf, sizeof buf));
+            return;
+        }
+        if ((double)x < o->min || (double)x > o->max) {
+            VERR(c, path, "%lld is out of range (expected an integer in [%.0f, %.0f]%s)", x, o->min, o->max,
+                 o->pow2 ? " that is a power of two" : "");
+            return;
+        }
+        if (o->pow2 && (x <= 0 || (x & (x - 1)))) {
+            VERR(c, path, "%lld is not a power of two (expected a power of two in [%.0f, %.0f])", x, o->min, o->max);
+            return;
+        }
+        snprintf(text, sizeof text, "%lld", x);
+        break;
+    }
+    case FK_KOPT_DOUBLE: {
+        if (!json_is_number(v)) {
+            VERR(c, path, "expected a number in [%g, %g], got %s", o->min, o->max, describe(v, buf, sizeof buf));
+            return;
+        }
+        double x = json_number_value(v);
+        if (!(x >= o->min && x <= o->max)) {
+            VERR(c, path, "%g is out of range (expected a number in [%g, %g])", x, o->min, o->max);
+            return;
+        }
+        snprintf(text, sizeof text, "%.17g", x);
+        break;
+    }
+    case FK_KOPT_CHOICE: {
+        if (!json_is_string(v)) {
+            VERR(c, path, "expected a string, one of %s, got %s", o->choices, describe(v, buf, sizeof buf));
+            return;
+        }
+        const char *s = json_string_value(v);
+        size_t n = strlen(s);
+        int found = 0;
+        for (const char *p = o->choices; *p && !found;) {
+            const char *bar = strchr(p, '|');
+            size_t len = bar ? (size_t)(bar - p) : strlen(p);
+            found = n && len == n && !strncmp(p, s, n);
+            p += len + (bar ? 1 : 0);
+        }
+        if (!found) {
+            VERR(c, path, "\"%.60s\" is not a known %s (expected one of %s)", s, o->name, o->choices);
+            return;
+        }
+        snprintf(text, sizeof text, "%s", s);
+        break;
+    }
+    }
+    char **args = realloc(b->args, (b->nargs + 2) * sizeof *args);
+    if (!args)
+        return;
+    b->args = args;
+    if (asprintf(&args[b->nargs], "--%s", o->name) < 0)
+        return;
+    args[b->nargs + 1] = strdup(text);
+    b->nargs += 2;
+}
+
+static void check_benchmark(vctx *c, const char *path, json_t *v, fk_bench *b) {
+    static const char *const keys[] = {"name", "kernel", "params", "variants", NULL};
+    char p[512], buf[96];
+    if (!json_is_object(v)) {
+        VERR(c, path, "expected an object {\"name\": ..., \"kernel\": ..., \"params\": {...}}, got %s",
+             describe(v, buf, sizeof buf));
+        return;
+    }
+    check_keys(c, path, v, keys, "a benchmark");
+    json_t *kernel = json_object_get(v, "kernel"), *name = json_object_get(v, "name"),
+           *params = json_object_get(v, "params");
+    char klist[128] = "";
+    for (const fk_kernel_info *k = fk_kernels; k->name; k++) {
+        size_t u = strlen(klist);
+        snprintf(klist + u, sizeof klist - u, "%s%s", u ? "|" : "", k->name);
+    }
+    const fk_kernel_info *ki = NULL;
+    path_key(p, sizeof p, path, "kernel");
+    if (!kernel)
+        verr_at(c, path, 0, p, "missing (expected one of %s)", klist);
+    else if (!json_is_string(kernel))
+        VERR(c, p, "expected a string, one of %s, got %s", klist, describe(kernel, buf, sizeof buf));
+    else if (!(ki = fk_kernel_find(json_string_value(kernel))))
+        VERR(c, p, "unknown kernel \"%.60s\" (expected one of %s)", json_string_value(kernel), klist);
+    else
+        snprintf(b->kernel, sizeof b->kernel, "%s", ki->name);
+
+    path_key(p, sizeof p, path, "name");
+    if (name) {
+        if (!json_is_string(name))
+            VERR(c, p, "expected a string of letters, digits, '_', '.', '-', got %s", describe(name, buf, sizeof buf));
+        else if (!valid_name(json_string_value(name)) || strlen(json_string_value(name)) >= sizeof b->name)
+            VERR(c, p, "\"%.60s\" is not a valid name (expected 1 to %zu letters, digits, '_', '.', '-')",
+                 json_string_value(name), sizeof b->name - 1);
+        else if (!strcmp(json_string_value(name), "calibrate"))
+            VERR(c, p, "\"calibrate\" is reserved for the calibrate runs (expected another name)");
+        else
+            snprintf(b->name, sizeof b->name, "%s", json_string_value(name));
+    } else if (ki) {
+        snprintf(b->name, sizeof b->name, "%s", ki->name);
+    }
+
+    path_key(p, sizeof p, path, "params");
+    if (!params) {
+        b->params = json_object();
+        return;
+    }
+    if (!json_is_object(params)) {
+        VERR(c, p, "expected an object {option: value}, got %s", describe(params, buf, sizeof buf));
+        return;
+    }
+    b->params = json_incref(params);
+    if (!ki)
+        return;
+    const char *key;
+    json_t *val;
+    json_object_foreach(params, key, val) {
+        char pp[600];
+        path_key(pp, sizeof pp, p, key);
+        const fk_kopt *o = ki->opts;
+        while (o->name && strcmp(o->name, key))
+            o++;
+        if (!o->name) {
+            char list[128] = "";
+            for (const fk_kopt *q = ki->opts; q->name; q++) {
+                size_t u = strlen(list);
+                snprintf(list + u, sizeof list - u, "%s%s", u ? ", " : "", q->name);
+            }
+            VERR_KEY(c, pp, "unknown option \"%s\" for kernel %s (expected one of: %s)", key, ki->name, list);
+            continue;
+        }
+        check_param(c, pp, o, val, b);
+    }
+}
+
+/* workers: a list of integers, "cores", and ranges {"from", "to", "step" | "mul"}. */
+static int cmp_unsigned(const void *a, const void *b) {
+    unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void add_worker(fk_config *cfg, unsigned p) {
+    unsigned *w = realloc(cfg->workers, (cfg->nworkers + 1) * sizeof *w);
+    if (!w)
+        return;
+    cfg->workers = w;
+    w[cfg->nworkers++] = p;
+}
+
+static void check_workers(vctx *c, json_t *list, fk_config *cfg) {
+    char p[128], pp[192], buf[96];
+    unsigned cores = cfg->cores > 1024 ? 1024 : cfg->cores;
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) {
+        snprintf(p, sizeof p, "workers[%zu]", i);
+        long long x;
+        if (json_is_string(v)) {
+            if (strcmp(json_string_value(v), "cores"))
+                VERR(c, p, "expected an integer in [1, 1024], \"cores\" or a range object, got %s",
+                     describe(v, buf, sizeof buf));
+            else
+                add_worker(cfg, cores);
+        } else if (json_is_object(v)) {
+            static const char *const keys[] = {"from", "to", "step", "mul", NULL};
+            size_t before = c->nerr;
+            check_keys(c, p, v, keys, "a workers range");
+            json_t *from = json_object_get(v, "from"), *to = json_object_get(v, "to"),
+                   *step = json_object_get(v, "step"), *mul = json_object_get(v, "mul");
+            long long f = 1, t = 1, s = 1, m = 0;
+            int to_cores = 0;
+            snprintf(pp, sizeof pp, "%s.from", p);
+            if (!from)
+                verr_at(c, p, 0, pp, "missing (expected an integer in [1, 1024])");
+            else
+                get_int(c, pp, from, 1, 1024, &f);
+            snprintf(pp, sizeof pp, "%s.to", p);
+            if (!to)
+                verr_at(c, p, 0, pp, "missing (expected an integer in [1, 1024] or \"cores\")");
+            else if (json_is_string(to) && !strcmp(json_string_value(to), "cores"))
+                to_cores = 1, t = cores;
+            else if (!as_integer(to, &t))
+                VERR(c, pp, "expected an integer in [1, 1024] or \"cores\", got %s", describe(to, buf, sizeof buf));
+            else
+                get_int(c, pp, to, 1, 1024, &t);
+            if (step && mul) {
+                snprintf(pp, sizeof pp, "%s.mul", p);
+                VERR_KEY(c, pp, "a range has either \"step\" or \"mul\", not both");
+            } else if (step) {
+                snprintf(pp, sizeof pp, "%s.step", p);
+                get_int(c, pp, step, 1, 1024, &s);
+            } else if (mul) {
+                snprintf(pp, sizeof pp, "%s.mul", p);
+                get_int(c, pp, mul, 2, 1024, &m);
+            }
+            if (c->nerr != before)
+                continue;
+            if (f > t && !to_cores) {
+                VERR(c, p, "empty range: from %lld is above to %lld (expected from <= to)", f, t);
+                continue;
+            }
+            for (long long x2 = f; x2 <= t; x2 = m ? x2 * m : x2 + s)
+                add_worker(cfg, (unsigned)x2);
+        } else if (get_int(c, p, v, 1, 1024, &x)) {
+            add_worker(cfg, (unsigned)x);
+        }
+    }
+    /* Ascending, without duplicates; P > cores left out unless oversubscription is allowed. */
+    qsort(cfg->workers, cfg->nworkers, sizeof *cfg->workers, cmp_unsigned);
+    size_t n = 0;
+    for (size_t k = 0; k < cfg->nworkers; k++) {
+        if (n && cfg->workers[n - 1] == cfg->workers[k])
+            continue;
+        if (!cfg->oversubscribe && cfg->workers[k] > cfg->cores) {
+            unsigned *d = realloc(cfg->dropped, (cfg->ndropped + 1) * sizeof *d);
+            if (d) {
+                cfg->dropped = d;
+                d[cfg->ndropped++] = cfg->workers[k];
+            }
+            continue;
+        }
+        cfg->workers[n++] = cfg->workers[k];
+    }
+    cfg->nworkers = n;
+}
+
+/* "repetitions" / "warmup": an integer, or {"serial": n, "parallel": n, "baseline": n}. */
+static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, unsigned out[FK_NCLASS]) {
+    static const char *const classes[] = {"serial", "parallel", "baseline", NULL};
+    char buf[96];
+    long long x;
+    if (json_is_object(v)) {
+        check_keys(c, key, v, classes, key);
+        if (json_object_size(v) == 0)
+            VERR(c, key, "empty object (expected {\"serial\": n, \"parallel\": n, \"baseline\": n})");
+        for (int k = 0; k < FK_NCLASS; k++) {
+            json_t *e = json_object_get(v, classes[k]);
+            char p[96];
+            snprintf(p, sizeof p, "%s.%s", key, classes[k]);
+            if (e && get_int(c, p, e, lo, 1000000, &x))
+                out[k] = (unsigned)x;
+        }
+    } else if (as_integer(v, &x)) {
+        if (get_int(c, key, v, lo, 1000000, &x))
+            for (int k = 0; k < FK_NCLASS; k++)
+                out[k] = (unsigned)x;
+    } else {
+        VERR(c, key, "expected an integer >= %lld or {\"serial\": n, \"parallel\": n, \"baseline\": n}, got %s", lo,
+             describe(v, buf, sizeof buf));
+    }
+}
+
+/* A list of variant names at path: each is parsed and added to cfg->variants if new.
+ * Returns the set of their indices (bit v for cfg->variants[v]). */
+static unsigned long long check_variants(vctx *c, const char *path, json_t *list, fk_config *cfg) {
+    char p[160], buf[96];
+    unsigned long long set = 0;
+    if (!json_is_array(list) || json_array_size(list) == 0) {
+        VERR(c, path, "expected a non-empty list of variant names (see `forkscope variants`), got %s",
+             json_is_array(list) ? "an empty list" : describe(list, buf, sizeof buf));
+        return 0;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        snprintf(p, sizeof p, "%s[%zu]", path, i);
+        fk_variant var;
+        char err[256];
+        if (!json_is_string(e)) {
+            VERR(c, p, "expected a variant name (a string, see `forkscope variants`), got %s",
+                 describe(e, buf, sizeof buf));
+            continue;
+        }
+        if (fk_variant_parse(json_string_value(e), &var, err, sizeof err)) {
+            VERR(c, p, "%s", err);
+            continue;
+        }
+        size_t k = 0;
+        while (k < cfg->nvariants && strcmp(cfg->variants[k].name, var.name))
+            k++;
+        if (k < cfg->nvariants && (set >> k & 1)) {
+            VERR(c, p, "duplicate variant \"%s\" (expected each variant once)", var.name);
+            continue;
+        }
+        if (k == cfg->nvariants) {
+            fk_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
+            if (!nv)
+                continue;
+            cfg->variants = nv;
+            nv[cfg->nvariants++] = var;
+        }
+        set |= 1ULL << k;
+    }
+    return set;
+}
+
+static void validate(vctx *c, json_t *root, fk_config *cfg) {
+    static const char *const keys[] = {"name",        "description",      "benchmarks", "variants",   "workers",
+                                       "repetitions", "warmup",           "time_limit_s", "memory_limit_mib",
+                                       "order",       "seed",             "calibrate",  "papi_events", "oversubscribe",
+                                       NULL};
+    char buf[96], p[128];
+    if (!json_is_object(root)) {
+        VERR(c, "", "expected an object {\"name\": ..., \"benchmarks\": [...], ...}, got %s",
+             describe(root, buf, sizeof buf));
+        return;
+    }
+    check_keys(c, "", root, keys, "the configuration");
+    json_t *v;
+
+    /* Scalars first: oversubscribe decides how workers expand. */
+    cfg->calibrate = 1;
+    cfg->oversubscribe = 1;
+    cfg->seed = 1;
+    for (int k = 0; k < FK_NCLASS; k++)
+        cfg->reps[k] = 5, cfg->warmup[k] = 0;
+    if ((v = json_object_get(root, "name"))) {
+        if (!json_is_string(v))
+            VERR(c, "name", "expected a string of letters, digits, '_', '.', '-', got %s", describe(v, buf, sizeof buf));
+        else if (!valid_name(json_string_value(v)) || strlen(json_string_value(v)) >= sizeof cfg->name)
+            VERR(c, "name", "\"%.60s\" is not a valid experiment name (expected 1 to %zu letters, digits, '_', '.', '-')",
+                 json_string_value(v), sizeof cfg->name - 1);
+        else
+            snprintf(cfg->name, sizeof cfg->name, "%s", json_string_value(v));
+    } else {
+        verr_at(c, "", 0, "name", "missing (expected the experiment's name, e.g. \"quick\")");
+    }
+    if ((v = json_object_get(root, "description")) && !json_is_string(v))
+        VERR(c, "description", "expected a string, got %s", describe(v, buf, sizeof buf));
+    if ((v = json_object_get(root, "calibrate"))) {
+        if (!json_is_boolean(v))
+            VERR(c, "calibrate", "expected true or false, got %s", describe(v, buf, sizeof buf));
+        else
+            cfg->calibrate = json_is_true(v);
+    }
+    if ((v = json_object_get(root, "oversubscribe"))) {
+        if (!json_is_boolean(v))
+            VERR(c, "oversubscribe", "expected true or false, got %s", describe(v, buf, sizeof buf));
+        else
+            cfg->oversubscribe = json_is_true(v);
+    }
+    if ((v = json_object_get(root, "repetitions")))
+        check_per_class(c, "repetitions", v, 1, cfg->reps);
+    if ((v = json_object_get(root, "warmup")))
+        check_per_class(c, "warmup", v, 0, cfg->warmup);
+    if ((v = json_object_get(root, "time_limit_s"))) {
+        if (!json_is_number(v))
+            VERR(c, "time_limit_s", "expected a number of seconds > 0, got %s", describe(v, buf, sizeof buf));
+        else if (!(json_number_value(v) > 0) || json_number_value(v) > 1e7)
+            VERR(c, "time_limit_s", "%g is not a valid limit (expected a number of seconds > 0 and <= 1e7)",
+                 json_number_value(v));
+        else
+            cfg->time_limit_s = json_number_value(v);
+    }
+    if ((v = json_object_get(root, "memory_limit_mib"))) {
+        long long x;
+        if (get_int(c, "memory_limit_mib", v, 1, 1LL << 30, &x))
+            cfg->memory_limit_mib = (unsigned long long)x;
+    }
+    if ((v = json_object_get(root, "order"))) {
+        const char *s = json_is_string(v) ? json_string_value(v) : "";
+        if (!strcmp(s, "grouped"))
+            cfg->order = FK_ORDER_GROUPED;
+        else if (!strcmp(s, "interleaved"))
+            cfg->order = FK_ORDER_INTERLEAVED;
+        else if (!strcmp(s, "shuffled"))
+            cfg->order = FK_ORDER_SHUFFLED;
+        else
+            VERR(c, "order", "expected \"grouped\", \"interleaved\" or \"shuffled\", got %s",
+                 describe(v, buf, sizeof buf));
+    }
+    if ((v = json_object_get(root, "seed"))) {
+        long long x;
+        if (get_int(c, "seed", v, 0, 9007199254740991LL, &x))
+            cfg->seed = (unsigned long long)x;
+    }
+    if ((v = json_object_get(root, "papi_events"))) {
+        if (!json_is_array(v)) {
+            VERR(c, "papi_events", "expected a list of event names (strings), got %s", describe(v, buf, sizeof buf));
+        } else {
+            size_t i;
+            json_t *e;
+            cfg->papi_events = calloc(json_array_size(v) + 1, sizeof *cfg->papi_events);
+            json_array_foreach(v, i, e) {
+                snprintf(p, sizeof p, "papi_events[%zu]", i);
+                if (!json_is_string(e) || !*json_string_value(e) || strchr(json_string_value(e), ','))
+                    VERR(c, p, "expected an event name (a non-empty string without ','), got %s",
+                         describe(e, buf, sizeof buf));
+                else if (cfg->papi_events)
+                    cfg->papi_events[cfg->npapi++] = strdup(json_string_value(e));
+            }
+        }
+    }
+
+    /* benchmarks */
+    if (!(v = json_object_get(root, "benchmarks"))) {
+        verr_at(c, "", 0, "benchmarks", "missing (expected a non-empty list of benchmark objects)");
+    } else if (!json_is_array(v) || json_array_size(v) == 0) {
+        VERR(c, "benchmarks", "expected a non-empty list of benchmark objects, got %s",
+             json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
+    } else {
+        cfg->benchmarks = calloc(json_array_size(v), sizeof *cfg->benchmarks);
+        size_t i;
+        json_t *e;
+        json_array_foreach(v, i, e) {
+            if (!cfg->benchmarks)
+                break;
+            fk_bench *b = &cfg->benchmarks[cfg->nbenchmarks++];
+            snprintf(p, sizeof p, "benchmarks[%zu]", i);
+            check_benchmark(c, p, e, b);
+            for (size_t k = 0; k < i && b->name[0]; k++)
+                if (!strcmp(cfg->benchmarks[k].name, b->name)) {
+                    char q[160];
+                    snprintf(q, sizeof q, "%s.name", p);
+                    verr_at(c, json_object_get(e, "name") ? q : p, 0, q,
+                            "duplicate benchmark name \"%s\" (benchmarks[%zu] has it; expected unique names)",
+                            b->name, k);
+                    break;
+                }
+        }
+    }
+
+    /* variants: the top-level list, then the benchmarks' own lists */
+    if (!(v = json_object_get(root, "variants"))) {
+        verr_at(c, "", 0, "variants", "missing (expected a non-empty list of variant names)");
+    } else {
+        unsigned long long all = check_variants(c, "variants", v, cfg);
+        for (size_t b = 0; b < cfg->nbenchmarks; b++)
+            cfg->benchmarks[b].variants = all;
+    }
+    json_t *blist = json_object_get(root, "benchmarks");
+    for (size_t b = 0; json_is_array(blist) && b < cfg->nbenchmarks; b++) {
+        json_t *own = json_object_get(json_array_get(blist, b), "variants");
+        if (!own)
+            continue;
+        snprintf(p, sizeof p, "benchmarks[%zu].variants", b);
+        cfg->benchmarks[b].variants = check_variants(c, p, own, cfg);
+    }
+
+    /* workers */
+    if (!(v = json_object_get(root, "workers"))) {
+        verr_at(c, "", 0, "workers", "missing (expected a non-empty list of worker counts)");
+    } else if (!json_is_array(v) || json_array_size(v) == 0) {
+        VERR(c, "workers", "expected a non-empty list of integers, \"cores\" or ranges, got %s",
+             json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
+    } else {
+        size_t before = c->nerr;
+        check_workers(c, v, cfg);
+        if (c->nerr == before && cfg->nworkers == 0)
+            VERR(c, "workers", "no worker count left (all are above the %u cores and \"oversubscribe\" is false)",
+                 cfg->cores);
+    }
+}
+
+/* ---- loading ---------------------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t r = fread(buf + n, 1, cap - n - 1, f);
+        n += r;
+        if (r == 0)
+            break;
+        if (cap - n < 2) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf || err) {
+        free(buf);
+        errno = err ? EIO : ENOMEM;
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}
+
+/* Position of a jansson syntax error: jansson reports the end of the offending token; point
+ * at its start when the message names it ("... near 'tok'"). */
+static void syntax_pos(const char *text, size_t len, const json_error_t *e, int *line, int *col) {
+    *line = e->line;
+    *col = e->column;
+    const char *near = strstr(e->text, "near '");
+    if (!near || e->position <= 0)
+        return;
+    near += 6;
+    size_t toklen = strlen(near);
+    if (toklen && near[toklen - 1] == '\'')
+        toklen--;
+    long start = (long)e->position - (long)toklen;
+    if (start >= 0 && (size_t)start + toklen <= len && !strncmp(text + start, near, toklen))
+        line_col(text, len, start, line, col);
+}
+
+int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d) {
+    memset(cfg, 0, sizeof *cfg);
+    int rc = FK_EXIT_CONFIG;
+    size_t len = 0;
+    json_t *root = NULL;
+    vctx c = {.file = path, .d = d};
+    char *text = read_file(path, &len);
+    if (!text) {
+        fk_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
+        return FK_EXIT_IO;
+    }
+    if (strlen(text) != len) {
+        int line, col;
+        line_col(text, len, (long)strlen(text), &line, &col);
+        fk_diag_add(d, "%s:%d:%d: (top level): the file contains a NUL byte (expected JSON text)", path, line, col);
+        goto fail_parse;
+    }
+    json_error_t e;
+    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &e);
+    if (!root) {
+        int line, col;
+        syntax_pos(text, len, &e, &line, &col);
+        fk_diag_add(d, "%s:%d:%d: JSON syntax error: %s", path, line, col, e.text);
+        goto fail_parse;
+    }
+    c.text = text;
+    c.len = len;
+    c.sc = (scanner){.s = text, .len = len};
+    scan_value(&c.sc, "", -1, 0);
+    if (c.sc.failed) {
+        fk_diag_add(d, "%s: out of memory", path);
+        rc = FK_EXIT_INTERNAL;
+        goto fail_validate;
+    }
+    cfg->cores = cores ? cores : 1;
+    validate(&c, root, cfg);
+    if (c.nerr)
+        goto fail_validate;
+    cfg->path = strdup(path);
+    cfg->text = text;
+    cfg->text_len = len;
+    for (size_t i = 0; i < c.sc.n; i++)
+        free(c.sc.e[i].path);
+    free(c.sc.e);
+    json_decref(root);
+    return 0;
+
+fail_validate:
+    for (size_t i = 0; i < c.sc.n; i++)
+        free(c.sc.e[i].path);
+    free(c.sc.e);
+    json_decref(root);
+fail_parse:
+    free(text);
+    fk_config_free(cfg);
+    return rc;
+}
+
+void fk_config_free(fk_config *cfg) {
+    for (size_t i = 0; i < cfg->nbenchmarks; i++) {
+        json_decref(cfg->benchmarks[i].params);
+        for (size_t k = 0; k < cfg->benchmarks[i].nargs; k++)
+            free(cfg->benchmarks[i].args[k]);
+        free(cfg->benchmarks[i].args);
+    }
+    free(cfg->benchmarks);
+    free(cfg->variants);
+    free(cfg->workers);
+    free(cfg->dropped);
+    for (size_t i = 0; i < cfg->npapi; i++)
+        free(cfg->papi_events[i]);
+    free(cfg->papi_events);
+    free(cfg->path);
+    free(cfg->text);
+    memset(cfg, 0, sizeof *cfg);
+}

@@ -1,0 +1,107 @@
+/* config.h — experiment configuration files: loading, validation, the expanded sweep axes.
+ *
+ * The format is documented in configs/README.md.  Loading validates everything before
+ * anything runs and reports every error found, each as
+ *     FILE:LINE:COLUMN: KEY.PATH: what is wrong (what was expected)
+ * with the position of the offending value (or key, for an unknown key; or the enclosing
+ * object, for a missing key).  Kernel options are checked against fk_kernels, a table of
+ * what the bench drivers accept (tests/test_config.c checks it against `fk-bench-serial
+ * --list` and the drivers' own range checks, so the two cannot drift apart unnoticed). */
+#ifndef FK_CONFIG_H
+#define FK_CONFIG_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "harness/variants.h"
+
+/* ---- kernel options (what the drivers accept) ---------------------------------------------- */
+
+typedef enum fk_kopt_type { FK_KOPT_INT, FK_KOPT_DOUBLE, FK_KOPT_CHOICE } fk_kopt_type;
+
+typedef struct fk_kopt {
+    const char *name; /* given to the driver as --NAME VALUE */
+    fk_kopt_type type;
+    const char *def;     /* the driver's default, as on its command line */
+    double min, max;     /* inclusive (INT, DOUBLE) */
+    int pow2;            /* INT: must be a power of two */
+    const char *choices; /* CHOICE: '|'-separated */
+} fk_kopt;
+
+typedef struct fk_kernel_info {
+    const char *name;
+    const fk_kopt *opts; /* terminated by name == NULL */
+} fk_kernel_info;
+
+/* The benchmark kernels (not "calibrate", which the harness adds itself), NULL-name
+ * terminated; one by name (NULL if unknown). */
+extern const fk_kernel_info fk_kernels[];
+const fk_kernel_info *fk_kernel_find(const char *name);
+
+/* ---- diagnostics ------------------------------------------------------------------------------ */
+
+/* A list of error messages (each one line, without the newline).  Zero-initialise. */
+typedef struct fk_diag {
+    char **msgs;
+    size_t n, cap;
+} fk_diag;
+
+void fk_diag_add(fk_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fk_diag_print(const fk_diag *d, FILE *out); /* one message a line */
+void fk_diag_free(fk_diag *d);
+
+/* ---- the configuration ------------------------------------------------------------------------ */
+
+/* Repetition classes: which count of "repetitions"/"warmup" a variant uses. */
+enum { FK_CLASS_SERIAL, FK_CLASS_PARALLEL, FK_CLASS_BASELINE, FK_NCLASS };
+int fk_config_class(const fk_variant *v); /* FK_CLASS_* of a variant */
+
+typedef enum fk_order { FK_ORDER_GROUPED, FK_ORDER_INTERLEAVED, FK_ORDER_SHUFFLED } fk_order;
+
+typedef struct fk_bench {
+    char name[64];   /* label: unique in the config, [A-Za-z0-9_.-]+ */
+    char kernel[16]; /* a name in fk_kernels */
+    json_t *params;  /* the params object as given (owned; {} if none) */
+    char **args;     /* driver arguments for the params: "--n", "30", ... (owned) */
+    size_t nargs;
+    unsigned long long variants; /* bit v set: runs on cfg->variants[v] (its own "variants"
+                                    list, else every top-level variant) */
+} fk_bench;
+
+typedef struct fk_config {
+    char *path;      /* as given to fk_config_load */
+    char *text;      /* the file, verbatim (NUL-terminated), for DIR/config.json */
+    size_t text_len;
+    char name[128];  /* experiment name, [A-Za-z0-9_.-]+ */
+    fk_bench *benchmarks;
+    size_t nbenchmarks;
+    fk_variant *variants; /* the top-level list, then those only benchmarks name (at most 64) */
+    size_t nvariants;
+    unsigned *workers; /* expanded: ascending, no duplicates, each in [1, 1024] */
+    size_t nworkers;
+    unsigned *dropped; /* worker counts left out because P > cores and oversubscribe is false */
+    size_t ndropped;
+    unsigned cores;    /* online CPUs the expansion used ("cores", oversubscription) */
+    unsigned reps[FK_NCLASS], warmup[FK_NCLASS];
+    double time_limit_s;              /* per run; 0 = none */
+    unsigned long long memory_limit_mib; /* per run; 0 = none */
+    fk_order order;
+    unsigned long long seed; /* for "shuffled" */
+    int calibrate;           /* measure calibrate runs (default 1) */
+    int oversubscribe;       /* allow P > cores (default 1; such cells are flagged) */
+    char **papi_events;      /* passed to the drivers (--papi) and recorded, not checked here */
+    size_t npapi;
+} fk_config;
+
+/* Reads and validates the configuration file at path; `cores` is the number of online CPUs
+ * that "cores" stands for.  Returns 0 and fills *cfg (free with fk_config_free); or
+ * FK_EXIT_IO if the file cannot be read, FK_EXIT_CONFIG if it is invalid, with every
+ * message in *d (cfg is then left empty). */
+int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d);
+
+void fk_config_free(fk_config *cfg);
+
+/* Online CPUs (at least 1). */
+unsigned fk_online_cores(void);
+
+#endif

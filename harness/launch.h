@@ -1,0 +1,77 @@
+/* launch.h — running one driver process and measuring it honestly.
+ *
+ * Every run is a fresh child process, started by a *launcher*: a small process forked by
+ * fk_launcher_start() while the harness is still small.  Why: on Linux, exec() carries the
+ * old address space's high-water RSS into the new image's maxrss (exec_mmap() ->
+ * setmax_mm_hiwater_rss()), and a child forked (or vforked / posix_spawned) from a large
+ * parent starts from the parent's mapping; so a harness that grew (results, buffers) would
+ * inflate every child's measured peak.  The launcher stays small, so a child's maxrss from
+ * wait4() is the driver's own (tests/test_sweep.c checks this with a 300 MiB harness).
+ *
+ * The launcher forks the driver into its own process group, captures its stdout (up to
+ * 1 MiB) and the last 2 KiB of its stderr, enforces the time limit (SIGKILL to the group)
+ * and the memory limit (see below), and reaps it with wait4() on that pid (never
+ * RUSAGE_CHILDREN).  If the harness dies, the launcher sees its socket close, kills the
+ * running driver and exits; the driver also has PR_SET_PDEATHSIG(SIGKILL).
+ *
+ * Memory limit mechanisms (FORKSCOPE_MEMLIMIT=auto|cgroup|poll, default auto):
+ *   cgroup  a cgroup-v1 memory cgroup created under the launcher's own memory cgroup,
+ *           memory.limit_in_bytes = limit; the kernel OOM-kills the driver at the limit
+ *           (counted in memory.oom_control's oom_kill).  Drivers reserve large virtual
+ *           areas (thread stacks, linear frame stacks, OMP_STACKSIZE), so RLIMIT_AS is no
+ *           use; a cgroup counts what is resident (plus page cache the run touches).
+ *   poll    /proc/PID/statm read every 10 ms; the group is killed when the resident set
+ *           exceeds the limit (a fast allocator may overshoot by what it touches in 10 ms).
+ * auto picks cgroup if one can be created (and written), else poll. */
+#ifndef FK_LAUNCH_H
+#define FK_LAUNCH_H
+
+#include <stddef.h>
+
+typedef struct fk_launcher fk_launcher;
+
+/* Starts the launcher.  Call it while this process is small (before reading results or
+ * allocating buffers).  Returns 0 and *out, or -errno. */
+int fk_launcher_start(fk_launcher **out);
+
+/* The memory-limit mechanism: "cgroup-v1 DIR" or "poll /proc/PID/statm every 10 ms". */
+const char *fk_launcher_mechanism(const fk_launcher *l);
+
+/* Closes the launcher (it removes its cgroup) and reaps it.  l may be NULL. */
+void fk_launcher_stop(fk_launcher *l);
+
+typedef struct fk_run_req {
+    char *const *argv;                  /* argv[0] is the executable's path; NULL-terminated */
+    char *const *env;                   /* extra "NAME=VALUE" entries, NULL-terminated, or NULL */
+    double time_limit_s;                /* 0: none */
+    unsigned long long mem_limit_bytes; /* 0: none */
+} fk_run_req;
+
+enum fk_killed { FK_KILLED_NONE, FK_KILLED_TIMEOUT, FK_KILLED_MEMORY, FK_KILLED_INTERRUPT };
+
+typedef struct fk_run_res {
+    int exec_errno;      /* non-zero: the executable could not be started (errno) */
+    int exited, exit_code;
+    int signaled, signo; /* terminated by signal signo */
+    int killed;          /* enum fk_killed: why the launcher (or the cgroup) killed it */
+    double wall_s;       /* fork to reap, as the launcher saw it */
+    double user_s, sys_s;
+    long maxrss_kib;     /* wait4() of this child */
+    char *out;           /* stdout, NUL-terminated (at most 1 MiB kept) */
+    size_t out_len;
+    char *err; /* the last <= 2 KiB of stderr, NUL-terminated */
+    size_t err_len;
+} fk_run_res;
+
+#define FK_LAUNCH_OUT_MAX ((size_t)1 << 20)
+#define FK_LAUNCH_ERR_TAIL 2048
+
+/* Runs one process and waits for it.  If intr_fd >= 0 and becomes readable while it runs
+ * (a signal handler's self-pipe), the process is killed and res->killed is
+ * FK_KILLED_INTERRUPT; the fd is not read.  Returns 0 and fills *res (free with
+ * fk_run_res_free); -EPIPE if the launcher is gone; -errno on other failures. */
+int fk_launcher_run(fk_launcher *l, const fk_run_req *req, fk_run_res *res, int intr_fd);
+
+void fk_run_res_free(fk_run_res *res);
+
+#endif

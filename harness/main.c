@@ -1,0 +1,233 @@
+/* main.c — the forkscope command line: run, bench, uts, variants, fit, plot. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/analysis.h"
+#include "harness/config.h"
+#include "harness/envinfo.h"
+#include "harness/exitcodes.h"
+#include "harness/launch.h"
+#include "harness/sweep.h"
+#include "harness/variants.h"
+
+static void help(FILE *out) {
+    fprintf(out,
+            "usage: forkscope COMMAND [ARGS]\n"
+            "\n"
+            "Commands:\n"
+            "  run CONFIG [-o DIR] [--resume] [--dry-run]\n"
+            "        Run the sweep of an experiment file (configs/README.md) into DIR (default\n"
+            "        results/<name>): DIR/config.json, env.json, raw.jsonl; then `fit` and `plot` on DIR.\n"
+            "        --dry-run prints the plan (cells, runs, estimated time) and runs nothing;\n"
+            "        --resume continues an interrupted sweep in DIR (same config required).\n"
+            "  bench --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] [--warmup W]\n"
+            "        One measurement: runs the driver of variant V (default cont-seg-busy), which prints\n"
+            "        one JSON object.  Kernels and options: fk-bench-serial --list.\n"
+            "  uts [-t T -b B -r R -a A -d D -q Q -m M -f F -g G] [--preset NAME] [--alloc heap|stack]\n"
+            "      [--variant V] [--workers P]\n"
+            "        Unbalanced Tree Search with the reference's flags; prints \"Tree size = N, tree depth\n"
+            "        = D, num leaves = L (x.xx%%)\" (default variant cont-seg-busy, 1 worker).\n"
+            "  variants\n"
+            "        The runtime variants and baselines, how they are named, why a name is refused.\n"
+            "  fit DIR     DIR/summary.csv, fits.csv, report.md from DIR/raw.jsonl and env.json.\n"
+            "  plot DIR    DIR/plots/ from DIR's summary and fits (needs gnuplot).\n"
+            "  --help, --version\n"
+            "\n"
+            "Environment:\n"
+            "  FORKSCOPE_DRIVER=PATH     run PATH as the driver of every variant (for tests); by\n"
+            "                            default fk-bench-* next to this executable.\n"
+            "  FORKSCOPE_MEMLIMIT=auto|cgroup|poll   how the per-run memory limit is enforced.\n"
+            "\n"
+            "Exit status (run, fit, plot, variants and errors before a driver starts):\n");
+#define X(name, code, text) fprintf(out, "  %d  %s\n", code, text);
+    FK_EXIT_MAP(X)
+#undef X
+    fprintf(out, "bench and uts end with the driver's own status: 0 verified, 1 bad usage, 2 could not run,\n"
+                 "3 wrong answer.\n");
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "forkscope: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, " (try forkscope --help)\n");
+    va_end(ap);
+    return FK_EXIT_USAGE;
+}
+
+/* ---- run ------------------------------------------------------------------------------------ */
+
+static int cmd_run(int argc, char **argv) {
+    fk_sweep_opts o = {.live_progress = -1};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (++i >= argc)
+                return usage_error("run: option %s needs a directory", a);
+            o.outdir = argv[i];
+        } else if (!strncmp(a, "--output=", 9)) {
+            o.outdir = a + 9;
+        } else if (!strcmp(a, "--resume")) {
+            o.resume = 1;
+        } else if (!strcmp(a, "--dry-run")) {
+            o.dry_run = 1;
+        } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            help(stdout);
+            return FK_EXIT_OK;
+        } else if (a[0] == '-' && a[1]) {
+            return usage_error("run: unknown option '%s'", a);
+        } else if (o.config_path) {
+            return usage_error("run: more than one CONFIG given ('%s')", a);
+        } else {
+            o.config_path = a;
+        }
+    }
+    if (!o.config_path)
+        return usage_error("run: no CONFIG given");
+    if (o.outdir && !*o.outdir)
+        return usage_error("run: empty output directory");
+    /* The launcher is forked now, while this process is small (see harness/launch.h). */
+    fk_launcher *l = NULL;
+    if (!o.dry_run) {
+        int e = fk_launcher_start(&l);
+        if (e) {
+            fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
+            return FK_EXIT_INTERNAL;
+        }
+        o.launcher = l;
+    }
+    char dir[PATH_MAX];
+    int rc = fk_sweep_run(&o, dir, sizeof dir);
+    fk_launcher_stop(l);
+    if (o.dry_run || (rc != FK_EXIT_OK && rc != FK_EXIT_RUNS_FAILED))
+        return rc;
+    char *fit_argv[] = {(char *)"fit", dir, NULL}, *plot_argv[] = {(char *)"plot", dir, NULL};
+    fflush(NULL);
+    int frc = fk_cmd_fit(2, fit_argv);
+    if (frc != FK_EXIT_OK) {
+        fprintf(stderr, "forkscope: the analysis of %s failed (status %d); the results are kept: rerun `forkscope fit %s`\n",
+                dir, frc, dir);
+        return rc != FK_EXIT_OK ? rc : frc;
+    }
+    fflush(NULL);
+    int prc = fk_cmd_plot(2, plot_argv);
+    if (prc != FK_EXIT_OK) {
+        fprintf(stderr, "forkscope: plots of %s not drawn (status %d%s); the results and the analysis are kept: "
+                        "rerun `forkscope plot %s`\n",
+                dir, prc, prc == FK_EXIT_TOOL ? ": gnuplot missing?" : "", dir);
+        return rc != FK_EXIT_OK ? rc : prc;
+    }
+    return rc;
+}
+
+/* ---- bench and uts: exec the driver ---------------------------------------------------------- */
+
+/* Takes --variant and --workers out of argv (the rest goes to the driver), finds the driver
+ * and execs it with --workers and, for runtime variants, --sched.  first: arguments to put
+ * before the rest ("uts" for the UTS mode).  Returns only on error. */
+static int exec_driver(int argc, char **argv, const char *first) {
+    const char *vname = "cont-seg-busy", *workers = "1";
+    char **dargv = calloc((size_t)argc + 8, sizeof *dargv);
+    if (!dargv)
+        return FK_EXIT_INTERNAL;
+    int n = 1;
+    if (first)
+        dargv[n++] = (char *)first;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--variant") || !strcmp(a, "--workers")) {
+            if (i + 1 >= argc) {
+                free(dargv);
+                return usage_error("option %s needs a value", a);
+            }
+            *(a[2] == 'v' ? &vname : &workers) = argv[++i];
+        } else if (!strncmp(a, "--variant=", 10)) {
+            vname = a + 10;
+        } else if (!strncmp(a, "--workers=", 10)) {
+            workers = a + 10;
+        } else if (!strcmp(a, "--sched") || !strncmp(a, "--sched=", 8)) {
+            free(dargv);
+            return usage_error("option %s: the scheduler is part of the variant name (e.g. --variant cont-seg-lazy)", a);
+        } else {
+            dargv[n++] = argv[i];
+        }
+    }
+    fk_variant v;
+    char err[256], path[PATH_MAX];
+    if (fk_variant_parse(vname, &v, err, sizeof err)) {
+        fprintf(stderr, "forkscope: option --variant: %s\n", err);
+        free(dargv);
+        return FK_EXIT_USAGE;
+    }
+    char *end;
+    long p = strtol(workers, &end, 10);
+    if (!*workers || *end || p < 1 || p > 1024) {
+        free(dargv);
+        return usage_error("option --workers: '%s' is not an integer in [1, 1024]", workers);
+    }
+    if (v.kind == FK_VARIANT_SERIAL && p != 1) {
+        free(dargv);
+        return usage_error("option --workers: serial runs on 1 worker only, not %s", workers);
+    }
+    if (fk_variant_driver_path(&v, path, sizeof path)) {
+        fprintf(stderr, "forkscope: cannot locate the driver %s\n", v.driver);
+        free(dargv);
+        return FK_EXIT_INTERNAL;
+    }
+    dargv[0] = path;
+    dargv[n++] = (char *)"--workers";
+    dargv[n++] = (char *)workers;
+    if (v.kind == FK_VARIANT_RUNTIME) {
+        dargv[n++] = (char *)"--sched";
+        dargv[n++] = v.sched;
+    }
+    dargv[n] = NULL;
+    fflush(NULL);
+    execv(path, dargv);
+    fprintf(stderr, "forkscope: cannot execute the driver of %s, %s: %s%s\n", v.name, path, strerror(errno),
+            errno == ENOENT ? " (build it: make build/bin/" : "");
+    if (errno == ENOENT)
+        fprintf(stderr, "%s)\n", v.driver);
+    free(dargv);
+    return FK_EXIT_TOOL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        help(stderr);
+        return FK_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        help(stdout);
+        return FK_EXIT_OK;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("forkscope %s\n", FK_VERSION);
+        return FK_EXIT_OK;
+    }
+    if (!strcmp(cmd, "run"))
+        return cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "bench"))
+        return exec_driver(argc - 1, argv + 1, NULL);
+    if (!strcmp(cmd, "uts"))
+        return exec_driver(argc - 1, argv + 1, "uts");
+    if (!strcmp(cmd, "variants")) {
+        if (argc > 2)
+            return usage_error("variants takes no arguments ('%s')", argv[2]);
+        fk_variants_print(stdout);
+        return FK_EXIT_OK;
+    }
+    if (!strcmp(cmd, "fit"))
+        return fk_cmd_fit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "plot"))
+        return fk_cmd_plot(argc - 1, argv + 1);
+    return usage_error("unknown command '%s'", cmd);
+}

@@ -1,0 +1,129 @@
+/* progress.c — the live progress line and the per-cell log lines. */
+#include "harness/progress.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct fk_progress {
+    FILE *out;
+    int live;
+    size_t cells, runs, cells_done, runs_done, runs_at_start;
+    double t0;
+    char current[160];
+    int line_shown;
+};
+
+static double mono(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void fk_format_duration(double s, char *buf, size_t len) {
+    if (s < 0)
+        s = 0;
+    if (s < 60)
+        snprintf(buf, len, "%.1f s", s);
+    else if (s < 3600)
+        snprintf(buf, len, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, len, "%d h %02d min", (int)(s / 3600), ((int)s % 3600) / 60);
+}
+
+fk_progress *fk_progress_new(FILE *out, int live, size_t cells, size_t runs, size_t cells_done, size_t runs_done) {
+    fk_progress *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->out = out;
+    p->live = live < 0 ? isatty(fileno(out)) : live;
+    p->cells = cells;
+    p->runs = runs;
+    p->cells_done = cells_done;
+    p->runs_done = p->runs_at_start = runs_done;
+    p->t0 = mono();
+    return p;
+}
+
+static void clear_line(fk_progress *p) {
+    if (p->live && p->line_shown) {
+        fputs("\r\033[K", p->out);
+        p->line_shown = 0;
+    }
+}
+
+static void show(fk_progress *p) {
+    if (!p->live)
+        return;
+    double el = mono() - p->t0;
+    size_t done_here = p->runs_done - p->runs_at_start;
+    char e[32], eta[32] = "?";
+    fk_format_duration(el, e, sizeof e);
+    if (done_here)
+        fk_format_duration(el / (double)done_here * (double)(p->runs - p->runs_done), eta, sizeof eta);
+    fprintf(p->out, "\r\033[Kcells %zu/%zu  runs %zu/%zu  %s  elapsed %s  ETA %s", p->cells_done, p->cells,
+            p->runs_done, p->runs, p->current, e, eta);
+    fflush(p->out);
+    p->line_shown = 1;
+}
+
+void fk_progress_run_start(fk_progress *p, const char *cell) {
+    if (!p)
+        return;
+    snprintf(p->current, sizeof p->current, "%s", cell);
+    show(p);
+}
+
+void fk_progress_run_done(fk_progress *p) {
+    if (!p)
+        return;
+    p->runs_done++;
+    show(p);
+}
+
+void fk_progress_cell_done(fk_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,
+                           const char *failures) {
+    if (!p)
+        return;
+    p->cells_done++;
+    if (p->live) {
+        if (n_failed) {
+            clear_line(p);
+            fprintf(p->out, "%s: %u ok, %u failed (%s)\n", cell, n_ok, n_failed, failures);
+        }
+        show(p);
+        return;
+    }
+    char med[48] = "no successful run";
+    if (median_s >= 0)
+        snprintf(med, sizeof med, "median %.4g s", median_s);
+    fprintf(p->out, "[%zu/%zu cells, %zu/%zu runs] %s: %u ok, %s%s%u failed%s%s%s\n", p->cells_done, p->cells,
+            p->runs_done, p->runs, cell, n_ok, med, ", ", n_failed, n_failed ? " (" : "", n_failed ? failures : "",
+            n_failed ? ")" : "");
+    fflush(p->out);
+}
+
+void fk_progress_note(fk_progress *p, const char *fmt, ...) {
+    FILE *out = p ? p->out : stderr;
+    if (p)
+        clear_line(p);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fputc('\n', out);
+    if (p)
+        show(p);
+    fflush(out);
+}
+
+void fk_progress_finish(fk_progress *p) {
+    if (!p)
+        return;
+    if (p->live && p->line_shown)
+        fputc('\n', p->out);
+    fflush(p->out);
+    free(p);
+}

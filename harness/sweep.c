@@ -1,0 +1,1131 @@
+/* sweep.c — planning, running and recording a sweep (`forkscope run`). */
+#include "harness/sweep.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "harness/config.h"
+#include "harness/envinfo.h"
+#include "harness/exitcodes.h"
+#include "harness/progress.h"
+#include "harness/results.h"
+#include "harness/variants.h"
+
+/* ---- run statuses (harness/results.h) -------------------------------------------------------- */
+
+enum { ST_OK, ST_WRONG, ST_CRASH, ST_TIMEOUT, ST_MEMORY, ST_ERROR, NSTATUS };
+static const char *const status_names[NSTATUS] = {"ok", "wrong", "crash", "timeout", "memory", "error"};
+
+static int status_index(const char *s) {
+    for (int i = 0; i < NSTATUS; i++)
+        if (s && !strcmp(s, status_names[i]))
+            return i;
+    return ST_ERROR;
+}
+
+/* ---- the plan ------------------------------------------------------------------------------ */
+
+typedef struct cell {
+    char id[200];          /* "<benchmark>|<variant>|<P>", "calibrate|<variant>|<P>" */
+    const fk_bench *bench; /* NULL for a calibrate cell */
+    const fk_variant *var;
+    unsigned workers, reps, warmup;
+    int oversub;
+    char driver[PATH_MAX];
+    double est_s; /* estimated wall time of one run */
+    int est_measured; /* est_s comes from earlier results */
+    /* progress */
+    unsigned done, fails[NSTATUS];
+    double *times; /* time_s of the ok runs */
+    unsigned ntimes;
+} cell;
+
+typedef struct run {
+    uint32_t cell, rep;
+} run;
+
+typedef struct plan {
+    cell *cells;
+    size_t ncells, ncalib;
+    run *runs;
+    size_t nruns;
+    size_t nskipped_serial; /* serial cells left out at P > 1 */
+} plan;
+
+static void plan_free(plan *p) {
+    for (size_t i = 0; i < p->ncells; i++)
+        free(p->cells[i].times);
+    free(p->cells);
+    free(p->runs);
+    memset(p, 0, sizeof *p);
+}
+
+static int add_cell(plan *p, size_t cap, const fk_config *cfg, const fk_bench *b, const fk_variant *v, unsigned P) {
+    if (p->ncells >= cap)
+        return -1;
+    cell *c = &p->cells[p->ncells++];
+    memset(c, 0, sizeof *c);
+    snprintf(c->id, sizeof c->id, "%s|%s|%u", b ? b->name : "calibrate", v->name, P);
+    c->bench = b;
+    c->var = v;
+    c->workers = P;
+    int cls = fk_config_class(v);
+    c->reps = cfg->reps[cls];
+    c->warmup = cfg->warmup[cls];
+    c->oversub = P > cfg->cores;
+    if (fk_variant_driver_path(v, c->driver, sizeof c->driver))
+        snprintf(c->driver, sizeof c->driver, "%s", v->driver);
+    c->times = calloc(c->reps, sizeof *c->times);
+    return c->times ? 0 : -1;
+}
+
+/* splitmix64: a tiny, well-mixed generator whose sequence is the same everywhere. */
+static uint64_t splitmix64(uint64_t *s) {
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static int plan_build(const fk_config *cfg, plan *p) {
+    memset(p, 0, sizeof *p);
+    size_t cap = (cfg->nbenchmarks + 1) * cfg->nvariants * cfg->nworkers;
+    p->cells = calloc(cap ? cap : 1, sizeof *p->cells);
+    if (!p->cells)
+        return -1;
+    /* Calibrate cells first (they are short; a driver that cannot start shows at once),
+     * for every variant some benchmark runs on. */
+    unsigned long long used = 0;
+    for (size_t b = 0; b < cfg->nbenchmarks; b++)
+        used |= cfg->benchmarks[b].variants;
+    for (size_t v = 0; cfg->calibrate && v < cfg->nvariants; v++)
+        for (size_t w = 0; w < cfg->nworkers && (used >> v & 1); w++) {
+            if (cfg->variants[v].kind == FK_VARIANT_SERIAL && cfg->workers[w] != 1)
+                continue;
+            if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
+                return -1;
+        }
+    p->ncalib = p->ncells;
+    for (size_t b = 0; b < cfg->nbenchmarks; b++)
+        for (size_t v = 0; v < cfg->nvariants; v++)
+            for (size_t w = 0; w < cfg->nworkers && (cfg->benchmarks[b].variants >> v & 1); w++) {
+                if (cfg->variants[v].kind == FK_VARIANT_SERIAL && cfg->workers[w] != 1) {
+                    p->nskipped_serial++;
+                    continue;
+                }
+                if (add_cell(p, cap, cfg, &cfg->benchmarks[b], &cfg->variants[v], cfg->workers[w]))
+                    return -1;
+            }
+    unsigned maxreps = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        p->nruns += p->cells[i].reps;
+        maxreps = p->cells[i].reps > maxreps ? p->cells[i].reps : maxreps;
+    }
+    p->runs = calloc(p->nruns ? p->nruns : 1, sizeof *p->runs);
+    if (!p->runs)
+        return -1;
+    size_t k = 0;
+    if (cfg->order == FK_ORDER_INTERLEAVED) {
+        for (unsigned r = 0; r < maxreps; r++)
+            for (size_t i = 0; i < p->ncells; i++)
+                if (r < p->cells[i].reps)
+                    p->runs[k++] = (run){(uint32_t)i, r};
+    } else {
+        for (size_t i = 0; i < p->ncells; i++)
+            for (unsigned r = 0; r < p->cells[i].reps; r++)
+                p->runs[k++] = (run){(uint32_t)i, r};
+        if (cfg->order == FK_ORDER_SHUFFLED) {
+            uint64_t s = cfg->seed;
+            for (size_t i = p->nruns; i > 1; i--) {
+                size_t j = (size_t)(splitmix64(&s) % i);
+                run t = p->runs[i - 1];
+                p->runs[i - 1] = p->runs[j];
+                p->runs[j] = t;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- estimates --------------------------------------------------------------------------------
+ * A rough model (serial times measured on a 2-core Xeon VM, then per-variant overhead factors
+ * and ideal speedup up to the core count), used when no earlier results exist.  Better:
+ * the median wall time of the same cell in DIR/raw.jsonl from an earlier run. */
+
+static double param(const fk_bench *b, const char *name) {
+    json_t *v = json_object_get(b->params, name);
+    if (json_is_number(v))
+        return json_number_value(v);
+    const fk_kernel_info *k = fk_kernel_find(b->kernel);
+    for (const fk_kopt *o = k ? k->opts : NULL; o && o->name; o++)
+        if (!strcmp(o->name, name))
+            return atof(o->def);
+    return 0;
+}
+
+static double uts_nodes(const fk_bench *b) {
+    static const struct {
+        const char *name;
+        double nodes;
+    } presets[] = {{"T1", 4130071},      {"T1L", 102181082}, {"T1XXL", 4230646601.0},
+                   {"T3", 4112897},      {"T3L", 111345631}, {"T3XXL", 2793220501.0}};
+    const char *pre = json_string_value(json_object_get(b->params, "preset"));
+    for (size_t i = 0; pre && i < sizeof presets / sizeof presets[0]; i++)
+        if (!strcmp(pre, presets[i].name))
+            return presets[i].nodes;
+    int t = (int)param(b, "t"), a = (int)param(b, "a"), d = (int)param(b, "d");
+    double b0 = param(b, "b"), q = param(b, "q"), m = param(b, "m");
+    if (t == 0) /* binomial: root b0 children, then q*m expected children each */
+        return q * m < 0.999 ? 1 + b0 / (1 - q * m) : 1e9;
+    double level = 1, total = 1;
+    for (int k = 0; k < d && total < 1e10; k++) {
+        double bk = (a == 3 || t == 3) ? b0 : b0 * (1 - (double)k / d); /* fixed / balanced, else linear */
+        level *= bk;
+        total += level;
+    }
+    return total;
+}
+
+static double estimate_run(const cell *c, unsigned cores) {
+    const double start = c->var->kind == FK_VARIANT_OMP ? 0.03 : 0.01; /* process + pool; omp re-execs */
+    if (!c->bench)
+        return start;
+    const fk_bench *b = c->bench;
+    double ts = 0.01, rt = 1.5, omp = 5;
+    if (!strcmp(b->kernel, "fib")) {
+        ts = 0.02 * pow(1.6180339887, param(b, "n") - 30);
+        rt = 2.5, omp = 40;
+    } else if (!strcmp(b->kernel, "integrate")) {
+        ts = 0.15 * pow(param(b, "n") / 1000, 1.44) * pow(param(b, "eps") / 1e-9, -0.41);
+        rt = 1.5, omp = 20;
+    } else if (!strcmp(b->kernel, "matmul")) {
+        double n = param(b, "n");
+        ts = 7e-10 * n * n * n;
+        rt = 1.0, omp = 1.1;
+    } else if (!strcmp(b->kernel, "nqueens")) {
+        ts = 0.0077 * pow(5.0, param(b, "n") - 10);
+        rt = 1.2, omp = 3;
+    } else if (!strcmp(b->kernel, "uts")) {
+        ts = 1.7e-7 * param(b, "g") * uts_nodes(b);
+        rt = 1.2, omp = 5;
+    }
+    double f = c->var->kind == FK_VARIANT_SERIAL ? 1 : c->var->kind == FK_VARIANT_OMP ? omp : rt;
+    double par = c->workers < cores ? c->workers : cores;
+    return start + (c->warmup + 1) * ts * f / (par > 0 ? par : 1);
+}
+
+/* ---- files -------------------------------------------------------------------------------------- */
+
+static int mkdir_p(const char *path) {
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+        return errno = ENAMETOOLONG, -1;
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+static int fsync_dir(const char *dir) {
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
+/* Writes a file atomically (temporary file, fsync, rename, fsync of the directory). */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len) {
+    char tmp[PATH_MAX], path[PATH_MAX];
+    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off < len) {
+        ssize_t w = write(fd, data + off, len - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            close(fd);
+            unlink(tmp);
+            return -1;
+        }
+        off += (size_t)w;
+    }
+    if (fsync(fd) || close(fd) || rename(tmp, path)) {
+        unlink(tmp);
+        return -1;
+    }
+    return fsync_dir(dir);
+}
+
+static char *slurp(const char *path, size_t *len) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (!buf)
+            break;
+        if (n + 1 >= cap) {
+            char *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+                break;
+            }
+            buf = nb;
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    int e = errno;
+    close(fd);
+    if (buf) {
+        buf[n] = 0;
+        *len = n;
+    }
+    errno = e;
+    return buf;
+}
+
+/* Reads raw.jsonl; with fix, an incomplete last line is cut off the file. */
+static json_t *read_raw(const char *path, int fix, int *why) {
+    size_t len = 0;
+    char *text = slurp(path, &len);
+    if (!text) {
+        if (errno == ENOENT)
+            return json_array();
+        fprintf(stderr, "forkscope: %s: cannot read: %s\n", path, strerror(errno));
+        *why = FK_EXIT_IO;
+        return NULL;
+    }
+    json_t *recs = json_array();
+    size_t start = 0, lineno = 0;
+    while (start < len) {
+        char *nl = memchr(text + start, '\n', len - start);
+        lineno++;
+        if (!nl) { /* a line cut short by a kill while it was written */
+            if (fix) {
+                fprintf(stderr, "forkscope: %s: line %zu is incomplete (%zu bytes, no newline): cutting it away\n",
+                        path, lineno, len - start);
+                if (truncate(path, (off_t)start)) {
+                    fprintf(stderr, "forkscope: %s: cannot truncate: %s\n", path, strerror(errno));
+                    goto fail;
+                }
+            }
+            break;
+        }
+        size_t n = (size_t)(nl - (text + start));
+        json_error_t e;
+        json_t *r = n ? json_loadb(text + start, n, 0, &e) : NULL;
+        if (!json_is_object(r) || !json_is_string(json_object_get(r, "run_id"))) {
+            fprintf(stderr,
+                    "forkscope: %s:%zu: not a run record (%s); the file was changed by something else than "
+                    "forkscope: fix or remove that line\n",
+                    path, lineno, r ? "no run_id" : n ? e.text : "empty line");
+            json_decref(r);
+            goto fail;
+        }
+        json_array_append_new(recs, r);
+        start += n + 1;
+    }
+    free(text);
+    return recs;
+fail:
+    free(text);
+    json_decref(recs);
+    *why = FK_EXIT_IO;
+    return NULL;
+}
+
+json_t *fk_sweep_read_raw(const char *path, int *why) { return read_raw(path, 1, why); }
+
+/* ---- one run ------------------------------------------------------------------------------- */
+
+/* Replaces bytes that are not valid UTF-8 (and NUL) by '?', in place: a stderr tail may
+ * start inside a character, and JSON strings must be UTF-8. */
+static void utf8_sanitize(char *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        int ok = n > 0 && i + n <= len && !(n == 2 && c < 0xC2);
+        for (size_t k = 1; ok && k < n; k++)
+            ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
+        if (!ok || c == 0) {
+            s[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, size_t n) {
+    if (!n)
+        return -1;
+    double *s = malloc(n * sizeof *s);
+    if (!s)
+        return v[0];
+    memcpy(s, v, n * sizeof *s);
+    qsort(s, n, sizeof *s, cmp_double);
+    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    free(s);
+    return m;
+}
+
+static json_t *median_time(json_t *driver) {
+    json_t *times = json_object_get(driver, "times");
+    size_t n = json_array_size(times);
+    if (!n)
+        return json_null();
+    double *v = malloc(n * sizeof *v);
+    if (!v)
+        return json_null();
+    for (size_t i = 0; i < n; i++)
+        v[i] = json_number_value(json_array_get(times, i));
+    double m = median(v, n);
+    free(v);
+    return json_real(m);
+}
+
+static json_t *signal_name(int sig) {
+    const char *abbrev = sigabbrev_np(sig);
+    char buf[32];
+    if (abbrev)
+        snprintf(buf, sizeof buf, "SIG%s", abbrev);
+    else
+        snprintf(buf, sizeof buf, "signal %d", sig);
+    return json_string(buf);
+}
+
+typedef struct sweep {
+    const fk_config *cfg;
+    plan pl;
+    fk_launcher *launcher;
+    int intr_fd;
+    int raw_fd;
+    int raw_created;
+    char dir[PATH_MAX], raw_path[PATH_MAX + 16];
+    char **env;  /* extra environment for drivers (NULL: none) */
+    char *papi;  /* "EV1,EV2" for the drivers' --papi, or NULL */
+} sweep;
+
+/* The driver's command line for one run of cell c. */
+static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
+    size_t n = 18 + (c->bench ? c->bench->nargs : 0);
+    char **argv = calloc(n, sizeof *argv);
+    if (!argv)
+        return NULL;
+    size_t k = 0;
+    argv[k++] = strdup(c->driver);
+    argv[k++] = strdup("--kernel");
+    argv[k++] = strdup(c->bench ? c->bench->kernel : "calibrate");
+    for (size_t i = 0; c->bench && i < c->bench->nargs; i++)
+        argv[k++] = strdup(c->bench->args[i]);
+    argv[k++] = strdup("--workers");
+    if (asprintf(&argv[k++], "%u", c->workers) < 0)
+        argv[k - 1] = NULL;
+    if (c->var->kind == FK_VARIANT_RUNTIME) {
+        argv[k++] = strdup("--sched");
+        argv[k++] = strdup(c->var->sched);
+    }
+    argv[k++] = strdup("--reps");
+    argv[k++] = strdup("1");
+    argv[k++] = strdup("--warmup");
+    if (asprintf(&argv[k++], "%u", warmup) < 0)
+        argv[k - 1] = NULL;
+    if (papi) {
+        argv[k++] = strdup("--papi");
+        argv[k++] = strdup(papi);
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!argv[i]) {
+            for (size_t j = 0; j < k; j++)
+                free(argv[j]);
+            free(argv);
+            return NULL;
+        }
+    return argv;
+}
+
+static void free_argv(char **argv) {
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+/* Builds the record of a finished run (harness/results.h). */
+static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const fk_run_res *r, double started) {
+    json_t *driver = NULL;
+    const char *note = NULL;
+    char notebuf[PATH_MAX + 256];
+    int st;
+    if (r->out_len) {
+        json_error_t e;
+        driver = json_loadb(r->out, r->out_len, 0, &e);
+        if (driver && !json_is_object(driver)) {
+            json_decref(driver);
+            driver = NULL;
+        }
+    }
+    if (r->exec_errno) {
+        st = ST_ERROR;
+        snprintf(notebuf, sizeof notebuf, "cannot execute %s: %s", c->driver, strerror(r->exec_errno));
+        note = notebuf;
+    } else if (r->killed == FK_KILLED_TIMEOUT) {
+        st = ST_TIMEOUT;
+        snprintf(notebuf, sizeof notebuf, "killed at the time limit of %g s", s->cfg->time_limit_s);
+        note = notebuf;
+    } else if (r->killed == FK_KILLED_MEMORY) {
+        st = ST_MEMORY;
+        snprintf(notebuf, sizeof notebuf, "stopped at the memory limit of %llu MiB (%s)", s->cfg->memory_limit_mib,
+                 fk_launcher_mechanism(s->launcher));
+        note = notebuf;
+    } else if (r->signaled) {
+        st = ST_CRASH;
+        snprintf(notebuf, sizeof notebuf, "killed by signal %d (%s)", r->signo, strsignal(r->signo));
+        note = notebuf;
+    } else if (r->exit_code == 3) {
+        st = ST_WRONG;
+        note = "the driver's answer did not verify (exit status 3)";
+    } else if (r->exit_code != 0) {
+        st = ST_ERROR;
+        snprintf(notebuf, sizeof notebuf, "exit status %d%s", r->exit_code,
+                 r->exit_code == 1 ? " (bad usage)" : r->exit_code == 2 ? " (could not run)" : "");
+        note = notebuf;
+    } else if (!driver) {
+        st = ST_ERROR;
+        note = r->out_len ? "unparsable output (not one JSON object)" : "no output";
+    } else if (json_is_false(json_object_get(driver, "verified"))) {
+        st = ST_WRONG;
+        note = "exit status 0 but \"verified\": false";
+    } else {
+        st = ST_OK;
+    }
+    char *err = r->err ? r->err : (char *)"";
+    utf8_sanitize(err, r->err_len);
+    char when[32];
+    fk_iso_time(started, when, sizeof when);
+    json_t *rec = json_object();
+    json_object_set_new(rec, "schema", json_integer(FK_RESULTS_SCHEMA));
+    char run_id[240];
+    snprintf(run_id, sizeof run_id, "%s#%u", c->id, rep);
+    json_object_set_new(rec, "run_id", json_string(run_id));
+    json_object_set_new(rec, "cell_id", json_string(c->id));
+    json_object_set_new(rec, "benchmark", json_string(c->bench ? c->bench->name : "calibrate"));
+    json_object_set_new(rec, "kernel", json_string(c->bench ? c->bench->kernel : "calibrate"));
+    json_object_set_new(rec, "params", c->bench ? json_deep_copy(c->bench->params) : json_object());
+    json_object_set_new(rec, "variant", json_string(c->var->name));
+    json_object_set_new(rec, "workers", json_integer(c->workers));
+    json_object_set_new(rec, "rep", json_integer(rep));
+    json_object_set_new(rec, "kind", json_string(c->bench ? "timed" : "calibrate"));
+    json_object_set_new(rec, "oversubscribed", json_boolean(c->oversub));
+    json_object_set_new(rec, "status", json_string(status_names[st]));
+    json_object_set_new(rec, "exit_code", r->exited && !r->exec_errno ? json_integer(r->exit_code) : json_null());
+    json_object_set_new(rec, "signal", r->signaled ? signal_name(r->signo) : json_null());
+    json_object_set_new(rec, "wall_s", json_real(r->wall_s));
+    json_object_set_new(rec, "maxrss_kib", json_integer(r->maxrss_kib));
+    json_object_set_new(rec, "user_s", json_real(r->user_s));
+    json_object_set_new(rec, "sys_s", json_real(r->sys_s));
+    json_object_set_new(rec, "time_s", st == ST_OK ? median_time(driver) : json_null());
+    json_object_set_new(rec, "driver", driver ? driver : json_null());
+    json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
+    json_object_set_new(rec, "started", json_string(when));
+    json_object_set_new(rec, "note", note ? json_string(note) : json_null());
+    return rec;
+}
+
+/* Appends one line and makes it durable (the directory too, when the file is new). */
+static int append_record(sweep *s, json_t *rec) {
+    char *line = json_dumps(rec, JSON_COMPACT);
+    if (!line)
+        return -1;
+    size_t len = strlen(line);
+    line[len] = '\n'; /* one write() of the whole line: a kill leaves a whole line or none */
+    int rc = 0;
+    size_t off = 0;
+    while (off < len + 1) {
+        ssize_t w = write(s->raw_fd, line + off, len + 1 - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rc = -1;
+            break;
+        }
+        off += (size_t)w;
+    }
+    free(line);
+    if (rc == 0)
+        rc = fsync(s->raw_fd);
+    if (rc == 0 && s->raw_created) {
+        rc = fsync_dir(s->dir);
+        s->raw_created = 0;
+    }
+    return rc;
+}
+
+/* Accounts a record (new or from an earlier run) to its cell. */
+static void account(cell *c, json_t *rec) {
+    int st = status_index(json_string_value(json_object_get(rec, "status")));
+    c->done++;
+    c->fails[st]++;
+    json_t *t = json_object_get(rec, "time_s");
+    if (st == ST_OK && json_is_number(t) && c->ntimes < c->reps)
+        c->times[c->ntimes++] = json_number_value(t);
+}
+
+static void failures_text(const cell *c, char *buf, size_t len, unsigned *nfail) {
+    buf[0] = 0;
+    *nfail = 0;
+    for (int k = 1; k < NSTATUS; k++)
+        if (c->fails[k]) {
+            size_t u = strlen(buf);
+            snprintf(buf + u, len - u, "%s%s:%u", u ? ";" : "", status_names[k], c->fails[k]);
+            *nfail += c->fails[k];
+        }
+}
+
+/* ---- signals ------------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t got_signal;
+static int sig_pipe[2] = {-1, -1};
+
+static void on_signal(int sig) {
+    int e = errno;
+    got_signal = sig;
+    if (sig_pipe[1] >= 0 && write(sig_pipe[1], "x", 1) < 0) {
+        /* the pipe is full: it is readable already */
+    }
+    errno = e;
+}
+
+/* ---- drivers and env.json --------------------------------------------------------------------- */
+
+/* Runs each distinct driver once (calibrate, 1 worker) for its build flags; fills
+ * env["drivers"].  Returns FK_EXIT_TOOL if one cannot be executed. */
+static int probe_drivers(sweep *s, json_t *env) {
+    json_t *drivers = json_object();
+    json_object_set_new(env, "drivers", drivers);
+    for (size_t v = 0; v < s->cfg->nvariants; v++) {
+        const fk_variant *var = &s->cfg->variants[v];
+        cell c;
+        memset(&c, 0, sizeof c);
+        c.var = var;
+        c.workers = 1;
+        snprintf(c.id, sizeof c.id, "calibrate|%s|1", var->name);
+        if (fk_variant_driver_path(var, c.driver, sizeof c.driver)) {
+            fprintf(stderr, "forkscope: cannot locate the driver of %s (/proc/self/exe unreadable?)\n", var->name);
+            return FK_EXIT_TOOL;
+        }
+        char **argv = run_argv(&c, 0, s->papi);
+        if (!argv)
+            return FK_EXIT_INTERNAL;
+        fk_run_req rq = {argv, s->env, 60, 0};
+        fk_run_res r;
+        int rc = fk_launcher_run(s->launcher, &rq, &r, s->intr_fd);
+        free_argv(argv);
+        if (rc) {
+            fprintf(stderr, "forkscope: the launcher failed: %s\n", strerror(-rc));
+            return FK_EXIT_INTERNAL;
+        }
+        if (r.killed == FK_KILLED_INTERRUPT) {
+            fk_run_res_free(&r);
+            return FK_EXIT_INTERRUPTED;
+        }
+        if (r.exec_errno) {
+            fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
+                    var->name, c.driver, strerror(r.exec_errno),
+                    getenv("FORKSCOPE_DRIVER") ? "" : var->driver);
+            fk_run_res_free(&r);
+            return FK_EXIT_TOOL;
+        }
+        json_error_t e;
+        json_t *out = r.out_len ? json_loadb(r.out, r.out_len, 0, &e) : NULL;
+        json_t *build = json_object_get(out, "build");
+        json_t *d = json_pack("{s:s, s:O?, s:O?}", "path", c.driver, "flags", json_object_get(build, "flags"),
+                              "compiler", json_object_get(build, "compiler"));
+        if (!build)
+            fprintf(stderr, "forkscope: warning: variant %s: the driver's calibrate run gave no build info (%s)\n",
+                    var->name, r.exited ? "exit status" : "signal");
+        json_object_set_new(drivers, var->name, d);
+        json_decref(out);
+        fk_run_res_free(&r);
+    }
+    return 0;
+}
+
+/* ---- the plan, printed ------------------------------------------------------------------------ */
+
+static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_results) {
+    const fk_config *cfg = s->cfg;
+    const plan *p = &s->pl;
+    fprintf(out, "Experiment %s (%s) -> %s\n", cfg->name, cfg->path, s->dir);
+    fprintf(out, "Machine: %u online cores (P > %u is oversubscribed)\n", cfg->cores, cfg->cores);
+    fprintf(out, "Workers:");
+    for (size_t i = 0; i < cfg->nworkers; i++)
+        fprintf(out, " %u%s", cfg->workers[i], cfg->workers[i] > cfg->cores ? "*" : "");
+    fprintf(out, "%s\n", cfg->workers[cfg->nworkers - 1] > cfg->cores ? "   (* oversubscribed)" : "");
+    if (cfg->ndropped) {
+        fprintf(out, "Left out (oversubscribe is false, P > %u cores):", cfg->cores);
+        for (size_t i = 0; i < cfg->ndropped; i++)
+            fprintf(out, " %u", cfg->dropped[i]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "Repetitions: serial %u, parallel %u, baseline %u; warm-up (in the same process) %u/%u/%u\n",
+            cfg->reps[0], cfg->reps[1], cfg->reps[2], cfg->warmup[0], cfg->warmup[1], cfg->warmup[2]);
+    static const char *const orders[] = {"grouped", "interleaved", "shuffled"};
+    fprintf(out, "Order: %s", orders[cfg->order]);
+    if (cfg->order == FK_ORDER_SHUFFLED)
+        fprintf(out, " (seed %llu)", cfg->seed);
+    fprintf(out, "; time limit %s", cfg->time_limit_s > 0 ? "" : "none");
+    if (cfg->time_limit_s > 0)
+        fprintf(out, "%g s", cfg->time_limit_s);
+    fprintf(out, "; memory limit ");
+    if (cfg->memory_limit_mib)
+        fprintf(out, "%llu MiB\n", cfg->memory_limit_mib);
+    else
+        fprintf(out, "none\n");
+    if (cfg->npapi) {
+        fprintf(out, "PAPI events (the drivers' --papi):");
+        for (size_t i = 0; i < cfg->npapi; i++)
+            fprintf(out, " %s", cfg->papi_events[i]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n%-44s %5s %10s  %s\n", "cell (benchmark|variant|workers)", "runs", "est. s/run", "notes");
+    double total = 0, todo = 0;
+    size_t nover = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cell *c = &p->cells[i];
+        total += c->est_s * c->reps;
+        todo += c->est_s * (c->reps - (c->done < c->reps ? c->done : c->reps));
+        nover += c->oversub;
+        char notes[96] = "";
+        if (c->oversub)
+            snprintf(notes, sizeof notes, "oversubscribed");
+        if (c->done) {
+            size_t u = strlen(notes);
+            snprintf(notes + u, sizeof notes - u, "%s%u done", u ? ", " : "", c->done);
+        }
+        fprintf(out, "%-44s %5u %10.3f%s %s\n", c->id, c->reps, c->est_s, c->est_measured ? "m" : " ", notes);
+    }
+    size_t ncalib_runs = 0;
+    for (size_t i = 0; i < p->ncalib; i++)
+        ncalib_runs += p->cells[i].reps;
+    fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
+    if (p->nskipped_serial)
+        fprintf(out, "Skipped: %zu serial cells at P > 1 (the serial projection runs on 1 worker only)\n",
+                p->nskipped_serial);
+    fprintf(out, "Runs: %zu (%zu timed, %zu calibrate)%s", p->nruns, p->nruns - ncalib_runs, ncalib_runs,
+            already_done ? "" : "\n");
+    if (already_done)
+        fprintf(out, "; %zu already in raw.jsonl, %zu to go\n", already_done, p->nruns - already_done);
+    fprintf(out, "Oversubscribed cells: %zu\n", nover);
+    char t1[32], t2[32];
+    fk_format_duration(total, t1, sizeof t1);
+    fk_format_duration(todo, t2, sizeof t2);
+    fprintf(out, "Estimated time: %s%s%s%s\n", t1, already_done ? " in all, " : "", already_done ? t2 : "",
+            already_done ? " to go" : "");
+    fprintf(out, "  (%s)\n",
+            from_results ? "cells marked m: median wall time of their earlier runs in raw.jsonl; others: the "
+                           "built-in model"
+                         : "built-in model: serial times measured on a 2-core Xeon VM, scaled by kernel size, a "
+                           "per-variant overhead factor and ideal speedup up to the core count; rough (x2). "
+                           "After a run, --dry-run -o DIR estimates from DIR/raw.jsonl");
+}
+
+/* ---- the sweep -------------------------------------------------------------------------------- */
+
+static int same_bytes(const char *path, const char *text, size_t len) {
+    size_t n;
+    char *t = slurp(path, &n);
+    int same = t && n == len && !memcmp(t, text, len);
+    free(t);
+    return same;
+}
+
+/* A string member of a record, "" if absent. */
+static const char *jstr(json_t *obj, const char *key) {
+    const char *v = json_string_value(json_object_get(obj, key));
+    return v ? v : "";
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
+    fk_config cfg;
+    fk_diag d = {0};
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.raw_fd = -1;
+    s.intr_fd = -1;
+    json_t *done_recs = NULL, *env = NULL;
+    char **done_ids = NULL;
+    size_t ndone = 0;
+    fk_progress *prog = NULL;
+    struct sigaction old_int, old_term;
+    int handlers = 0, own_launcher = 0;
+    FILE *plan_out = o->plan_out ? o->plan_out : stdout;
+
+    int rc = fk_config_load(o->config_path, fk_online_cores(), &cfg, &d);
+    if (rc) {
+        fk_diag_print(&d, stderr);
+        if (rc == FK_EXIT_CONFIG)
+            fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, d.n, d.n == 1 ? "" : "s");
+        fk_diag_free(&d);
+        return rc;
+    }
+    s.cfg = &cfg;
+    if (o->outdir)
+        snprintf(s.dir, sizeof s.dir, "%s", o->outdir);
+    else
+        snprintf(s.dir, sizeof s.dir, "results/%s", cfg.name);
+    if (dir_out)
+        snprintf(dir_out, dirlen, "%s", s.dir);
+    snprintf(s.raw_path, sizeof s.raw_path, "%s/raw.jsonl", s.dir);
+    if (plan_build(&cfg, &s.pl)) {
+        fprintf(stderr, "forkscope: out of memory\n");
+        rc = FK_EXIT_INTERNAL;
+        goto out_config;
+    }
+    if (cfg.npapi) { /* the drivers' --papi EVENT,... */
+        size_t len = 1;
+        for (size_t i = 0; i < cfg.npapi; i++)
+            len += strlen(cfg.papi_events[i]) + 1;
+        s.papi = malloc(len);
+        if (!s.papi) {
+            rc = FK_EXIT_INTERNAL;
+            goto out_plan;
+        }
+        char *p = s.papi;
+        *p = 0;
+        for (size_t i = 0; i < cfg.npapi; i++)
+            p = stpcpy(stpcpy(p, i ? "," : ""), cfg.papi_events[i]);
+    }
+
+    /* ---- what is there already */
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/config.json", s.dir);
+    struct stat st;
+    int have_raw = stat(s.raw_path, &st) == 0, have_config = stat(path, &st) == 0;
+    if (o->dry_run) {
+        int why = 0;
+        done_recs = have_raw ? read_raw(s.raw_path, 0, &why) : json_array();
+        if (!done_recs)
+            done_recs = json_array();
+    } else if (have_raw && !o->resume) {
+        fprintf(stderr,
+                "forkscope: %s already holds results (raw.jsonl): continue them with --resume, or choose another "
+                "directory with -o\n",
+                s.dir);
+        rc = FK_EXIT_USAGE;
+        goto out_plan;
+    } else if (o->resume && (have_raw || have_config)) {
+        if (!have_config) {
+            fprintf(stderr, "forkscope: cannot resume %s: it has raw.jsonl but no config.json to compare with %s\n",
+                    s.dir, cfg.path);
+            rc = FK_EXIT_IO;
+            goto out_plan;
+        }
+        if (!same_bytes(path, cfg.text, cfg.text_len)) {
+            fprintf(stderr,
+                    "forkscope: cannot resume %s: %s differs from %s, the configuration the sweep started with.\n"
+                    "  Resume with that file (forkscope run %s -o %s --resume), or start a new sweep in another "
+                    "directory (-o).\n",
+                    s.dir, cfg.path, path, path, s.dir);
+            rc = FK_EXIT_CONFIG;
+            goto out_plan;
+        }
+        int why = FK_EXIT_IO;
+        done_recs = read_raw(s.raw_path, 1, &why);
+        if (!done_recs) {
+            rc = why;
+            goto out_plan;
+        }
+    } else {
+        done_recs = json_array();
+    }
+
+    /* ---- runs already done: account them to their cells */
+    ndone = json_array_size(done_recs);
+    done_ids = calloc(ndone + 1, sizeof *done_ids);
+    if (!done_ids) {
+        rc = FK_EXIT_INTERNAL;
+        goto out_plan;
+    }
+    for (size_t i = 0; i < ndone; i++)
+        done_ids[i] = (char *)json_string_value(json_object_get(json_array_get(done_recs, i), "run_id"));
+    qsort(done_ids, ndone, sizeof *done_ids, cmp_str);
+    size_t already = 0, cells_done = 0;
+    for (size_t i = 0; i < s.pl.ncells; i++) {
+        cell *c = &s.pl.cells[i];
+        double wall[64];
+        size_t nwall = 0;
+        for (size_t k = 0; k < ndone; k++) {
+            json_t *r = json_array_get(done_recs, k);
+            if (strcmp(jstr(r, "cell_id"), c->id))
+                continue;
+            if (o->dry_run && nwall < 64 && json_is_number(json_object_get(r, "wall_s")) &&
+                !strcmp(jstr(r, "status"), "ok"))
+                wall[nwall++] = json_number_value(json_object_get(r, "wall_s"));
+            long rep = (long)json_integer_value(json_object_get(r, "rep"));
+            if (rep >= 0 && (unsigned long)rep < c->reps) {
+                account(c, r);
+                already++;
+            }
+        }
+        cells_done += c->done >= c->reps;
+        c->est_measured = nwall > 0;
+        c->est_s = nwall ? median(wall, nwall) : estimate_run(c, cfg.cores);
+    }
+
+    if (o->dry_run) {
+        int measured = 0;
+        for (size_t i = 0; i < s.pl.ncells; i++)
+            measured |= s.pl.cells[i].est_measured;
+        print_plan(plan_out, &s, already, measured);
+        rc = FK_EXIT_OK;
+        goto out_plan;
+    }
+
+    /* ---- start: launcher, signals, directory, config.json, env.json */
+    if (o->launcher) {
+        s.launcher = o->launcher;
+    } else {
+        int e = fk_launcher_start(&s.launcher);
+        if (e) {
+            fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
+            rc = FK_EXIT_INTERNAL;
+            goto out_plan;
+        }
+        own_launcher = 1;
+    }
+    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
+        rc = FK_EXIT_INTERNAL;
+        goto out_launcher;
+    }
+    s.intr_fd = sig_pipe[0];
+    got_signal = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: a blocking call returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    handlers = 1;
+
+    if (mkdir_p(s.dir)) {
+        fprintf(stderr, "forkscope: cannot create %s: %s\n", s.dir, strerror(errno));
+        rc = FK_EXIT_IO;
+        goto out_signals;
+    }
+    snprintf(path, sizeof path, "%s/env.json", s.dir);
+    if (!have_config) {
+        if (write_atomic(s.dir, "config.json", cfg.text, cfg.text_len)) {
+            fprintf(stderr, "forkscope: cannot write %s/config.json: %s\n", s.dir, strerror(errno));
+            rc = FK_EXIT_IO;
+            goto out_signals;
+        }
+        env = fk_envinfo_collect(cfg.path);
+    } else {
+        json_error_t e;
+        env = json_load_file(path, 0, &e);
+        if (!json_is_object(env)) {
+            json_decref(env);
+            env = fk_envinfo_collect(cfg.path); /* lost: collect it anew */
+        }
+    }
+    json_t *now_env = have_config ? fk_envinfo_collect(cfg.path) : NULL;
+    if ((rc = probe_drivers(&s, now_env ? now_env : env))) {
+        json_decref(now_env);
+        goto out_signals;
+    }
+    if (now_env) { /* resuming: keep the first record, note the resume and what changed */
+        static const char *const keys[] = {"host", "cpu_model", "cores", "git_revision", "drivers"};
+        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            if (!json_equal(json_object_get(env, keys[k]), json_object_get(now_env, keys[k])))
+                fprintf(stderr, "forkscope: warning: resuming with a different %s than the sweep started with\n",
+                        keys[k]);
+        json_t *resumes = json_object_get(env, "resumes");
+        if (!json_is_array(resumes))
+            json_object_set_new(env, "resumes", resumes = json_array());
+        json_array_append_new(resumes, json_pack("{s:O, s:O, s:O, s:O, s:O, s:I}", "date",
+                                                 json_object_get(now_env, "date"), "host",
+                                                 json_object_get(now_env, "host"), "git_revision",
+                                                 json_object_get(now_env, "git_revision"), "git_dirty",
+                                                 json_object_get(now_env, "git_dirty"), "drivers",
+                                                 json_object_get(now_env, "drivers"), "runs_before", (json_int_t)already));
+        json_decref(now_env);
+    } else {
+        json_object_set_new(env, "time_limit_s", cfg.time_limit_s > 0 ? json_real(cfg.time_limit_s) : json_null());
+        json_object_set_new(env, "memory_limit",
+                            json_pack("{s:o, s:s}", "limit_mib",
+                                      cfg.memory_limit_mib ? json_integer((json_int_t)cfg.memory_limit_mib) : json_null(),
+                                      "mechanism", cfg.memory_limit_mib ? fk_launcher_mechanism(s.launcher) : "none"));
+        json_t *papi = json_array();
+        for (size_t i = 0; i < cfg.npapi; i++)
+            json_array_append_new(papi, json_string(cfg.papi_events[i]));
+        json_object_set_new(env, "papi_events", papi);
+        json_object_set_new(env, "measurement",
+                            json_pack("{s:s, s:s}", "launcher",
+                                      "each run is a fresh driver process forked by a small launcher process; "
+                                      "maxrss from wait4() on it",
+                                      "runs", "--reps 1 --warmup W per process"));
+    }
+    char *envtext = json_dumps(env, JSON_INDENT(2));
+    if (!envtext || write_atomic(s.dir, "env.json", envtext, strlen(envtext))) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(errno));
+        free(envtext);
+        rc = FK_EXIT_IO;
+        goto out_signals;
+    }
+    free(envtext);
+
+    s.raw_created = !have_raw;
+    s.raw_fd = open(s.raw_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (s.raw_fd < 0) {
+        fprintf(stderr, "forkscope: cannot open %s: %s\n", s.raw_path, strerror(errno));
+        rc = FK_EXIT_IO;
+        goto out_signals;
+    }
+
+    /* ---- the runs */
+    prog = fk_progress_new(stderr, o->live_progress, s.pl.ncells, s.pl.nruns, cells_done, already);
+    if (already)
+        fk_progress_note(prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, already, s.pl.nruns);
+    if (cfg.memory_limit_mib)
+        fk_progress_note(prog, "forkscope: memory limit %llu MiB per run by %s", cfg.memory_limit_mib,
+                         fk_launcher_mechanism(s.launcher));
+    size_t ran = 0;
+    for (size_t i = 0; i < s.pl.nruns && !got_signal; i++) {
+        cell *c = &s.pl.cells[s.pl.runs[i].cell];
+        unsigned rep = s.pl.runs[i].rep;
+        char run_id[240];
+        snprintf(run_id, sizeof run_id, "%s#%u", c->id, rep);
+        const char *key = run_id;
+        if (bsearch(&key, done_ids, ndone, sizeof *done_ids, cmp_str))
+            continue;
+        char **argv = run_argv(c, c->warmup, s.papi);
+        if (!argv) {
+            rc = FK_EXIT_INTERNAL;
+            goto out_progress;
+        }
+        fk_progress_run_start(prog, c->id);
+        fk_run_req rq = {argv, s.env, cfg.time_limit_s, cfg.memory_limit_mib << 20};
+        fk_run_res r;
+        double started = fk_wall_time();
+        int e = fk_launcher_run(s.launcher, &rq, &r, s.intr_fd);
+        free_argv(argv);
+        if (e) {
+            fk_progress_note(prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
+            rc = FK_EXIT_INTERNAL;
+            goto out_progress;
+        }
+        if (r.killed == FK_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
+            fk_run_res_free(&r);
+            break;
+        }
+        json_t *rec = make_record(&s, c, rep, &r, started);
+        fk_run_res_free(&r);
+        if (append_record(&s, rec)) {
+            fk_progress_note(prog, "forkscope: cannot append to %s: %s", s.raw_path, strerror(errno));
+            json_decref(rec);
+            rc = FK_EXIT_IO;
+            goto out_progress;
+        }
+        account(c, rec);
+        json_decref(rec);
+        ran++;
+        fk_progress_run_done(prog);
+        if (c->done == c->reps) {
+            char fails[160];
+            unsigned nfail;
+            failures_text(c, fails, sizeof fails, &nfail);
+            fk_progress_cell_done(prog, c->id, c->fails[ST_OK], nfail, median(c->times, c->ntimes), fails);
+        }
+    }
+    fk_progress_finish(prog);
+    prog = NULL;
+    if (got_signal) {
+        fprintf(stderr,
+                "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
+                "  To continue: forkscope run %s -o %s --resume\n",
+                got_signal == SIGINT ? "SIGINT" : "SIGTERM", already + ran, s.pl.nruns, s.raw_path, cfg.path, s.dir);
+        rc = FK_EXIT_INTERRUPTED;
+        goto out_progress;
+    }
+    unsigned totals[NSTATUS] = {0};
+    for (size_t i = 0; i < s.pl.ncells; i++)
+        for (int k = 0; k < NSTATUS; k++)
+            totals[k] += s.pl.cells[i].fails[k];
+    unsigned nfailed = 0;
+    char ftext[256] = "";
+    for (int k = 1; k < NSTATUS; k++)
+        if (totals[k]) {
+            size_t u = strlen(ftext);
+            snprintf(ftext + u, sizeof ftext - u, "%s%s:%u", u ? ";" : "", status_names[k], totals[k]);
+            nfailed += totals[k];
+        }
+    fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s.pl.nruns, s.raw_path, ran,
+            totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
+    rc = nfailed ? FK_EXIT_RUNS_FAILED : FK_EXIT_OK;
+
+out_progress:
+    fk_progress_finish(prog);
+    if (s.raw_fd >= 0)
+        close(s.raw_fd);
+out_signals:
+    if (handlers) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGTERM, &old_term, NULL);
+    }
+    if (sig_pipe[0] >= 0) {
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+    }
+out_launcher:
+    if (own_launcher)
+        fk_launcher_stop(s.launcher);
+out_plan:
+    json_decref(env);
+    free(done_ids);
+    json_decref(done_recs);
+    plan_free(&s.pl);
+    free(s.papi);
+out_config:
+    fk_config_free(&cfg);
+    fk_diag_free(&d);
+    return rc;
+}

@@ -1,0 +1,185 @@
+/* variants.c — variant names, their drivers, and `forkscope variants`. */
+#include "harness/variants.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct axis_value {
+    const char *name, *what;
+};
+
+static const struct axis_value steal_axis[] = {
+    {"cont", "continuation stealing: the child runs at once, thieves take the parent's continuation"},
+    {"child", "child stealing: the parent goes on, thieves take the forked child"},
+    {NULL, NULL},
+};
+static const struct axis_value stack_axis[] = {
+    {"seg", "segmented frame stacks: linked stacklets that double in size"},
+    {"lin", "linear frame stacks: one contiguous reserved region per stack"},
+    {NULL, NULL},
+};
+static const struct axis_value sched_axis[] = {
+    {"busy", "idle workers keep trying to steal (pause, backoff, yield)"},
+    {"lazy", "idle workers sleep; while any worker is busy one thief stays awake"},
+    {NULL, NULL},
+};
+
+struct baseline {
+    const char *name;
+    fk_variant_kind kind;
+    const char *what;
+};
+static const struct baseline baselines[] = {
+    {"serial", FK_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only"},
+    {"omp", FK_VARIANT_OMP, "OpenMP tasks, gcc + libgomp"},
+    {"omp-llvm", FK_VARIANT_OMP, "OpenMP tasks, clang + libomp (what the paper compared against)"},
+    {NULL, 0, NULL},
+};
+
+const char *const fk_variant_names[] = {
+    "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy", "cont-lin-lazy", "child-seg-busy", "child-seg-lazy",
+    "child-lin-busy", "child-lin-lazy", "serial",        "omp",           "omp-llvm",       NULL,
+};
+
+static const char *axis_list(const struct axis_value *a, char *buf, size_t len) {
+    buf[0] = 0;
+    for (size_t i = 0; a[i].name; i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", i ? "|" : "", a[i].name);
+    }
+    return buf;
+}
+
+static int axis_find(const struct axis_value *a, const char *s, size_t n) {
+    for (int i = 0; a[i].name; i++)
+        if (strlen(a[i].name) == n && !strncmp(a[i].name, s, n))
+            return i;
+    return -1;
+}
+
+int fk_variant_parse(const char *name, fk_variant *v, char *err, size_t errlen) {
+    memset(v, 0, sizeof *v);
+    if (!name || !*name)
+        return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -1;
+    /* A baseline, or a baseline with parts wrongly attached (longest names first, so that
+     * "omp-llvm-busy" is read as omp-llvm + "-busy"). */
+    static const int by_length[] = {2, 0, 1};
+    for (size_t i = 0; i < 3; i++) {
+        const struct baseline *b = &baselines[by_length[i]];
+        size_t n = strlen(b->name);
+        if (!strcmp(name, b->name)) {
+            v->kind = b->kind;
+            snprintf(v->name, sizeof v->name, "%s", b->name);
+            snprintf(v->driver, sizeof v->driver, "fk-bench-%s", b->name);
+            return 0;
+        }
+        if (strncmp(name, b->name, n) || name[n] != '-')
+            continue;
+        const char *rest = name + n + 1;
+        if (axis_find(sched_axis, rest, strlen(rest)) >= 0)
+            return snprintf(err, errlen, "'%s': serial/omp/omp-llvm take no scheduler (write '%s')", name, b->name),
+                   -1;
+        return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -1;
+    }
+    /* A runtime variant: exactly three parts. */
+    const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};
+    static const char *const axis_names[3] = {"stealing", "frame stack", "scheduler"};
+    int idx[3];
+    const char *p = name;
+    char list[64];
+    for (int a = 0; a < 3; a++) {
+        const char *dash = strchr(p, '-');
+        size_t n = dash ? (size_t)(dash - p) : strlen(p);
+        idx[a] = axis_find(axes[a], p, n);
+        if (idx[a] < 0) {
+            if (a == 0 && n == strlen(name))
+                return snprintf(err, errlen,
+                                "unknown variant '%s' (a runtime variant is stealing-stack-scheduler, e.g. "
+                                "cont-seg-busy; baselines: serial, omp, omp-llvm)",
+                                name),
+                       -1;
+            return snprintf(err, errlen, "'%s': '%.*s' is not a %s value (one of %s)", name, (int)n, p,
+                            axis_names[a], axis_list(axes[a], list, sizeof list)),
+                   -1;
+        }
+        if (a < 2 && !dash)
+            return snprintf(err, errlen, "'%s': missing the %s axis (one of %s), e.g. %s-%s%s", name,
+                            axis_names[a + 1], axis_list(axes[a + 1], list, sizeof list), name,
+                            axes[a + 1][0].name, a == 0 ? "-busy" : ""),
+                   -1;
+        if (a == 2 && dash)
+            return snprintf(err, errlen, "'%s': unexpected '%s' after the scheduler (a variant has 3 parts)", name,
+                            dash),
+                   -1;
+        p = dash ? dash + 1 : p + n;
+    }
+    v->kind = FK_VARIANT_RUNTIME;
+    snprintf(v->name, sizeof v->name, "%s-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
+             sched_axis[idx[2]].name);
+    snprintf(v->driver, sizeof v->driver, "fk-bench-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name);
+    snprintf(v->sched, sizeof v->sched, "%s", sched_axis[idx[2]].name);
+    return 0;
+}
+
+const char *fk_variant_class(const fk_variant *v) {
+    switch (v->kind) {
+    case FK_VARIANT_SERIAL:
+        return "serial";
+    case FK_VARIANT_OMP:
+        return "baseline";
+    case FK_VARIANT_RUNTIME:
+        break;
+    }
+    return "parallel";
+}
+
+int fk_variant_driver_path(const fk_variant *v, char *buf, size_t len) {
+    const char *over = getenv("FORKSCOPE_DRIVER");
+    if (over && *over)
+        return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -1;
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        return -1;
+    self[n] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash)
+        return -1;
+    *slash = 0;
+    return (size_t)snprintf(buf, len, "%s/%s", self, v->driver) < len ? 0 : -1;
+}
+
+void fk_variants_print(FILE *out) {
+    fprintf(out, "Runtime variants (stealing-stack-scheduler):\n");
+    for (size_t s = 0; steal_axis[s].name; s++)
+        for (size_t k = 0; stack_axis[k].name; k++)
+            for (size_t h = 0; sched_axis[h].name; h++) {
+                char name[32];
+                snprintf(name, sizeof name, "%s-%s-%s", steal_axis[s].name, stack_axis[k].name, sched_axis[h].name);
+                fprintf(out, "  %-16s %s stealing, %s stacks, %s scheduler  (fk-bench-%s-%s --sched %s)\n", name,
+                        steal_axis[s].name, stack_axis[k].name, sched_axis[h].name, steal_axis[s].name,
+                        stack_axis[k].name, sched_axis[h].name);
+            }
+    fprintf(out, "Baselines:\n");
+    for (size_t b = 0; baselines[b].name; b++)
+        fprintf(out, "  %-16s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
+    fprintf(out, "\nNaming: a runtime variant takes one value on each axis, in this order:\n");
+    const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};
+    static const char *const titles[3] = {"stealing", "frame stack", "scheduler"};
+    for (int a = 0; a < 3; a++) {
+        fprintf(out, "  %s%s:\n", titles[a], a < 2 ? " (compiled in: one driver per stealing-stack pair)"
+                                                    : " (chosen at run time: the driver's --sched)");
+        for (size_t i = 0; axes[a][i].name; i++)
+            fprintf(out, "    %-6s %s\n", axes[a][i].name, axes[a][i].what);
+    }
+    fprintf(out, "\nA name is refused when:\n"
+                 "  - an axis value is unknown (e.g. 'cont-seg-fast': 'fast' is not a scheduler value);\n"
+                 "  - an axis is missing (e.g. 'cont-seg': every runtime variant names its scheduler);\n"
+                 "  - a baseline is given a scheduler (e.g. 'omp-busy': serial/omp/omp-llvm take no scheduler);\n"
+                 "  - it has parts after the scheduler.\n"
+                 "In a sweep, 'serial' runs on 1 worker only: its cells at other worker counts are skipped.\n"
+                 "Drivers are looked up next to the forkscope executable; FORKSCOPE_DRIVER=PATH runs PATH for\n"
+                 "every variant instead (for tests).\n");
+}

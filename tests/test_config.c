@@ -1,0 +1,446 @@
+/* test_config.c — configuration files: every bad fixture gives its expected errors (file,
+ * line:column, key path, what was expected), the shipped configs validate, worker
+ * expressions expand, variant names parse, and the harness's kernel-option table agrees
+ * with what the drivers accept (`fk-bench-serial --list` and its range checks). */
+#include "tests/testlib.h"
+
+#include <dirent.h>
+#include <limits.h>
+#include <math.h>
+
+#include "harness/config.h"
+#include "harness/exitcodes.h"
+#include "harness/variants.h"
+
+/* ---- paths: tests run from the repository root, or find it from the executable --------------- */
+
+static char root[PATH_MAX / 2];
+
+static const char *repo_path(const char *rel, char *buf, size_t len) {
+    if (!root[0]) {
+        if (access("configs", F_OK) == 0 && access("tests/fixtures", F_OK) == 0) {
+            snprintf(root, sizeof root, ".");
+        } else {
+            char self[PATH_MAX / 2];
+            ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+            ASSERT(n > 0);
+            self[n] = 0;
+            for (int up = 0; up < 5; up++) /* build/rel/common/tests/test_config */
+                *strrchr(self, '/') = 0;
+            snprintf(root, sizeof root, "%s", self);
+        }
+    }
+    snprintf(buf, len, "%s/%s", root, rel);
+    return buf;
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ASSERT_MSG(f, "cannot open %s: %s", path, strerror(errno));
+    char *buf = calloc(1, 1 << 20);
+    size_t n = fread(buf, 1, (1 << 20) - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static char *joined(const fk_diag *d) {
+    size_t len = 1;
+    for (size_t i = 0; i < d->n; i++)
+        len += strlen(d->msgs[i]) + 1;
+    char *s = calloc(1, len), *p = s;
+    for (size_t i = 0; i < d->n; i++)
+        p += sprintf(p, "%s\n", d->msgs[i]);
+    return s;
+}
+
+/* ---- bad configs: the fixture table ---------------------------------------------------------- */
+
+TEST(bad_configs_give_expected_errors) {
+    char dir[PATH_MAX];
+    repo_path("tests/fixtures/configs", dir, sizeof dir);
+    DIR *dp = opendir(dir);
+    ASSERT_MSG(dp, "cannot open %s", dir);
+    struct dirent *e;
+    int cases = 0;
+    while ((e = readdir(dp))) {
+        size_t n = strlen(e->d_name);
+        if (strncmp(e->d_name, "bad_", 4) || n < 6 || strcmp(e->d_name + n - 5, ".json"))
+            continue;
+        char path[PATH_MAX + 256], expect_path[PATH_MAX + 256];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        snprintf(expect_path, sizeof expect_path, "%s/%.*s.expect", dir, (int)(n - 5), e->d_name);
+        char *expect = slurp(expect_path);
+        fk_config cfg;
+        fk_diag d = {0};
+        int rc = fk_config_load(path, 2, &cfg, &d);
+        ASSERT_MSG(rc == FK_EXIT_CONFIG, "%s: status %d, expected %d", e->d_name, rc, FK_EXIT_CONFIG);
+        char *all = joined(&d);
+        size_t lines = 0;
+        for (char *line = strtok(expect, "\n"); line; line = strtok(NULL, "\n")) {
+            lines++;
+            ASSERT_MSG(strstr(all, line), "%s: expected the error\n    %s\n  got:\n%s", e->d_name, line, all);
+        }
+        /* every error reported, none twice, nothing else */
+        ASSERT_MSG(d.n == lines, "%s: %zu errors, the fixture expects %zu:\n%s", e->d_name, d.n, lines, all);
+        for (size_t i = 0; i < d.n; i++)
+            ASSERT_MSG(!strncmp(d.msgs[i], path, strlen(path)) && d.msgs[i][strlen(path)] == ':',
+                       "%s: message does not start with the file name: %s", e->d_name, d.msgs[i]);
+        free(all);
+        free(expect);
+        fk_diag_free(&d);
+        cases++;
+    }
+    closedir(dp);
+    ASSERT_GE(cases, 11);
+}
+
+TEST(unreadable_config_is_io_error) {
+    fk_config cfg;
+    fk_diag d = {0};
+    ASSERT_EQ(fk_config_load("/nonexistent/x.json", 2, &cfg, &d), FK_EXIT_IO);
+    ASSERT_EQ(d.n, 1);
+    ASSERT_STR_CONTAINS(d.msgs[0], "/nonexistent/x.json: cannot read");
+    fk_diag_free(&d);
+}
+
+/* ---- good configs ----------------------------------------------------------------------------- */
+
+static void load_ok(const char *rel, unsigned cores, fk_config *cfg) {
+    char path[PATH_MAX];
+    fk_diag d = {0};
+    int rc = fk_config_load(repo_path(rel, path, sizeof path), cores, cfg, &d);
+    if (rc) {
+        char *all = joined(&d);
+        TEST_FAIL_("%s: status %d:\n%s", rel, rc, all);
+    }
+    ASSERT_EQ(d.n, 0);
+}
+
+TEST(shipped_configs_validate) {
+    char dir[PATH_MAX];
+    DIR *dp = opendir(repo_path("configs", dir, sizeof dir));
+    ASSERT(dp);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(dp))) {
+        size_t len = strlen(e->d_name);
+        if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
+            continue;
+        char rel[300];
+        snprintf(rel, sizeof rel, "configs/%s", e->d_name);
+        for (unsigned cores = 1; cores <= 256; cores *= 4) {
+            fk_config cfg;
+            load_ok(rel, cores, &cfg);
+            ASSERT(cfg.nbenchmarks > 0 && cfg.nvariants > 0 && cfg.nworkers > 0);
+            fk_config_free(&cfg);
+        }
+        n++;
+    }
+    closedir(dp);
+    ASSERT_GE(n, 3);
+}
+
+TEST(quick_config_shape) {
+    fk_config cfg;
+    load_ok("configs/quick.json", 2, &cfg);
+    ASSERT(!strcmp(cfg.name, "quick"));
+    const char *kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts"};
+    for (size_t k = 0; k < 5; k++) {
+        int found = 0;
+        for (size_t b = 0; b < cfg.nbenchmarks; b++)
+            found |= !strcmp(cfg.benchmarks[b].kernel, kernels[k]);
+        ASSERT_MSG(found, "quick.json has no %s benchmark", kernels[k]);
+    }
+    const char *variants[] = {"cont-seg-busy", "cont-seg-lazy", "child-seg-busy", "serial", "omp", "omp-llvm"};
+    for (size_t k = 0; k < 6; k++) {
+        int found = 0;
+        for (size_t v = 0; v < cfg.nvariants; v++)
+            found |= !strcmp(cfg.variants[v].name, variants[k]);
+        ASSERT_MSG(found, "quick.json has no variant %s", variants[k]);
+    }
+    ASSERT_EQ(cfg.nworkers, 3);
+    ASSERT_EQ(cfg.workers[0], 1);
+    ASSERT_EQ(cfg.workers[2], 4);
+    ASSERT(cfg.time_limit_s > 0);
+    fk_config_free(&cfg);
+}
+
+TEST(paper_config_workers_follow_the_machine) {
+    fk_config cfg;
+    load_ok("configs/paper.json", 2, &cfg);
+    ASSERT_EQ(cfg.nworkers, 2);
+    ASSERT_EQ(cfg.workers[0], 1);
+    ASSERT_EQ(cfg.workers[1], 2);
+    ASSERT_EQ(cfg.reps[FK_CLASS_SERIAL], 25);
+    ASSERT_EQ(cfg.reps[FK_CLASS_PARALLEL], 5);
+    ASSERT_EQ(cfg.reps[FK_CLASS_BASELINE], 25);
+    ASSERT_EQ(cfg.order, FK_ORDER_INTERLEAVED);
+    ASSERT(cfg.calibrate);
+    fk_config_free(&cfg);
+    /* The paper's machine: 1, 2, 4, 8, 16, 24, ..., 64, then every 16 up to 112. */
+    static const unsigned want[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112};
+    load_ok("configs/paper.json", 112, &cfg);
+    ASSERT_EQ(cfg.nworkers, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < cfg.nworkers; i++)
+        ASSERT_EQ(cfg.workers[i], want[i]);
+    fk_config_free(&cfg);
+    /* 100 cores: the last step is the machine itself. */
+    load_ok("configs/paper.json", 100, &cfg);
+    ASSERT_EQ(cfg.workers[cfg.nworkers - 1], 100);
+    ASSERT_EQ(cfg.workers[cfg.nworkers - 2], 96);
+    fk_config_free(&cfg);
+}
+
+TEST(worker_expressions_expand) {
+    fk_config cfg;
+    load_ok("tests/fixtures/configs/good_workers.json", 20, &cfg);
+    /* 1 2 4 8 | 16 (24.. > 20 dropped) | 80.. empty | cores=20 | 3 6 12 */
+    static const unsigned want[] = {1, 2, 3, 4, 6, 8, 12, 16, 20};
+    ASSERT_EQ(cfg.nworkers, sizeof want / sizeof want[0]);
+    for (size_t i = 0; i < cfg.nworkers; i++)
+        ASSERT_EQ(cfg.workers[i], want[i]);
+    ASSERT_EQ(cfg.ndropped, 6); /* 24 32 40 48 56 64 */
+    ASSERT_EQ(cfg.reps[FK_CLASS_SERIAL], 25);
+    ASSERT_EQ(cfg.warmup[FK_CLASS_PARALLEL], 1);
+    ASSERT_EQ(cfg.warmup[FK_CLASS_BASELINE], 0);
+    ASSERT_EQ(cfg.npapi, 2);
+    ASSERT(!strcmp(cfg.papi_events[1], "perf::PAGE-FAULTS"));
+    ASSERT_EQ(cfg.order, FK_ORDER_SHUFFLED);
+    ASSERT_EQ(cfg.seed, 42);
+    ASSERT_EQ(cfg.benchmarks[0].nargs, 4);
+    ASSERT(!strcmp(cfg.benchmarks[0].args[0], "--preset") && !strcmp(cfg.benchmarks[0].args[1], "T1"));
+    ASSERT(!strcmp(cfg.benchmarks[0].args[2], "--g") && !strcmp(cfg.benchmarks[0].args[3], "2"));
+    fk_config_free(&cfg);
+    load_ok("tests/fixtures/configs/good_minimal.json", 2, &cfg);
+    ASSERT(!strcmp(cfg.benchmarks[0].name, "fib")); /* the name defaults to the kernel */
+    ASSERT(!strcmp(cfg.benchmarks[0].args[1], "10")); /* 1e1: an integral real is an integer */
+    ASSERT(cfg.calibrate && cfg.oversubscribe);
+    fk_config_free(&cfg);
+}
+
+/* Positions count characters (as jansson does), after multi-byte UTF-8 and escaped keys. */
+TEST(positions_after_utf8_and_escapes) {
+    char path[] = "/tmp/fk_test_config_XXXXXX";
+    int fd = mkstemp(path);
+    ASSERT(fd >= 0);
+    const char *text = "{\"name\": \"t\", \"description\": \"\xc3\xa9\xc3\xa9\", \"benchmarks\": [{\"kernel\": "
+                       "\"fib\", \"params\": {\"\\u006e\": 99}}],\n \"variants\": [\"serial\"], \"workers\": [1]}";
+    ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
+    close(fd);
+    fk_config cfg;
+    fk_diag d = {0};
+    ASSERT_EQ(fk_config_load(path, 2, &cfg, &d), FK_EXIT_CONFIG);
+    ASSERT_EQ(d.n, 1);
+    /* "\u006e" is the key n; its value 99 starts at character 90 of line 1 */
+    char want[PATH_MAX + 64];
+    snprintf(want, sizeof want, "%s:1:90: benchmarks[0].params.n: 99 is out of range", path);
+    ASSERT_STR_CONTAINS(d.msgs[0], want);
+    fk_diag_free(&d);
+    unlink(path);
+}
+
+/* ---- variant names -------------------------------------------------------------------------- */
+
+TEST(variant_names) {
+    static const struct {
+        const char *name, *want; /* canonical name, or a piece of the error */
+        int ok;
+    } cases[] = {
+        {"cont-seg-busy", "fk-bench-cont-seg", 1},
+        {"child-lin-lazy", "fk-bench-child-lin", 1},
+        {"serial", "fk-bench-serial", 1},
+        {"omp", "fk-bench-omp", 1},
+        {"omp-llvm", "fk-bench-omp-llvm", 1},
+        {"cont-seg-fast", "'fast' is not a scheduler value", 0},
+        {"steal-seg-busy", "'steal' is not a stealing value", 0},
+        {"cont-ring-busy", "'ring' is not a frame stack value", 0},
+        {"cont-seg", "missing the scheduler axis", 0},
+        {"cont", "missing the frame stack axis", 0},
+        {"cont-seg-busy-x", "unexpected '-x' after the scheduler", 0},
+        {"serial-busy", "serial/omp/omp-llvm take no scheduler", 0},
+        {"omp-lazy", "serial/omp/omp-llvm take no scheduler", 0},
+        {"omp-llvm-busy", "serial/omp/omp-llvm take no scheduler", 0},
+        {"omp-gcc", "has no '-gcc' part", 0},
+        {"tbb", "unknown variant 'tbb'", 0},
+        {"", "empty variant name", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fk_variant v;
+        char err[256] = "";
+        int rc = fk_variant_parse(cases[i].name, &v, err, sizeof err);
+        ASSERT_MSG((rc == 0) == cases[i].ok, "'%s': rc %d (%s)", cases[i].name, rc, err);
+        if (cases[i].ok) {
+            ASSERT_MSG(!strcmp(v.driver, cases[i].want), "'%s': driver %s", cases[i].name, v.driver);
+            ASSERT(!strcmp(v.name, cases[i].name));
+        } else {
+            ASSERT_STR_CONTAINS(err, cases[i].want);
+        }
+    }
+    for (size_t i = 0; fk_variant_names[i]; i++) {
+        fk_variant v;
+        char err[256];
+        ASSERT_MSG(!fk_variant_parse(fk_variant_names[i], &v, err, sizeof err), "%s: %s", fk_variant_names[i], err);
+    }
+    fk_variant v;
+    char err[8];
+    ASSERT_EQ(fk_variant_parse("cont-seg-lazy", &v, err, sizeof err), 0);
+    ASSERT(!strcmp(v.sched, "lazy"));
+    ASSERT(!strcmp(fk_variant_class(&v), "parallel"));
+}
+
+/* ---- the option table against the drivers ----------------------------------------------------- */
+
+/* Runs the serial driver with args; returns its exit status and its stdout+stderr. */
+static int run_driver(const char *const args[], char *out, size_t outlen) {
+    char drv[PATH_MAX];
+    repo_path("build/bin/fk-bench-serial", drv, sizeof drv);
+    int p[2];
+    ASSERT(pipe(p) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        close(p[0]);
+        char *argv[32] = {drv};
+        for (int i = 0; args[i] && i < 30; i++)
+            argv[i + 1] = (char *)args[i];
+        execv(drv, argv);
+        _exit(126);
+    }
+    close(p[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < outlen && (r = read(p[0], out + n, outlen - n - 1)) > 0)
+        n += (size_t)r;
+    out[n] = 0;
+    close(p[0]);
+    int st;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int have_driver(void) {
+    char drv[PATH_MAX];
+    if (access(repo_path("build/bin/fk-bench-serial", drv, sizeof drv), X_OK) == 0)
+        return 1;
+    printf("  (skipped: %s not built)\n", drv);
+    return 0;
+}
+
+TEST(option_table_matches_driver_list) {
+    if (!have_driver())
+        return;
+    static char out[1 << 16];
+    out[0] = '\n'; /* every kernel line then starts with "\n  " */
+    ASSERT_EQ(run_driver((const char *const[]){"--list", NULL}, out + 1, sizeof out - 1), 0);
+    /* Every kernel and option of the table is listed, with the same default (and choices);
+     * and every option the driver lists is in the table. */
+    for (const fk_kernel_info *k = fk_kernels; k->name; k++) {
+        char want[256];
+        snprintf(want, sizeof want, "\n  %-10s ", k->name);
+        char *at = strstr(out, want);
+        ASSERT_MSG(at, "the driver does not list kernel %s", k->name);
+        char *next = strstr(at + 1, "\n  ");
+        while (next && next[3] == ' ')
+            next = strstr(next + 1, "\n  ");
+        size_t span = next ? (size_t)(next - at) : strlen(at);
+        char section[4096];
+        snprintf(section, sizeof section, "%.*s", (int)span, at);
+        size_t nopt = 0;
+        for (const fk_kopt *o = k->opts; o->name; o++, nopt++) {
+            snprintf(want, sizeof want, "--%-8s ", o->name);
+            char *line = strstr(section, want);
+            ASSERT_MSG(line, "kernel %s: the driver does not list option --%s", k->name, o->name);
+            char *eol = strchr(line, '\n');
+            if (eol)
+                *eol = 0;
+            snprintf(want, sizeof want, "(default %s", o->def);
+            ASSERT_MSG(strstr(line, want), "kernel %s option %s: the table says default %s, the driver: %s", k->name,
+                       o->name, o->def, line);
+            if (o->type == FK_KOPT_CHOICE) {
+                snprintf(want, sizeof want, "one of %s)", o->choices);
+                ASSERT_MSG(strstr(line, want), "kernel %s option %s: choices differ: %s", k->name, o->name, line);
+            }
+            if (eol)
+                *eol = '\n';
+        }
+        size_t listed = 0;
+        for (char *p = section; (p = strstr(p, "\n      --")); p++)
+            listed++;
+        ASSERT_MSG(listed == nopt, "kernel %s: the driver lists %zu options, the table has %zu", k->name, listed, nopt);
+    }
+}
+
+/* The driver checks options in order, so "--OPT V --workers 0" fails on --workers if and
+ * only if it accepted V: each limit of the table is probed without running anything. */
+static void probe(const char *kernel, const char *opt, const char *val, int accepted) {
+    static char out[8192];
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", opt);
+    int rc = run_driver((const char *const[]){"--kernel", kernel, flag, val, "--workers", "0", NULL}, out,
+                        sizeof out);
+    ASSERT_MSG(rc == 1, "%s %s %s: exit %d: %s", kernel, flag, val, rc, out);
+    if (accepted)
+        ASSERT_MSG(strstr(out, "option --workers"), "%s %s %s: the driver refused what the table allows: %s", kernel,
+                   flag, val, out);
+    else
+        ASSERT_MSG(strstr(out, flag) && !strstr(out, "option --workers"),
+                   "%s %s %s: the driver accepted what the table refuses: %s", kernel, flag, val, out);
+}
+
+TEST(option_limits_match_driver) {
+    if (!have_driver())
+        return;
+    for (const fk_kernel_info *k = fk_kernels; k->name; k++)
+        for (const fk_kopt *o = k->opts; o->name; o++) {
+            char v[64];
+            if (o->type == FK_KOPT_CHOICE) {
+                char first[32];
+                snprintf(first, sizeof first, "%.*s", (int)strcspn(o->choices, "|"), o->choices);
+                probe(k->name, o->name, first, 1);
+                probe(k->name, o->name, "no-such-choice", 0);
+                continue;
+            }
+            if (o->type == FK_KOPT_INT) {
+                snprintf(v, sizeof v, "%.0f", o->min);
+                probe(k->name, o->name, v, 1);
+                snprintf(v, sizeof v, "%.0f", o->max);
+                probe(k->name, o->name, v, 1);
+                snprintf(v, sizeof v, "%.0f", o->min - 1);
+                probe(k->name, o->name, v, 0);
+                snprintf(v, sizeof v, "%.0f", o->max + 1);
+                probe(k->name, o->name, v, 0);
+                if (o->pow2) {
+                    snprintf(v, sizeof v, "%.0f", o->min * 2 + 1);
+                    probe(k->name, o->name, v, 0);
+                }
+            } else {
+                snprintf(v, sizeof v, "%.17g", o->min);
+                probe(k->name, o->name, v, 1);
+                snprintf(v, sizeof v, "%.17g", o->max);
+                probe(k->name, o->name, v, 1);
+                snprintf(v, sizeof v, "%.17g", o->min - (o->min ? fabs(o->min) * 0.5 : 0.5));
+                probe(k->name, o->name, v, 0);
+                snprintf(v, sizeof v, "%.17g", o->max + (o->max ? fabs(o->max) * 0.5 : 0.5));
+                probe(k->name, o->name, v, 0);
+            }
+        }
+}
+
+int main(int argc, char **argv) {
+    return test_main(argc, argv,
+                     (struct test_case[]){
+                         TEST_CASE(bad_configs_give_expected_errors, 20),
+                         TEST_CASE(unreadable_config_is_io_error, 5),
+                         TEST_CASE(shipped_configs_validate, 20),
+                         TEST_CASE(quick_config_shape, 5),
+                         TEST_CASE(paper_config_workers_follow_the_machine, 5),
+                         TEST_CASE(worker_expressions_expand, 5),
+                         TEST_CASE(positions_after_utf8_and_escapes, 5),
+                         TEST_CASE(variant_names, 5),
+                         TEST_CASE(option_table_matches_driver_list, 20),
+                         TEST_CASE(option_limits_match_driver, 60),
+                         {0},
+                     });
+}

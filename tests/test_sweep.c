@@ -1,0 +1,704 @@
+/* test_sweep.c — running sweeps: failures of every kind are recorded and the sweep goes on;
+ * a sweep killed (SIGKILL) or interrupted (SIGINT) part-way resumes with every run exactly
+ * once; run orders; the plan; and measurement honesty: a driver's peak RSS is its own,
+ * even when the harness is large.
+ *
+ * The "driver" is this executable: with FK_TEST_FAKE_DRIVER=1 in its environment, main()
+ * behaves like a bench driver whose behaviour the kernel options choose (see fake_driver),
+ * and FORKSCOPE_DRIVER points the harness at it. */
+#include "tests/testlib.h"
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "harness/config.h"
+#include "harness/exitcodes.h"
+#include "harness/launch.h"
+#include "harness/sweep.h"
+
+extern char **environ;
+
+/* ---- the fake driver ------------------------------------------------------------------------
+ *   --kernel calibrate        nothing
+ *   --kernel fib --n N        allocates and touches N MiB, then succeeds
+ *   --kernel nqueens --n 1    SIGSEGV            --n 5   prints garbage, exit 0
+ *                    --n 2    hangs              --n 6   sleeps 0.1 s, succeeds
+ *                    --n 3    allocates forever  --n 7   exit 2 ("could not run")
+ *                    --n 4    wrong answer (3)   --n 8   5000 bytes of stderr, succeeds
+ *   anything else             succeeds at once */
+
+static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
+    printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":1,"
+           "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"},\"times\":[%.9f],\"warmup_times\":[],"
+           "\"verified\":%s,\"answer\":0}\n",
+           kernel, n, workers, t, verified ? "true" : "false");
+    fflush(stdout);
+}
+
+static int fake_driver(int argc, char **argv) {
+    const char *kernel = "";
+    long n = 0;
+    unsigned workers = 1;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--kernel"))
+            kernel = argv[i + 1];
+        else if (!strcmp(argv[i], "--n"))
+            n = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--workers"))
+            workers = (unsigned)atoi(argv[i + 1]);
+    }
+    double t0 = test_now();
+    if (!strcmp(kernel, "calibrate")) {
+        fake_print(kernel, 0, workers, 1, test_now() - t0);
+        return 0;
+    }
+    if (!strcmp(kernel, "fib")) {
+        size_t bytes = (size_t)n << 20;
+        char *p = malloc(bytes ? bytes : 1);
+        if (!p)
+            return 2;
+        memset(p, 1, bytes);
+        fake_print(kernel, n, workers, p[bytes / 2] == 1 || !bytes, test_now() - t0);
+        free(p);
+        return 0;
+    }
+    switch (n) {
+    case 1:
+        fprintf(stderr, "fake: about to crash\n");
+        raise(SIGSEGV);
+        return 0;
+    case 2:
+        for (;;)
+            pause();
+    case 3:
+        for (int i = 0; i < 8192; i++) { /* at most 8 GiB: the limit must stop it long before */
+            char *p = malloc(1 << 20);
+            if (p)
+                memset(p, 1, 1 << 20);
+        }
+        return 9;
+    case 4:
+        fake_print(kernel, n, workers, 0, test_now() - t0);
+        fprintf(stderr, "fake: WRONG ANSWER\n");
+        return 3;
+    case 5:
+        printf("this is not JSON\n");
+        return 0;
+    case 6:
+        nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL);
+        fake_print(kernel, n, workers, 1, test_now() - t0);
+        return 0;
+    case 7:
+        fprintf(stderr, "fake: cannot create a pool\n");
+        return 2;
+    case 8:
+        for (int i = 0; i < 100; i++)
+            fprintf(stderr, "%049d\n", i);
+        fprintf(stderr, "END-OF-STDERR\n");
+        fake_print(kernel, n, workers, 1, test_now() - t0);
+        return 0;
+    }
+    fake_print(kernel, n, workers, 1, test_now() - t0); /* any other kernel or n: success */
+    return 0;
+}
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static char self_exe[PATH_MAX];
+
+static void use_fake_driver(void) {
+    ssize_t n = readlink("/proc/self/exe", self_exe, sizeof self_exe - 1);
+    ASSERT(n > 0);
+    self_exe[n] = 0;
+    setenv("FORKSCOPE_DRIVER", self_exe, 1);
+    setenv("FK_TEST_FAKE_DRIVER", "1", 1);
+}
+
+static void tmpdir(char *buf, size_t len) {
+    snprintf(buf, len, "/tmp/fk_test_sweep_XXXXXX");
+    ASSERT(mkdtemp(buf));
+}
+
+static void write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ASSERT_MSG(f, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
+}
+
+static char *read_text(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t r;
+    while ((r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += r;
+        if (cap - n < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    buf[n] = 0;
+    fclose(f);
+    if (len)
+        *len = n;
+    return buf;
+}
+
+/* Where a sweep's stderr goes: sweep.log in the test's temporary directory (the first three
+ * components of out, "/tmp/fk_test_sweep_XXXXXX"). */
+static void log_path(const char *out, char *buf, size_t len) {
+    const char *p = strchr(out + 1, '/');
+    p = p ? strchr(p + 1, '/') : NULL;
+    snprintf(buf, len, "%.*s/sweep.log", p ? (int)(p - out) : (int)strlen(out), out);
+}
+
+/* Runs a sweep in this process with stderr captured into *log (malloc'd). */
+static int sweep(const char *config, const char *out, int resume, fk_launcher *l, char **log) {
+    char logpath[PATH_MAX];
+    log_path(out, logpath, sizeof logpath);
+    fflush(stderr);
+    int saved = dup(2), fd = open(logpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ASSERT(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    FILE *devnull = fopen("/dev/null", "w");
+    fk_sweep_opts o = {.config_path = config, .outdir = out, .resume = resume, .live_progress = 0, .launcher = l,
+                       .plan_out = devnull};
+    int rc = fk_sweep_run(&o, NULL, 0);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(devnull);
+    char *text = read_text(logpath, NULL);
+    if (log)
+        *log = text;
+    else
+        free(text);
+    return rc;
+}
+
+/* The records of DIR/raw.jsonl; asserts that the file is whole lines of JSON objects. */
+static json_t *records(const char *dir) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/raw.jsonl", dir);
+    size_t len;
+    char *text = read_text(path, &len);
+    ASSERT_MSG(text, "no %s", path);
+    ASSERT_MSG(len == 0 || text[len - 1] == '\n', "%s does not end with a whole line", path);
+    json_t *a = json_array();
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        json_error_t e;
+        json_t *r = json_loads(line, 0, &e);
+        ASSERT_MSG(json_is_object(r), "%s: a line is not a JSON object: %s", path, line);
+        json_array_append_new(a, r);
+    }
+    free(text);
+    return a;
+}
+
+static json_t *find_run(json_t *recs, const char *run_id) {
+    size_t i;
+    json_t *r;
+    json_array_foreach(recs, i, r) if (!strcmp(json_string_value(json_object_get(r, "run_id")), run_id)) return r;
+    return NULL;
+}
+
+static const char *sget(json_t *r, const char *key) {
+    const char *s = json_string_value(json_object_get(r, key));
+    return s ? s : "(none)";
+}
+
+static size_t lines_in(const char *path) {
+    char *t = read_text(path, NULL);
+    size_t n = 0;
+    for (char *p = t; p && *p; p++)
+        n += *p == '\n';
+    free(t);
+    return n;
+}
+
+/* ---- failures ------------------------------------------------------------------------------- */
+
+static const char failing_config[] =
+    "{\"name\": \"failing\",\n"
+    " \"benchmarks\": [\n"
+    "  {\"name\": \"good\", \"kernel\": \"fib\", \"params\": {\"n\": 1}},\n"
+    "  {\"name\": \"crash\", \"kernel\": \"nqueens\", \"params\": {\"n\": 1}},\n"
+    "  {\"name\": \"hang\", \"kernel\": \"nqueens\", \"params\": {\"n\": 2}},\n"
+    "  {\"name\": \"hog\", \"kernel\": \"nqueens\", \"params\": {\"n\": 3}},\n"
+    "  {\"name\": \"wrong\", \"kernel\": \"nqueens\", \"params\": {\"n\": 4}},\n"
+    "  {\"name\": \"garbage\", \"kernel\": \"nqueens\", \"params\": {\"n\": 5}},\n"
+    "  {\"name\": \"cannot\", \"kernel\": \"nqueens\", \"params\": {\"n\": 7}},\n"
+    "  {\"name\": \"noisy\", \"kernel\": \"nqueens\", \"params\": {\"n\": 8}}],\n"
+    " \"variants\": [\"cont-seg-busy\"], \"workers\": [1], \"repetitions\": 1,\n"
+    " \"time_limit_s\": 1, \"memory_limit_mib\": 64, \"order\": \"grouped\"}\n";
+
+static void check_failures(const char *mech) {
+    use_fake_driver();
+    setenv("FORKSCOPE_MEMLIMIT", mech, 1);
+    char dir[64], cfg[128], out[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/failing.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, failing_config);
+    char *log;
+    double t0 = test_now();
+    int rc = sweep(cfg, out, 0, NULL, &log);
+    double dt = test_now() - t0;
+    ASSERT_MSG(rc == FK_EXIT_RUNS_FAILED, "status %d, log:\n%s", rc, log);
+    json_t *recs = records(out);
+    ASSERT_EQ(json_array_size(recs), 9); /* 8 benchmarks + 1 calibrate, all recorded */
+    static const struct {
+        const char *run, *status, *signal;
+        int exit_code; /* -1: null */
+    } want[] = {
+        {"calibrate|cont-seg-busy|1#0", "ok", NULL, 0}, {"good|cont-seg-busy|1#0", "ok", NULL, 0},
+        {"crash|cont-seg-busy|1#0", "crash", "SIGSEGV", -1}, {"hang|cont-seg-busy|1#0", "timeout", "SIGKILL", -1},
+        {"hog|cont-seg-busy|1#0", "memory", "SIGKILL", -1},   {"wrong|cont-seg-busy|1#0", "wrong", NULL, 3},
+        {"garbage|cont-seg-busy|1#0", "error", NULL, 0},      {"cannot|cont-seg-busy|1#0", "error", NULL, 2},
+        {"noisy|cont-seg-busy|1#0", "ok", NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        json_t *r = find_run(recs, want[i].run);
+        ASSERT_MSG(r, "no record of %s", want[i].run);
+        ASSERT_MSG(!strcmp(sget(r, "status"), want[i].status), "%s: status %s, expected %s (note: %s)", want[i].run,
+                   sget(r, "status"), want[i].status, sget(r, "note"));
+        json_t *sig = json_object_get(r, "signal"), *ec = json_object_get(r, "exit_code");
+        if (want[i].signal)
+            ASSERT_MSG(json_is_string(sig) && !strcmp(json_string_value(sig), want[i].signal), "%s: signal %s",
+                       want[i].run, json_is_string(sig) ? json_string_value(sig) : "null");
+        else
+            ASSERT(json_is_null(sig));
+        if (want[i].exit_code < 0)
+            ASSERT(json_is_null(ec));
+        else
+            ASSERT_EQ(json_integer_value(ec), want[i].exit_code);
+        ASSERT(json_is_integer(json_object_get(r, "maxrss_kib")));
+        ASSERT(json_is_number(json_object_get(r, "wall_s")));
+    }
+    json_t *r = find_run(recs, "good|cont-seg-busy|1#0");
+    ASSERT(json_is_number(json_object_get(r, "time_s")));
+    ASSERT(json_is_object(json_object_get(r, "driver")));
+    ASSERT(json_is_null(json_object_get(find_run(recs, "wrong|cont-seg-busy|1#0"), "time_s")));
+    ASSERT_STR_CONTAINS(sget(find_run(recs, "crash|cont-seg-busy|1#0"), "stderr_tail"), "about to crash");
+    ASSERT_STR_CONTAINS(sget(find_run(recs, "cannot|cont-seg-busy|1#0"), "stderr_tail"), "cannot create a pool");
+    ASSERT_STR_CONTAINS(sget(find_run(recs, "garbage|cont-seg-busy|1#0"), "note"), "unparsable output");
+    const char *tail = sget(find_run(recs, "noisy|cont-seg-busy|1#0"), "stderr_tail");
+    ASSERT_LE(strlen(tail), 2048);
+    ASSERT_GE(strlen(tail), 2000);
+    ASSERT_STR_CONTAINS(tail, "END-OF-STDERR\n");
+    json_t *hang = find_run(recs, "hang|cont-seg-busy|1#0");
+    ASSERT_NEAR(json_real_value(json_object_get(hang, "wall_s")), 1.0, 0.5);
+    /* The hog was stopped near its limit (poll: within what it touches in ~10 ms). */
+    json_int_t hog_rss = json_integer_value(json_object_get(find_run(recs, "hog|cont-seg-busy|1#0"), "maxrss_kib"));
+    ASSERT_LE(hog_rss, 64 * 1024 + 200 * 1024);
+    /* env.json names the mechanism. */
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/env.json", out);
+    json_error_t e;
+    json_t *env = json_load_file(path, 0, &e);
+    ASSERT(env);
+    const char *m = json_string_value(json_object_get(json_object_get(env, "memory_limit"), "mechanism"));
+    ASSERT(m);
+    printf("  memory limit by %s: hog stopped at %lld KiB; sweep %.1f s\n", m, (long long)hog_rss, dt);
+    if (!strcmp(mech, "poll"))
+        ASSERT_STR_CONTAINS(m, "poll");
+    ASSERT_STR_CONTAINS(json_string_value(json_object_get(json_object_get(json_object_get(env, "drivers"),
+                                                                          "cont-seg-busy"),
+                                                          "flags")),
+                        "-fake");
+    json_decref(env);
+    json_decref(recs);
+    free(log);
+}
+
+TEST(failures_recorded_poll) { check_failures("poll"); }
+TEST(failures_recorded_auto) { check_failures("auto"); }
+
+/* ---- interruption and resume ------------------------------------------------------------------- */
+
+static const char slow_config[] = "{\"name\": \"slow\",\n"
+                                  " \"benchmarks\": [{\"name\": \"slow\", \"kernel\": \"nqueens\", \"params\": {\"n\": 6}},\n"
+                                  "                  {\"name\": \"mem\", \"kernel\": \"fib\", \"params\": {\"n\": 2}}],\n"
+                                  " \"variants\": [\"cont-seg-busy\", \"serial\"], \"workers\": [1, 2],\n"
+                                  " \"repetitions\": 4, \"order\": \"interleaved\"}\n";
+enum { SLOW_RUNS = 3 * 4 + 3 * 4 * 2 }; /* calibrate cells 3, timed cells 3 per benchmark */
+
+static void expect_complete(const char *out) {
+    json_t *recs = records(out);
+    ASSERT_EQ(json_array_size(recs), SLOW_RUNS);
+    const char *cells[] = {"calibrate|cont-seg-busy|1", "calibrate|cont-seg-busy|2", "calibrate|serial|1",
+                           "slow|cont-seg-busy|1",      "slow|cont-seg-busy|2",      "slow|serial|1",
+                           "mem|cont-seg-busy|1",       "mem|cont-seg-busy|2",       "mem|serial|1"};
+    for (size_t c = 0; c < 9; c++)
+        for (int rep = 0; rep < 4; rep++) {
+            char id[128];
+            snprintf(id, sizeof id, "%s#%d", cells[c], rep);
+            size_t n = 0, i;
+            json_t *r;
+            json_array_foreach(recs, i, r) n += !strcmp(sget(r, "run_id"), id);
+            ASSERT_MSG(n == 1, "%s appears %zu times", id, n);
+        }
+    json_decref(recs);
+}
+
+/* Starts a sweep in a child process and, once it has recorded `after` runs, sends it sig.
+ * Returns the child's wait status. */
+static int sweep_and_signal(const char *cfg, const char *out, int sig, size_t after) {
+    char raw[PATH_MAX];
+    snprintf(raw, sizeof raw, "%s/raw.jsonl", out);
+    fflush(NULL);
+    pid_t pid = fork();
+    ASSERT(pid >= 0);
+    if (pid == 0)
+        _exit(sweep(cfg, out, 0, NULL, NULL));
+    double t0 = test_now();
+    while (lines_in(raw) < after && test_now() - t0 < 20)
+        nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+    kill(pid, sig);
+    int st;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+TEST(sigkill_then_resume) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128], raw[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/slow.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(raw, sizeof raw, "%s/raw.jsonl", out);
+    write_text(cfg, slow_config);
+    int st = sweep_and_signal(cfg, out, SIGKILL, 14);
+    ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+    json_t *recs = records(out); /* whole lines only */
+    size_t before = json_array_size(recs);
+    ASSERT_GE(before, 14);
+    ASSERT_LT(before, SLOW_RUNS);
+    json_decref(recs);
+    /* A write cut short by a kill: a partial last line, which resume must cut away. */
+    FILE *f = fopen(raw, "a");
+    fputs("{\"schema\":1,\"run_id\":\"slow|serial|1#3\",\"cell_id\":\"slo", f);
+    fclose(f);
+    char *log;
+    int rc = sweep(cfg, out, 1, NULL, &log);
+    ASSERT_MSG(rc == FK_EXIT_OK, "resume: status %d:\n%s", rc, log);
+    ASSERT_STR_CONTAINS(log, "incomplete");
+    expect_complete(out);
+    /* Resuming a finished sweep runs nothing and changes nothing. */
+    size_t n = lines_in(raw);
+    ASSERT_EQ(sweep(cfg, out, 1, NULL, NULL), FK_EXIT_OK);
+    ASSERT_EQ(lines_in(raw), n);
+    free(log);
+}
+
+TEST(sigint_then_resume) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/slow.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, slow_config);
+    int st = sweep_and_signal(cfg, out, SIGINT, 14);
+    ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == FK_EXIT_INTERRUPTED, "wait status %#x", st);
+    char logpath[PATH_MAX];
+    log_path(out, logpath, sizeof logpath);
+    char *log = read_text(logpath, NULL);
+    ASSERT_STR_CONTAINS(log, "--resume");
+    ASSERT_STR_CONTAINS(log, "interrupted (SIGINT)");
+    free(log);
+    json_t *recs = records(out);
+    ASSERT_LT(json_array_size(recs), SLOW_RUNS);
+    json_decref(recs);
+    int rc = sweep(cfg, out, 1, NULL, &log);
+    ASSERT_MSG(rc == FK_EXIT_OK, "resume: status %d:\n%s", rc, log);
+    expect_complete(out);
+    free(log);
+}
+
+TEST(resume_checks_config) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/c.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, "{\"name\": \"c\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 1}}],"
+                    " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 2}\n");
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), FK_EXIT_OK);
+    char *log;
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, &log), FK_EXIT_USAGE); /* results there, no --resume */
+    ASSERT_STR_CONTAINS(log, "--resume");
+    free(log);
+    write_text(cfg, "{\"name\": \"c\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 2}}],"
+                    " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 2}\n");
+    ASSERT_EQ(sweep(cfg, out, 1, NULL, &log), FK_EXIT_CONFIG);
+    ASSERT_STR_CONTAINS(log, "differs from");
+    free(log);
+    /* A line that is whole but not a record is not cut away silently. */
+    char raw[160];
+    snprintf(raw, sizeof raw, "%s/raw.jsonl", out);
+    FILE *f = fopen(raw, "a");
+    fputs("not json\n", f);
+    fclose(f);
+    char cfg2[160];
+    snprintf(cfg2, sizeof cfg2, "%s/config.json", out);
+    ASSERT_EQ(sweep(cfg2, out, 1, NULL, &log), FK_EXIT_IO);
+    ASSERT_STR_CONTAINS(log, "raw.jsonl:5: not a run record"); /* 2 timed + 2 calibrate runs before it */
+    free(log);
+}
+
+/* ---- order ------------------------------------------------------------------------------------ */
+
+static void run_ids(const char *order, char ids[][32], size_t n) {
+    char dir[64], cfg[128], out[128], text[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/o.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(text, sizeof text,
+             "{\"name\": \"o\", \"benchmarks\": [{\"name\": \"a\", \"kernel\": \"fib\", \"params\": {\"n\": 0}},"
+             " {\"name\": \"b\", \"kernel\": \"fib\", \"params\": {\"n\": 0}}], \"variants\": [\"serial\"],"
+             " \"workers\": [1], \"repetitions\": 5, \"calibrate\": false, \"order\": \"%s\", \"seed\": 7}\n",
+             order);
+    write_text(cfg, text);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), FK_EXIT_OK);
+    json_t *recs = records(out);
+    ASSERT_EQ(json_array_size(recs), n);
+    for (size_t i = 0; i < n; i++)
+        snprintf(ids[i], 32, "%c%lld", sget(json_array_get(recs, i), "benchmark")[0],
+                 (long long)json_integer_value(json_object_get(json_array_get(recs, i), "rep")));
+    json_decref(recs);
+}
+
+TEST(run_orders) {
+    use_fake_driver();
+    char g[10][32], il[10][32], s1[10][32], s2[10][32];
+    run_ids("grouped", g, 10);
+    run_ids("interleaved", il, 10);
+    run_ids("shuffled", s1, 10);
+    run_ids("shuffled", s2, 10);
+    static const char *const want_g[] = {"a0", "a1", "a2", "a3", "a4", "b0", "b1", "b2", "b3", "b4"};
+    static const char *const want_i[] = {"a0", "b0", "a1", "b1", "a2", "b2", "a3", "b3", "a4", "b4"};
+    int same_as_grouped = 1;
+    for (int i = 0; i < 10; i++) {
+        ASSERT_MSG(!strcmp(g[i], want_g[i]), "grouped run %d is %s", i, g[i]);
+        ASSERT_MSG(!strcmp(il[i], want_i[i]), "interleaved run %d is %s", i, il[i]);
+        ASSERT_MSG(!strcmp(s1[i], s2[i]), "the shuffle is not reproducible: run %d %s vs %s", i, s1[i], s2[i]);
+        same_as_grouped &= !strcmp(s1[i], g[i]);
+        int found = 0;
+        for (int k = 0; k < 10; k++)
+            found += !strcmp(s1[i], g[k]);
+        ASSERT_EQ(found, 1);
+    }
+    ASSERT(!same_as_grouped);
+}
+
+/* ---- the plan ---------------------------------------------------------------------------------- */
+
+TEST(dry_run_plan) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128], planpath[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/p.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(planpath, sizeof planpath, "%s/plan.txt", dir);
+    write_text(cfg, "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 30}},"
+                    " {\"kernel\": \"uts\", \"params\": {\"preset\": \"T1\"}}],"
+                    " \"variants\": [\"cont-seg-busy\", \"serial\", \"omp\"], \"workers\": [1, 2, 1024],"
+                    " \"repetitions\": {\"serial\": 3, \"parallel\": 2, \"baseline\": 4}}\n");
+    FILE *plan = fopen(planpath, "w");
+    fk_sweep_opts o = {.config_path = cfg, .outdir = out, .dry_run = 1, .live_progress = 0, .plan_out = plan};
+    ASSERT_EQ(fk_sweep_run(&o, NULL, 0), FK_EXIT_OK);
+    fclose(plan);
+    char *text = read_text(planpath, NULL);
+    /* timed: 2 benchmarks x (cont 3 P x 2 + serial 1 x 3 + omp 3 P x 4) = 2 x 21 runs in 14 cells;
+     * calibrate: 3 + 1 + 3 cells, 6 + 3 + 12 runs */
+    ASSERT_STR_CONTAINS(text, "Cells: 21 (14 timed, 7 calibrate)");
+    ASSERT_STR_CONTAINS(text, "Runs: 63 (42 timed, 21 calibrate)");
+    ASSERT_STR_CONTAINS(text, "Skipped: 4 serial cells at P > 1");
+    ASSERT_STR_CONTAINS(text, "fib|omp|1024");
+    ASSERT_STR_CONTAINS(text, "oversubscribed");
+    ASSERT_STR_CONTAINS(text, "Oversubscribed cells: 6");
+    ASSERT_STR_CONTAINS(text, "Estimated time:");
+    ASSERT_STR_CONTAINS(text, "built-in model");
+    free(text);
+    struct stat st;
+    ASSERT(stat(out, &st) < 0); /* nothing written */
+}
+
+/* ---- records and env.json ------------------------------------------------------------------------ */
+
+TEST(record_and_env_fields) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128], path[160];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/f.json", dir);
+    snprintf(out, sizeof out, "%s/deep/out", dir);
+    const char *text = "{\"name\": \"f\", \"benchmarks\": [{\"name\": \"x\", \"kernel\": \"uts\", \"params\":"
+                       " {\"preset\": \"T1\", \"b\": 4.5}}], \"variants\": [\"child-lin-lazy\"],"
+                       " \"workers\": [1], \"repetitions\": 1, \"papi_events\": [\"perf::TASK-CLOCK\"]}\n";
+    write_text(cfg, text);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), FK_EXIT_OK);
+    snprintf(path, sizeof path, "%s/config.json", out);
+    char *copy = read_text(path, NULL);
+    ASSERT(copy && !strcmp(copy, text)); /* verbatim */
+    free(copy);
+    json_t *recs = records(out);
+    json_t *r = find_run(recs, "x|child-lin-lazy|1#0");
+    ASSERT(r);
+    static const char *const keys[] = {"schema", "run_id",  "cell_id",     "benchmark", "kernel",   "params",
+                                       "variant", "workers", "rep",         "kind",      "oversubscribed",
+                                       "status",  "exit_code", "signal",    "wall_s",    "maxrss_kib",
+                                       "user_s",  "sys_s",   "time_s",      "driver",    "stderr_tail", "started"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ASSERT_MSG(json_object_get(r, keys[i]), "record has no %s", keys[i]);
+    ASSERT_EQ(json_integer_value(json_object_get(r, "schema")), 1);
+    ASSERT(!strcmp(sget(r, "kind"), "timed"));
+    ASSERT(!strcmp(sget(r, "kernel"), "uts"));
+    ASSERT(!strcmp(sget(json_object_get(r, "params"), "preset"), "T1"));
+    ASSERT(!strcmp(sget(find_run(recs, "calibrate|child-lin-lazy|1#0"), "kind"), "calibrate"));
+    json_decref(recs);
+    snprintf(path, sizeof path, "%s/env.json", out);
+    json_error_t e;
+    json_t *env = json_load_file(path, 0, &e);
+    ASSERT(env);
+    static const char *const ekeys[] = {"date",        "host",       "kernel",       "cpu_model",
+                                        "cores",       "topology",   "memory_bytes", "git_revision",
+                                        "git_dirty",   "compilers",  "drivers",      "forkscope_version",
+                                        "config_file", "papi_events"};
+    for (size_t i = 0; i < sizeof ekeys / sizeof ekeys[0]; i++)
+        ASSERT_MSG(json_object_get(env, ekeys[i]), "env.json has no %s", ekeys[i]);
+    ASSERT_STR_CONTAINS(sget(env, "topology"), "PU:");
+    ASSERT(json_object_get(json_object_get(env, "drivers"), "child-lin-lazy"));
+    json_decref(env);
+}
+
+/* ---- measurement honesty: maxrss ---------------------------------------------------------------- */
+
+static long run_maxrss(fk_launcher *l, const char *kernel, const char *n) {
+    char *argv[] = {self_exe, (char *)"--kernel", (char *)kernel, (char *)"--n", (char *)n, NULL};
+    fk_run_req rq = {argv, NULL, 30, 0};
+    fk_run_res r;
+    ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
+    ASSERT_MSG(r.exited && r.exit_code == 0, "fake %s %s failed: %s", kernel, n, r.err);
+    long kib = r.maxrss_kib;
+    fk_run_res_free(&r);
+    return kib;
+}
+
+static int cmp_long(const void *a, const void *b) {
+    long x = *(const long *)a, y = *(const long *)b;
+    return x < y ? -1 : x > y;
+}
+
+TEST(maxrss_is_the_drivers_own) {
+    use_fake_driver();
+    fk_launcher *l;
+    ASSERT_EQ(fk_launcher_start(&l), 0); /* while this process is small */
+    /* Now grow the harness: 300 MiB touched. */
+    size_t big = (size_t)300 << 20;
+    char *hog = malloc(big);
+    ASSERT(hog);
+    memset(hog, 7, big);
+
+    /* What a naive launch would measure (posix_spawn = vfork + exec): informational. */
+    char *argv[] = {self_exe, (char *)"--kernel", (char *)"calibrate", NULL};
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    ASSERT_EQ(posix_spawn(&pid, self_exe, &fa, NULL, argv, environ), 0);
+    posix_spawn_file_actions_destroy(&fa);
+    int st;
+    struct rusage ru;
+    wait4(pid, &st, 0, &ru);
+    long naive = ru.ru_maxrss;
+
+    long calib[5], touched[5];
+    for (int i = 0; i < 5; i++) {
+        calib[i] = run_maxrss(l, "calibrate", "0");
+        touched[i] = run_maxrss(l, "fib", "64");
+    }
+    qsort(calib, 5, sizeof *calib, cmp_long);
+    qsort(touched, 5, sizeof *touched, cmp_long);
+    long diff = touched[2] - calib[2];
+    printf("  harness 300 MiB: posix_spawn child maxrss %ld KiB; via the launcher: calibrate %ld KiB, "
+           "64 MiB driver %ld KiB, difference %ld KiB (64 MiB = 65536 KiB)\n",
+           naive, calib[2], touched[2], diff);
+    ASSERT_LT(calib[2], 32 * 1024);          /* nowhere near the harness's 300 MiB */
+    ASSERT_NEAR((double)diff, 65536.0, 1024.0); /* within 1 MiB */
+
+    /* The same through a whole sweep, reading raw.jsonl. */
+    char dir[64], cfg[128], out[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/m.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, "{\"name\": \"m\", \"benchmarks\": [{\"name\": \"m64\", \"kernel\": \"fib\", \"params\": {\"n\": 64}}],"
+                    " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 5}\n");
+    char *log;
+    int rc = sweep(cfg, out, 0, l, &log);
+    ASSERT_MSG(rc == FK_EXIT_OK, "status %d: %s", rc, log);
+    free(log);
+    json_t *recs = records(out);
+    long m[2][5];
+    size_t nm[2] = {0, 0}, i;
+    json_t *r;
+    json_array_foreach(recs, i, r) {
+        int k = !strcmp(sget(r, "kind"), "timed");
+        if (nm[k] < 5)
+            m[k][nm[k]++] = (long)json_integer_value(json_object_get(r, "maxrss_kib"));
+    }
+    ASSERT_EQ(nm[0], 5);
+    ASSERT_EQ(nm[1], 5);
+    qsort(m[0], 5, sizeof(long), cmp_long);
+    qsort(m[1], 5, sizeof(long), cmp_long);
+    ASSERT_NEAR((double)(m[1][2] - m[0][2]), 65536.0, 1024.0);
+    json_decref(recs);
+    fk_launcher_stop(l);
+    free(hog);
+}
+
+/* ---- the launcher alone ------------------------------------------------------------------------ */
+
+TEST(launcher_exec_failure_and_output) {
+    fk_launcher *l;
+    ASSERT_EQ(fk_launcher_start(&l), 0);
+    char *argv[] = {(char *)"/nonexistent/driver", NULL};
+    fk_run_req rq = {argv, NULL, 5, 0};
+    fk_run_res r;
+    ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
+    ASSERT_EQ(r.exec_errno, ENOENT);
+    fk_run_res_free(&r);
+    char *argv2[] = {(char *)"/bin/sh", (char *)"-c", (char *)"echo out; echo \"$FK_X\" >&2; exit 4", NULL};
+    char *env[] = {(char *)"FK_X=extra-env", NULL};
+    fk_run_req rq2 = {argv2, env, 5, 0};
+    ASSERT_EQ(fk_launcher_run(l, &rq2, &r, -1), 0);
+    ASSERT(r.exited && r.exit_code == 4);
+    ASSERT(!strcmp(r.out, "out\n"));
+    ASSERT(!strcmp(r.err, "extra-env\n"));
+    fk_run_res_free(&r);
+    fk_launcher_stop(l);
+}
+
+int main(int argc, char **argv) {
+    if (getenv("FK_TEST_FAKE_DRIVER"))
+        return fake_driver(argc, argv);
+    return test_main(argc, argv,
+                     (struct test_case[]){
+                         TEST_CASE(launcher_exec_failure_and_output, 10),
+                         TEST_CASE(failures_recorded_poll, 30),
+                         TEST_CASE(failures_recorded_auto, 30),
+                         TEST_CASE(sigkill_then_resume, 30),
+                         TEST_CASE(sigint_then_resume, 30),
+                         TEST_CASE(resume_checks_config, 20),
+                         TEST_CASE(run_orders, 20),
+                         TEST_CASE(dry_run_plan, 10),
+                         TEST_CASE(record_and_env_fields, 20),
+                         TEST_CASE(maxrss_is_the_drivers_own, 30),
+                         {0},
+                     });
+}
