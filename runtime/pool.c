@@ -102,9 +102,10 @@ static int setup_groups(fk_pool *p, const unsigned *group_of) {
     unsigned ng = 1;
     for (unsigned k = 0; group_of && k < p->n; k++)
         ng = group_of[k] + 1 > ng ? group_of[k] + 1 : ng;
-    p->groups = calloc(ng, sizeof *p->groups);
+    p->groups = aligned_alloc(64, ng * sizeof *p->groups); /* fk__group is cache-line aligned */
     if (!p->groups)
         return FK_ENOMEM;
+    memset(p->groups, 0, ng * sizeof *p->groups);
     p->ngroups = ng;
     for (unsigned k = 0; k < p->n; k++)
         p->groups[group_of ? group_of[k] : 0].n++;
