@@ -197,31 +197,35 @@ static double uts_nodes(const fk_bench *b) {
 }
 
 static double estimate_run(const cell *c, unsigned cores) {
-    const double start = c->var->kind == FK_VARIANT_OMP ? 0.03 : 0.01; /* process + pool; omp re-execs */
+    /* process start, pool creation and teardown (OpenMP drivers re-exec themselves) */
+    const double start = c->var->kind == FK_VARIANT_SERIAL ? 0.015 : 0.03;
     if (!c->bench)
         return start;
     const fk_bench *b = c->bench;
-    double ts = 0.01, rt = 1.5, omp = 5;
+    double ts = 0.01, rt = 1.5, omp = 5, untimed = 0;
     if (!strcmp(b->kernel, "fib")) {
         ts = 0.02 * pow(1.6180339887, param(b, "n") - 30);
         rt = 2.5, omp = 40;
     } else if (!strcmp(b->kernel, "integrate")) {
         ts = 0.15 * pow(param(b, "n") / 1000, 1.44) * pow(param(b, "eps") / 1e-9, -0.41);
-        rt = 1.5, omp = 20;
+        rt = 2, omp = 20;
     } else if (!strcmp(b->kernel, "matmul")) {
         double n = param(b, "n");
         ts = 7e-10 * n * n * n;
-        rt = 1.0, omp = 1.1;
+        rt = 1.0, omp = 1.1, untimed = 2 * ts; /* inputs and verification */
     } else if (!strcmp(b->kernel, "nqueens")) {
         ts = 0.0077 * pow(5.0, param(b, "n") - 10);
         rt = 1.2, omp = 3;
     } else if (!strcmp(b->kernel, "uts")) {
         ts = 1.7e-7 * param(b, "g") * uts_nodes(b);
-        rt = 1.2, omp = 5;
+        rt = 1.5, omp = 5;
     }
     double f = c->var->kind == FK_VARIANT_SERIAL ? 1 : c->var->kind == FK_VARIANT_OMP ? omp : rt;
+    if (!strcmp(c->var->name, "omp-llvm"))
+        f *= 2;
     double par = c->workers < cores ? c->workers : cores;
-    return start + (c->warmup + 1) * ts * f / (par > 0 ? par : 1);
+    double over = c->workers > cores ? (double)c->workers / cores : 1; /* workers share the cores */
+    return start + untimed + (c->warmup + 1) * ts * f * over / (par > 0 ? par : 1);
 }
 
 /* ---- files -------------------------------------------------------------------------------------- */
@@ -951,7 +955,10 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
         goto out_signals;
     }
     snprintf(path, sizeof path, "%s/env.json", s.dir);
-    if (!have_config) {
+    /* A fresh sweep (no --resume: raw.jsonl is absent, checked above) writes config.json,
+     * even over one left by a start that recorded nothing. */
+    int fresh = !o->resume || !have_config;
+    if (fresh) {
         if (write_atomic(s.dir, "config.json", cfg.text, cfg.text_len)) {
             fprintf(stderr, "forkscope: cannot write %s/config.json: %s\n", s.dir, strerror(errno));
             rc = FK_EXIT_IO;
@@ -966,7 +973,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
             env = fk_envinfo_collect(cfg.path); /* lost: collect it anew */
         }
     }
-    json_t *now_env = have_config ? fk_envinfo_collect(cfg.path) : NULL;
+    json_t *now_env = fresh ? NULL : fk_envinfo_collect(cfg.path);
     if ((rc = probe_drivers(&s, now_env ? now_env : env))) {
         json_decref(now_env);
         goto out_signals;

@@ -450,6 +450,17 @@ TEST(resume_checks_config) {
     ASSERT_EQ(sweep(cfg2, out, 1, NULL, &log), FK_EXIT_IO);
     ASSERT_STR_CONTAINS(log, "raw.jsonl:5: not a run record"); /* 2 timed + 2 calibrate runs before it */
     free(log);
+    /* A start that recorded no run leaves config.json alone: a new sweep replaces it. */
+    char out2[160], path[200];
+    snprintf(out2, sizeof out2, "%s/out2", dir);
+    ASSERT_EQ(mkdir(out2, 0777), 0);
+    snprintf(path, sizeof path, "%s/config.json", out2);
+    write_text(path, "{\"old\": 1}\n");
+    ASSERT_EQ(sweep(cfg, out2, 0, NULL, NULL), FK_EXIT_OK);
+    char *now = read_text(path, NULL), *given = read_text(cfg, NULL);
+    ASSERT(now && given && !strcmp(now, given));
+    free(now);
+    free(given);
 }
 
 /* ---- order ------------------------------------------------------------------------------------ */
