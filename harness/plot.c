@@ -1,0 +1,1064 @@
+/* plot.c — `forkscope plot DIR`: data files, settings and scripts in DIR/plots, then gnuplot.
+ * The files and the exit statuses are described in plot.h.
+ *
+ * The split of work: this file decides what is drawn (which panels, which blocks, which
+ * notes) and writes it as plain data plus a generated settings.gp; the scripts in plots/
+ * decide how it looks.  So a user can restyle a figure by editing a script and rerunning
+ * gnuplot, without the harness. */
+#include "harness/plot.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/analysis.h"
+#include "harness/exitcodes.h"
+#include "harness/report.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+extern char **environ;
+
+/* ---- the style table ------------------------------------------------------------------------ */
+
+/* Known variants, in legend order: baselines, then the runtime variants by stealing, stack,
+ * scheduler.  Colours from Tableau 10 (distinguishable, colour-blind safer than pure hues);
+ * point types are filled ones (5 square, 7 circle, 9 triangle, 11 inverted triangle,
+ * 13 diamond, 15 pentagon); a neighbour in the table never shares colour or marker. */
+static const struct style {
+    const char *name, *color;
+    int pt;
+} known_styles[] = {
+    {"serial", "#000000", 7},         {"omp", "#8c564b", 9},            {"omp-llvm", "#e377c2", 11},
+    {"cont-seg-busy", "#1f77b4", 5},  {"cont-seg-lazy", "#17becf", 13}, {"cont-lin-busy", "#2ca02c", 15},
+    {"cont-lin-lazy", "#bcbd22", 7},  {"child-seg-busy", "#d62728", 5}, {"child-seg-lazy", "#ff7f0e", 13},
+    {"child-lin-busy", "#9467bd", 15}, {"child-lin-lazy", "#7f7f7f", 9},
+};
+#define NKNOWN (sizeof known_styles / sizeof *known_styles)
+
+/* For any other name: darker shades, so they do not pass for a known variant. */
+static const char *const extra_colors[] = {"#393b79", "#637939", "#8c6d31", "#843c39",
+                                           "#7b4173", "#3182bd", "#e6550d", "#31a354"};
+static const int extra_pts[] = {5, 7, 9, 11, 13, 15};
+
+int fk_plot_style(const char *variant, const char **color, int *pt) {
+    for (size_t i = 0; i < NKNOWN; i++)
+        if (!strcmp(known_styles[i].name, variant)) {
+            *color = known_styles[i].color;
+            *pt = known_styles[i].pt;
+            return (int)i;
+        }
+    uint32_t h = 2166136261u;
+    for (const char *p = variant; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    *color = extra_colors[h % (sizeof extra_colors / sizeof *extra_colors)];
+    *pt = extra_pts[(h / 8) % (sizeof extra_pts / sizeof *extra_pts)];
+    return (int)NKNOWN;
+}
+
+/* ---- the context of one `forkscope plot` -------------------------------------------------------- */
+
+static void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "forkscope: out of memory\n");
+        abort();
+    }
+    return q;
+}
+
+typedef struct plotctx {
+    const char *dir;
+    char pdir[PATH_MAX]; /* DIR/plots */
+    fk_summary s;
+    fk_fit *fits;
+    size_t nfits;
+    int have_fits;
+    char experiment[256], subtitle[512];
+    long cores, maxworkers;
+    const char **vars; /* variant names present, in style order (gnuplot index = i + 1) */
+    size_t nvars;
+    char **notes; /* for the printed output and README.txt */
+    size_t nnotes;
+} plotctx;
+
+static void note(plotctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(plotctx *c, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    c->notes = xrealloc(c->notes, (c->nnotes + 1) * sizeof *c->notes);
+    c->notes[c->nnotes++] = strdup(buf);
+}
+
+static int var_index(const plotctx *c, const char *v) { /* 1-based, as in gnuplot */
+    for (size_t i = 0; i < c->nvars; i++)
+        if (!strcmp(c->vars[i], v))
+            return (int)i + 1;
+    return 0;
+}
+
+static int cmp_style(const void *a, const void *b) {
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    const char *col;
+    int pt, rx = fk_plot_style(x, &col, &pt), ry = fk_plot_style(y, &col, &pt);
+    return rx != ry ? rx - ry : strcmp(x, y);
+}
+
+static const fk_fit *find_fit(const plotctx *c, const char *bench, const char *variant) {
+    for (size_t i = 0; i < c->nfits; i++)
+        if (!strcmp(c->fits[i].benchmark, bench) && !strcmp(c->fits[i].variant, variant))
+            return &c->fits[i];
+    return NULL;
+}
+
+static int is_matmul_bench(const plotctx *c, const char *bench) {
+    for (size_t i = 0; i < c->s.nbenches; i++)
+        if (!strcmp(c->s.benches[i].name, bench))
+            return !strcmp(c->s.benches[i].kernel, "matmul");
+    return 0;
+}
+
+/* ---- gnuplot settings: growing lists of values, written as gnuplot arrays ------------------------ */
+
+typedef struct glist {
+    char **items; /* already in gnuplot syntax: a number or a quoted string */
+    size_t n;
+} glist;
+
+static void gl_add(glist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void gl_add(glist *l, const char *fmt, ...) {
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+    l->items[l->n++] = strdup(buf);
+}
+
+/* A gnuplot string literal: single-quoted (no escapes), ' doubled. */
+static void gl_add_str(glist *l, const char *s) {
+    char buf[1024];
+    size_t k = 0;
+    buf[k++] = '\'';
+    for (; *s && k < sizeof buf - 3; s++) {
+        if (*s == '\'')
+            buf[k++] = '\'';
+        buf[k++] = *s;
+    }
+    buf[k++] = '\'';
+    buf[k] = 0;
+    gl_add(l, "%s", buf);
+}
+
+/* Writes "array NAME[n] = [...]"; an empty list becomes one placeholder (gnuplot has no
+ * empty arrays; the counts written next to it say there is nothing). */
+static void gl_write(FILE *f, const char *name, const glist *l, const char *placeholder) {
+    fprintf(f, "array %s[%zu] = [", name, l->n ? l->n : 1);
+    if (!l->n)
+        fputs(placeholder, f);
+    for (size_t i = 0; i < l->n; i++)
+        fprintf(f, "%s%s", i ? ", " : "", l->items[i]);
+    fputs("]\n", f);
+}
+
+static void gl_free(glist *l) {
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+static void fput_gpstr(FILE *f, const char *s) { /* a single-quoted gnuplot string */
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'')
+            fputc('\'', f);
+        fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* A number for a data file: NaN as gnuplot reads it. */
+static void fput_num(FILE *f, double v) {
+    if (isfinite(v))
+        fprintf(f, " %.10g", v);
+    else
+        fputs(" NaN", f);
+}
+
+/* A name as a data-file string: double-quoted, inner double quotes replaced. */
+static void fput_dname(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++)
+        fputc(*s == '"' ? '\'' : *s, f);
+    fputc('"', f);
+}
+
+/* ---- the data files ----------------------------------------------------------------------------- */
+
+typedef struct panels {
+    glist title, first, count, note; /* per panel */
+    glist var;                       /* per block: variant index */
+    glist key;                       /* per block: legend text (memory) */
+    glist fitfirst, fitcount, fitvar;
+    size_t nblocks, nfit, npanels;
+    int any_over;
+    glist vars_used; /* variant indices with a block, for the shared legend */
+} panels;
+
+static void panels_free(panels *p) {
+    gl_free(&p->title);
+    gl_free(&p->first);
+    gl_free(&p->count);
+    gl_free(&p->note);
+    gl_free(&p->var);
+    gl_free(&p->key);
+    gl_free(&p->fitfirst);
+    gl_free(&p->fitcount);
+    gl_free(&p->fitvar);
+    gl_free(&p->vars_used);
+}
+
+static void use_var(panels *p, int v) {
+    char buf[16];
+    snprintf(buf, sizeof buf, "%d", v);
+    for (size_t i = 0; i < p->vars_used.n; i++)
+        if (!strcmp(p->vars_used.items[i], buf))
+            return;
+    gl_add(&p->vars_used, "%d", v);
+}
+
+/* out = a "/" b (+ ext); -1 if it does not fit in PATH_MAX (out is then truncated). */
+static int join(char out[PATH_MAX], const char *a, const char *b, const char *ext) {
+    int n = snprintf(out, PATH_MAX, "%s/%s%s", a, b, ext);
+    return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+static FILE *open_in(plotctx *c, const char *name) {
+    char path[PATH_MAX];
+    if (join(path, c->pdir, name, "")) {
+        fprintf(stderr, "forkscope plot: %s/%s: path too long\n", c->pdir, name);
+        return NULL;
+    }
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fprintf(stderr, "forkscope plot: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static int close_checked(FILE *f, plotctx *c, const char *name) {
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        fprintf(stderr, "forkscope plot: cannot write %s/%s: %s\n", c->pdir, name, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* scaling.dat: per benchmark (panel), per variant (block): workers, speedup, its se,
+ * efficiency, its se, oversubscribed. */
+static int write_scaling(plotctx *c, panels *p) {
+    FILE *f = open_in(c, "scaling.dat");
+    if (!f)
+        return -1;
+    fputs("# scaling.dat — written by `forkscope plot` from ../summary.csv: speedup T_s/T_P (Eq. 15) and\n"
+          "# efficiency speedup/P (Eq. 16) against workers P.  One block per (benchmark, variant), in the\n"
+          "# order settings.gp lists (sc_*); blocks are separated by two blank lines.  A standard error of\n"
+          "# 0 means none is known (a single run).\n"
+          "# columns: workers speedup speedup_se efficiency efficiency_se oversubscribed(1/0)\n",
+          f);
+    for (size_t b = 0; b < c->s.nbenches; b++) {
+        const char *bn = c->s.benches[b].name;
+        size_t first = p->nblocks, count = 0;
+        for (size_t v = 0; v < c->nvars; v++) {
+            int started = 0;
+            for (size_t i = 0; i < c->s.ncells; i++) {
+                const fk_cell *e = &c->s.cells[i];
+                if (strcmp(e->benchmark, bn) || strcmp(e->variant, c->vars[v]) || !isfinite(e->speedup))
+                    continue;
+                if (!started) {
+                    fprintf(f, "# %s %s\n", bn, c->vars[v]);
+                    started = 1;
+                }
+                fprintf(f, "%ld", e->workers);
+                fput_num(f, e->speedup);
+                fput_num(f, isfinite(e->speedup_se) ? e->speedup_se : 0);
+                fput_num(f, e->efficiency);
+                fput_num(f, isfinite(e->efficiency_se) ? e->efficiency_se : 0);
+                fprintf(f, " %d\n", e->oversubscribed);
+                p->any_over |= e->oversubscribed;
+            }
+            if (started) {
+                fputs("\n\n", f);
+                gl_add(&p->var, "%zu", v + 1);
+                use_var(p, (int)v + 1);
+                p->nblocks++;
+                count++;
+            }
+        }
+        gl_add_str(&p->title, bn);
+        gl_add(&p->first, "%zu", first);
+        gl_add(&p->count, "%zu", count);
+        if (count)
+            gl_add_str(&p->note, "");
+        else if (!c->s.benches[b].serial_workers) {
+            gl_add_str(&p->note, "no serial run: speedup undefined");
+            note(c, "%s: no successful serial run, so no speedup, efficiency or overhead (empty panels)", bn);
+        } else {
+            gl_add_str(&p->note, "no successful runs");
+            note(c, "%s: no successful timed run besides the serial one (empty panels)", bn);
+        }
+        p->npanels++;
+    }
+    return close_checked(f, c, "scaling.dat");
+}
+
+/* Fits not drawn, grouped by reason (one note per reason, not per benchmark and variant). */
+typedef struct skipgroup {
+    char reason[320];
+    char list[400];
+    int count;
+} skipgroup;
+
+static void skip_add(skipgroup *g, const char *reason, const char *bench, const char *variant) {
+    size_t k = 0;
+    while (k < 16 && g[k].count && strcmp(g[k].reason, reason))
+        k++;
+    if (k == 16)
+        k = 15; /* more than 16 reasons: the rest share the last line */
+    if (!g[k].count)
+        snprintf(g[k].reason, sizeof g[k].reason, "%s", reason);
+    size_t len = strlen(g[k].list);
+    if (g[k].count < 6)
+        snprintf(g[k].list + len, sizeof g[k].list - len, "%s%s/%s", len ? ", " : "", bench, variant);
+    g[k].count++;
+}
+
+/* memory.dat and memory-fit.dat: per benchmark but matmul (unless it is all there is). */
+static int write_memory(plotctx *c, panels *p) {
+    skipgroup skips[16];
+    memset(skips, 0, sizeof skips);
+    FILE *f = open_in(c, "memory.dat"), *g = open_in(c, "memory-fit.dat");
+    if (!f || !g) {
+        if (f)
+            fclose(f);
+        if (g)
+            fclose(g);
+        return -1;
+    }
+    fputs("# memory.dat — written by `forkscope plot` from ../summary.csv: calibrated peak memory\n"
+          "# (MRSS - calibrate, KiB) against workers P.  One block per (benchmark, variant), in the order\n"
+          "# settings.gp lists (mem_*); blocks separated by two blank lines.  mem_lo/mem_hi = mem -/+ its\n"
+          "# standard error (mem_lo kept >= mem/10 for the log axis; equal to mem when no error is known).\n"
+          "# columns: workers mem_kib mem_lo mem_hi oversubscribed(1/0)\n",
+          f);
+    fputs("# memory-fit.dat — written by `forkscope plot` from ../fits.csv: each successful fit of Eq. 17,\n"
+          "# mem = a + b*M1*P^n, sampled over the variant's range of P.  One block per fit, in the order\n"
+          "# settings.gp lists (mem_fit*); blocks separated by two blank lines.\n"
+          "# columns: workers mem_fit_kib\n",
+          g);
+    int only_matmul = 1;
+    for (size_t b = 0; b < c->s.nbenches; b++)
+        only_matmul &= is_matmul_bench(c, c->s.benches[b].name);
+    for (size_t b = 0; b < c->s.nbenches; b++) {
+        const char *bn = c->s.benches[b].name;
+        if (!only_matmul && is_matmul_bench(c, bn)) {
+            note(c, "%s: left out of the memory figure (matmul: its matrices dominate its memory, as in the "
+                    "paper's Fig. 7); its fit is in fits.csv",
+                 bn);
+            continue;
+        }
+        size_t first = p->nblocks, count = 0, ffirst = p->nfit, fcount = 0;
+        for (size_t v = 0; v < c->nvars; v++) {
+            double pmin = INFINITY, pmax = 0;
+            int started = 0;
+            for (size_t i = 0; i < c->s.ncells; i++) {
+                const fk_cell *e = &c->s.cells[i];
+                if (strcmp(e->benchmark, bn) || strcmp(e->variant, c->vars[v]) || !isfinite(e->mem) || e->mem <= 0)
+                    continue;
+                if (!started) {
+                    fprintf(f, "# %s %s\n", bn, c->vars[v]);
+                    started = 1;
+                }
+                double se = isfinite(e->mem_se) ? e->mem_se : 0;
+                fprintf(f, "%ld", e->workers);
+                fput_num(f, e->mem);
+                fput_num(f, fmax(e->mem - se, e->mem / 10));
+                fput_num(f, e->mem + se);
+                fprintf(f, " %d\n", e->oversubscribed);
+                p->any_over |= e->oversubscribed;
+                pmin = fmin(pmin, (double)e->workers);
+                pmax = fmax(pmax, (double)e->workers);
+            }
+            if (!started)
+                continue;
+            fputs("\n\n", f);
+            gl_add(&p->var, "%zu", v + 1);
+            use_var(p, (int)v + 1);
+            p->nblocks++;
+            count++;
+            const fk_fit *x = find_fit(c, bn, c->vars[v]);
+            char key[256], n[64];
+            if (x && x->ok && isfinite(x->a) && isfinite(x->b) && isfinite(x->n) && isfinite(x->m1)) {
+                snprintf(key, sizeof key, "%s: n = %s", c->vars[v], fk_report_pm(n, sizeof n, x->n, x->n_se));
+                int wrote = 0;
+                for (int k = 0; k <= 60; k++) {
+                    double P = pmin * pow(pmax / pmin, k / 60.0);
+                    double y = x->a + x->b * x->m1 * pow(P, x->n);
+                    if (!(y > 0) || !isfinite(y))
+                        continue; /* a log axis cannot show it */
+                    if (!wrote)
+                        fprintf(g, "# %s %s: a = %.6g, b = %.6g, M1 = %.6g, n = %.6g\n", bn, c->vars[v], x->a, x->b,
+                                x->m1, x->n);
+                    fprintf(g, "%.10g %.10g\n", P, y);
+                    wrote = 1;
+                }
+                if (wrote) {
+                    fputs("\n\n", g);
+                    gl_add(&p->fitvar, "%zu", v + 1);
+                    p->nfit++;
+                    fcount++;
+                } else {
+                    note(c, "%s/%s: fitted curve is not positive over P = %g..%g: not drawn", bn, c->vars[v], pmin,
+                         pmax);
+                }
+            } else {
+                if (c->have_fits && strcmp(c->vars[v], "serial"))
+                    skip_add(skips, x ? (*x->note ? x->note : "skipped") : "not in fits.csv", bn, c->vars[v]);
+                if (x && x->points < FK_FIT_MIN_POINTS)
+                    snprintf(key, sizeof key, "%s: no fit (%d point%s)", c->vars[v], x->points, x->points == 1 ? "" : "s");
+                else
+                    snprintf(key, sizeof key, "%s: no fit", c->vars[v]);
+            }
+            gl_add_str(&p->key, key);
+        }
+        gl_add_str(&p->title, bn);
+        gl_add(&p->first, "%zu", first);
+        gl_add(&p->count, "%zu", count);
+        gl_add(&p->fitfirst, "%zu", ffirst);
+        gl_add(&p->fitcount, "%zu", fcount);
+        gl_add_str(&p->note, count ? "" : "no memory data");
+        if (!count)
+            note(c, "%s: no memory data (no successful run)", bn);
+        p->npanels++;
+    }
+    for (size_t k = 0; k < 16 && skips[k].count; k++)
+        note(c, "no memory fit drawn for %d benchmark/variant pair%s (%s): %s%s", skips[k].count,
+             skips[k].count == 1 ? "" : "s", skips[k].reason, skips[k].list, skips[k].count > 6 ? ", ..." : "");
+    int r1 = close_checked(f, c, "memory.dat"), r2 = close_checked(g, c, "memory-fit.dat");
+    return r1 || r2 ? -1 : 0;
+}
+
+/* overhead.dat: rows = benchmarks with a serial time, columns = non-serial variants with a
+ * P = 1 time: T1/Ts and its standard error. */
+static int write_overhead(plotctx *c, glist *ovvar, size_t *nrows) {
+    FILE *f = open_in(c, "overhead.dat");
+    if (!f)
+        return -1;
+    *nrows = 0;
+    /* columns first: variants with at least one value */
+    for (size_t v = 0; v < c->nvars; v++) {
+        if (!strcmp(c->vars[v], "serial"))
+            continue;
+        int any = 0;
+        for (size_t b = 0; b < c->s.nbenches && !any; b++) {
+            long ks = fk_stats_find(&c->s, c->s.benches[b].name, "serial", c->s.benches[b].serial_workers);
+            long k1 = fk_stats_find(&c->s, c->s.benches[b].name, c->vars[v], 1);
+            any = ks >= 0 && k1 >= 0 && isfinite(c->s.cells[k1].time_median);
+        }
+        if (any)
+            gl_add(ovvar, "%zu", v + 1);
+    }
+    fputs("# overhead.dat — written by `forkscope plot` from ../summary.csv: the overhead T_1/T_s, a\n"
+          "# variant's median time at P = 1 over the serial projection's, per benchmark (rows) and\n"
+          "# variant (column pairs: value, standard error; NaN = no data).  Variants, in column order:\n#",
+          f);
+    for (size_t k = 0; k < ovvar->n; k++)
+        fprintf(f, " %s", c->vars[atoi(ovvar->items[k]) - 1]);
+    fputs("\n# columns: benchmark", f);
+    for (size_t k = 0; k < ovvar->n; k++)
+        fprintf(f, " %s %s_se", c->vars[atoi(ovvar->items[k]) - 1], c->vars[atoi(ovvar->items[k]) - 1]);
+    fputc('\n', f);
+    for (size_t b = 0; b < c->s.nbenches && ovvar->n; b++) {
+        const char *bn = c->s.benches[b].name;
+        long ks = fk_stats_find(&c->s, bn, "serial", c->s.benches[b].serial_workers);
+        if (ks < 0)
+            continue;
+        const fk_cell *ser = &c->s.cells[ks];
+        fput_dname(f, bn);
+        int any = 0;
+        for (size_t k = 0; k < ovvar->n; k++) {
+            long k1 = fk_stats_find(&c->s, bn, c->vars[atoi(ovvar->items[k]) - 1], 1);
+            double q = NAN, qse = NAN;
+            if (k1 >= 0)
+                fk_stats_ratio(c->s.cells[k1].time_median, c->s.cells[k1].time_se, ser->time_median, ser->time_se, &q,
+                               &qse);
+            fput_num(f, q);
+            fput_num(f, isfinite(q) ? (isfinite(qse) ? qse : 0) : NAN);
+            any |= isfinite(q);
+        }
+        fputc('\n', f);
+        *nrows += 1;
+        if (!any)
+            note(c, "%s: no variant has a P = 1 time: no overhead bars", bn);
+    }
+    return close_checked(f, c, "overhead.dat");
+}
+
+/* settings.gp: everything the scripts need to know about the data files. */
+static int write_settings(plotctx *c, panels *sc, panels *mem, glist *ovvar, size_t ovrows, const char *raster) {
+    FILE *f = open_in(c, "settings.gp");
+    if (!f)
+        return -1;
+    fputs("# settings.gp — written by `forkscope plot` (and rewritten by every run of it): what the figure\n"
+          "# scripts here need to know about the data files: panels, blocks, variant styles, titles.\n"
+          "# To change the look of a figure, edit its script (speedup.gp, ...) and run it with gnuplot.\n",
+          f);
+    fputs("experiment = ", f);
+    fput_gpstr(f, c->experiment);
+    fputs("\nsubtitle = ", f);
+    fput_gpstr(f, c->subtitle);
+    fprintf(f, "\ncores = %ld      # online cores of the machine (0: unknown); more workers = oversubscribed\n",
+            c->cores);
+    fprintf(f, "maxworkers = %ld\n", c->maxworkers);
+    fprintf(f, "if (!exists(\"term\")) term = '%s'   # pngcairo | png | pdfcairo | svg\n\n", raster);
+
+    glist n = {0}, col = {0}, pt = {0};
+    for (size_t v = 0; v < c->nvars; v++) {
+        const char *cl;
+        int p;
+        fk_plot_style(c->vars[v], &cl, &p);
+        gl_add_str(&n, c->vars[v]);
+        gl_add_str(&col, cl);
+        gl_add(&pt, "%d", p);
+    }
+    fputs("# variants: name, colour, point type (filled; point type - 1 is its hollow twin, used for\n"
+          "# oversubscribed points).  The same variant has the same style in every figure.\n",
+          f);
+    fprintf(f, "nvar = %zu\n", c->nvars);
+    gl_write(f, "vname", &n, "''");
+    gl_write(f, "vcolor", &col, "'#000000'");
+    gl_write(f, "vpt", &pt, "7");
+    gl_free(&n);
+    gl_free(&col);
+    gl_free(&pt);
+
+    fputs("\n# scaling.dat (speedup.gp, efficiency.gp): one panel per benchmark; panel p has the blocks\n"
+          "# sc_first[p] .. sc_first[p] + sc_count[p] - 1 (gnuplot 'index', from 0); block k is variant\n"
+          "# sc_var[k+1]; a panel without blocks shows sc_note[p].\n",
+          f);
+    fprintf(f, "sc_npanels = %zu\nsc_nblocks = %zu\nsc_over = %d\nsc_vars = '", sc->npanels, sc->nblocks,
+            sc->any_over);
+    for (size_t i = 0; i < sc->vars_used.n; i++)
+        fprintf(f, "%s%s", i ? " " : "", sc->vars_used.items[i]);
+    fputs("'   # variants in the legend\n", f);
+    gl_write(f, "sc_title", &sc->title, "''");
+    gl_write(f, "sc_first", &sc->first, "0");
+    gl_write(f, "sc_count", &sc->count, "0");
+    gl_write(f, "sc_note", &sc->note, "''");
+    gl_write(f, "sc_var", &sc->var, "1");
+
+    fputs("\n# memory.dat and memory-fit.dat (memory.gp): likewise; block k of memory.dat is variant\n"
+          "# mem_var[k+1] with legend mem_key[k+1]; panel p's fitted curves are blocks mem_fitfirst[p] ..\n"
+          "# + mem_fitcount[p] - 1 of memory-fit.dat, block k being variant mem_fitvar[k+1].\n",
+          f);
+    fprintf(f, "mem_npanels = %zu\nmem_nblocks = %zu\nmem_nfit = %zu\nmem_over = %d\n", mem->npanels, mem->nblocks,
+            mem->nfit, mem->any_over);
+    size_t maxkeys = 0;
+    for (size_t i = 0; i < mem->count.n; i++)
+        if ((size_t)atoi(mem->count.items[i]) > maxkeys)
+            maxkeys = (size_t)atoi(mem->count.items[i]);
+    fprintf(f, "mem_maxkeys = %zu   # the most legend entries of a panel\n", maxkeys);
+    gl_write(f, "mem_title", &mem->title, "''");
+    gl_write(f, "mem_first", &mem->first, "0");
+    gl_write(f, "mem_count", &mem->count, "0");
+    gl_write(f, "mem_note", &mem->note, "''");
+    gl_write(f, "mem_var", &mem->var, "1");
+    gl_write(f, "mem_key", &mem->key, "''");
+    gl_write(f, "mem_fitfirst", &mem->fitfirst, "0");
+    gl_write(f, "mem_fitcount", &mem->fitcount, "0");
+    gl_write(f, "mem_fitvar", &mem->fitvar, "1");
+
+    fputs("\n# overhead.dat (overhead.gp): ov_nrows benchmarks; column pair k (columns 2k, 2k+1) is variant\n"
+          "# ov_var[k].\n",
+          f);
+    fprintf(f, "ov_nrows = %zu\nov_ncols = %zu\n", ovrows, ovvar->n);
+    gl_write(f, "ov_var", ovvar, "1");
+    return close_checked(f, c, "settings.gp");
+}
+
+/* ---- the scripts ------------------------------------------------------------------------------------ */
+
+static const char *const script_names[] = {"term.gp", "scaling.gp", "speedup.gp", "efficiency.gp", "memory.gp",
+                                           "overhead.gp"};
+#define NSCRIPTS (sizeof script_names / sizeof *script_names)
+
+static int is_script_dir(const char *d) {
+    char p[PATH_MAX];
+    for (size_t i = 0; i < NSCRIPTS; i++) {
+        if (join(p, d, script_names[i], "") || access(p, R_OK))
+            return 0;
+    }
+    return 1;
+}
+
+/* Finds the directory of the gnuplot scripts (see plot.h); 0 and out filled, or -1 with
+ * where it looked in `looked`. */
+static int find_scripts(char *out, size_t len, char *looked, size_t looklen) {
+    const char *env = getenv("FORKSCOPE_PLOTS");
+    if (env && *env) {
+        snprintf(looked, looklen, "$FORKSCOPE_PLOTS=%s", env);
+        if (is_script_dir(env)) {
+            snprintf(out, len, "%s", env);
+            return 0;
+        }
+        return -1;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    looked[0] = 0;
+    if (n > 0) {
+        exe[n] = 0;
+        for (int up = 0; up < 8; up++) {
+            char *slash = strrchr(exe, '/');
+            if (!slash || slash == exe)
+                break;
+            *slash = 0;
+            char cand[PATH_MAX];
+            if (!join(cand, exe, "plots", "") && is_script_dir(cand)) {
+                snprintf(out, len, "%s", cand);
+                return 0;
+            }
+        }
+        snprintf(looked, looklen, "plots/ above %.*s, ", (int)n, exe);
+    }
+    if (is_script_dir("plots")) {
+        snprintf(out, len, "plots");
+        return 0;
+    }
+    size_t l = strlen(looked);
+    snprintf(looked + l, looklen - l, "./plots");
+    return -1;
+}
+
+static int copy_file(const char *from, const char *to) {
+    FILE *in = fopen(from, "r");
+    if (!in)
+        return -errno;
+    FILE *out = fopen(to, "w");
+    if (!out) {
+        int e = errno;
+        fclose(in);
+        return -e;
+    }
+    char buf[8192];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            break;
+    int bad = ferror(in) || ferror(out);
+    fclose(in);
+    if (fclose(out) || bad)
+        return -(errno ? errno : EIO);
+    return 0;
+}
+
+/* ---- running gnuplot ------------------------------------------------------------------------------ */
+
+/* The full path of `name` on $PATH, or -1. */
+static int find_on_path(const char *name, char *out, size_t len) {
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        const char *end = strchr(path, ':');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        if ((size_t)snprintf(out, len, "%.*s/%s", (int)n, n ? path : ".", name) < len && !access(out, X_OK)) {
+            struct stat st;
+            if (!stat(out, &st) && S_ISREG(st.st_mode))
+                return 0;
+        }
+        path += n;
+        if (*path == ':')
+            path++;
+    }
+    return -1;
+}
+
+/* Runs gnuplot with args (NULL-terminated, argv[0] included); its stdout and stderr together
+ * are returned in *output (malloc'd).  Returns the exit status, or -1 (and errno) if it could
+ * not be started, 128 + signal if killed. */
+static int run_gnuplot(const char *exe, const char *const args[], char **output) {
+    *output = NULL;
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addclose(&fa, fd[1]);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    /* posix_spawn's argv is char *const[] for historical reasons; it does not write to it */
+    int rc = posix_spawn(&pid, exe, &fa, NULL, (char *const *)(uintptr_t)args, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    if (rc) {
+        close(fd[0]);
+        errno = rc;
+        return -1;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = xrealloc(NULL, cap);
+    ssize_t r;
+    for (;;) {
+        r = read(fd[0], buf + len, cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        if (cap - len < 2)
+            buf = xrealloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    *output = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Does gnuplot know terminal `t`?  list is GPVAL_TERMINALS (space separated). */
+static int has_term(const char *list, const char *t) {
+    size_t n = strlen(t);
+    for (const char *p = list; (p = strstr(p, t)); p += n)
+        if ((p == list || p[-1] == ' ' || p[-1] == '\n') && (p[n] == ' ' || p[n] == '\n' || p[n] == 0))
+            return 1;
+    return 0;
+}
+
+/* Prints gnuplot's output indented, naming the script. */
+static void print_output(const char *script, const char *term, const char *out) {
+    const char *p = out;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (n)
+            fprintf(stderr, "forkscope plot: gnuplot (%s, %s): %.*s\n", script, term, (int)n, p);
+        p += n;
+        if (*p)
+            p++;
+    }
+}
+
+/* ---- forkscope plot DIR ------------------------------------------------------------------------------ */
+
+static void plot_usage(FILE *f) {
+    fputs("usage: forkscope plot DIR\n"
+          "Draws the figures of results directory DIR from DIR/summary.csv and DIR/fits.csv (run\n"
+          "`forkscope fit DIR` first) with gnuplot, into DIR/plots/: speedup, efficiency, memory and\n"
+          "overhead as PNG and PDF (or SVG), with the data files and the gnuplot scripts used, so that a\n"
+          "figure can be edited and redrawn by hand: gnuplot DIR/plots/speedup.gp\n"
+          "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written,\n"
+          "6 gnuplot (or its scripts) missing (the data files are still written), 7 gnuplot failed.\n",
+          f);
+}
+
+static void free_ctx(plotctx *c) {
+    fk_stats_free(&c->s);
+    fk_fit_free_all(c->fits, c->nfits);
+    free(c->vars);
+    for (size_t i = 0; i < c->nnotes; i++)
+        free(c->notes[i]);
+    free(c->notes);
+}
+
+/* Titles: the experiment's name and a subtitle with the machine and date. */
+static void load_titles(plotctx *c) {
+    char why[512];
+    json_t *env = fk_report_load_json(c->dir, "env.json", why, sizeof why);
+    json_t *config = fk_report_load_json(c->dir, "config.json", why, sizeof why);
+    fk_report_experiment_name(config, c->dir, c->experiment, sizeof c->experiment);
+    const char *cpu = json_string_value(json_object_get(env, "cpu_model"));
+    const char *date = json_string_value(json_object_get(env, "date"));
+    json_t *cores = json_object_get(env, "cores");
+    c->cores = json_is_integer(cores) ? (long)json_integer_value(cores) : 0;
+    char cs[64] = "";
+    if (c->cores)
+        snprintf(cs, sizeof cs, "%s%ld cores", cpu ? ", " : "", c->cores);
+    snprintf(c->subtitle, sizeof c->subtitle, "%s%s%s%.10s", cpu ? cpu : "", cs, date && (cpu || *cs) ? " — " : "",
+             date ? date : "");
+    json_decref(env);
+    json_decref(config);
+}
+
+int fk_cmd_plot(int argc, char **argv) {
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            plot_usage(stdout);
+            return FK_EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "forkscope plot: unknown option '%s'\n", argv[i]);
+            plot_usage(stderr);
+            return FK_EXIT_USAGE;
+        }
+        if (dir) {
+            fprintf(stderr, "forkscope plot: one results directory only ('%s' and '%s')\n", dir, argv[i]);
+            return FK_EXIT_USAGE;
+        }
+        dir = argv[i];
+    }
+    if (!dir) {
+        plot_usage(stderr);
+        return FK_EXIT_USAGE;
+    }
+    plotctx c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    char path[PATH_MAX], err[512];
+    if ((size_t)snprintf(c.pdir, sizeof c.pdir, "%s/plots", dir) >= sizeof c.pdir - 32) {
+        fprintf(stderr, "forkscope plot: %s: path too long\n", dir);
+        return FK_EXIT_USAGE;
+    }
+
+    /* inputs */
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    int rc = fk_report_read_summary(path, &c.s, err, sizeof err);
+    if (rc == -EINVAL) {
+        fprintf(stderr, "forkscope plot: %s\n", err);
+        return FK_EXIT_IO;
+    }
+    if (rc) {
+        fprintf(stderr, "forkscope plot: %s: %s%s\n", path, strerror(-rc),
+                rc == -ENOENT ? " (run `forkscope fit DIR` first)" : "");
+        return FK_EXIT_IO;
+    }
+    snprintf(path, sizeof path, "%s/fits.csv", dir);
+    rc = fk_report_read_fits(path, &c.fits, &c.nfits, err, sizeof err);
+    c.have_fits = rc == 0;
+    if (rc == -EINVAL)
+        fprintf(stderr, "forkscope plot: warning: %s: memory figure drawn without fits\n", err);
+    else if (rc)
+        fprintf(stderr, "forkscope plot: warning: %s: %s: memory figure drawn without fits\n", path, strerror(-rc));
+    if (rc)
+        note(&c, "fits.csv unreadable: no fitted curves");
+    load_titles(&c);
+    for (size_t i = 0; i < c.s.ncells; i++) {
+        const fk_cell *e = &c.s.cells[i];
+        if (e->workers > c.maxworkers)
+            c.maxworkers = e->workers;
+        if (!var_index(&c, e->variant)) {
+            c.vars = xrealloc(c.vars, (c.nvars + 1) * sizeof *c.vars);
+            c.vars[c.nvars++] = e->variant;
+        }
+        if (e->n_ok == 0)
+            note(&c, "%s/%s at P = %ld: no successful run (%s): a gap", e->benchmark, e->variant, e->workers,
+                 *e->failures ? e->failures : "no runs");
+    }
+    if (c.nvars > 1)
+        qsort(c.vars, c.nvars, sizeof *c.vars, cmp_style);
+    for (size_t b = 0; b < c.s.nbenches; b++) /* a variant that ran elsewhere but not here */
+        for (size_t v = 0; v < c.nvars; v++) {
+            int found = 0;
+            for (size_t i = 0; i < c.s.ncells && !found; i++)
+                found = !strcmp(c.s.cells[i].benchmark, c.s.benches[b].name) && !strcmp(c.s.cells[i].variant, c.vars[v]);
+            if (!found && strcmp(c.vars[v], "serial"))
+                note(&c, "%s/%s: not run (no cells in summary.csv)", c.s.benches[b].name, c.vars[v]);
+        }
+
+    /* the data files, settings and scripts: written whatever happens next */
+    if (mkdir(c.pdir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "forkscope plot: cannot create %s: %s\n", c.pdir, strerror(errno));
+        free_ctx(&c);
+        return FK_EXIT_IO;
+    }
+    panels sc, mem;
+    memset(&sc, 0, sizeof sc);
+    memset(&mem, 0, sizeof mem);
+    glist ovvar = {0};
+    size_t ovrows = 0;
+    int status = FK_EXIT_OK;
+    if (write_scaling(&c, &sc) || write_memory(&c, &mem) || write_overhead(&c, &ovvar, &ovrows)) {
+        status = FK_EXIT_IO;
+        goto out;
+    }
+    if (!ovrows || !ovvar.n)
+        note(&c, "no overhead chart: it needs a benchmark with a serial run and a P = 1 run of another variant");
+
+    /* gnuplot and its terminals */
+    char gp[PATH_MAX], *out = NULL;
+    const char *raster = NULL, *vector = NULL;
+    int have_gp = find_on_path("gnuplot", gp, sizeof gp) == 0;
+    if (have_gp) {
+        const char *const args[] = {"gnuplot", "-e", "set print '-'; print GPVAL_TERMINALS", NULL};
+        int r = run_gnuplot(gp, args, &out);
+        if (r != 0) {
+            fprintf(stderr, "forkscope plot: %s does not run (%s)\n", gp, r < 0 ? strerror(errno) : "exit status");
+            if (out)
+                print_output("terminal list", "-", out);
+            free(out);
+            status = FK_EXIT_TOOL;
+            have_gp = 0;
+        } else {
+            raster = has_term(out, "pngcairo") ? "pngcairo" : has_term(out, "png") ? "png" : NULL;
+            vector = has_term(out, "pdfcairo") ? "pdfcairo" : has_term(out, "svg") ? "svg" : NULL;
+            free(out);
+            if (raster && strcmp(raster, "pngcairo"))
+                note(&c, "gnuplot has no pngcairo terminal: PNGs drawn with 'png' (libgd)");
+            if (vector && strcmp(vector, "pdfcairo"))
+                note(&c, "gnuplot has no pdfcairo terminal: vector figures are SVG instead of PDF");
+            if (!vector)
+                note(&c, "gnuplot has neither pdfcairo nor svg: PNG only");
+            if (!raster) {
+                fprintf(stderr, "forkscope plot: gnuplot (%s) has neither the pngcairo nor the png terminal\n", gp);
+                status = FK_EXIT_TOOL;
+                have_gp = 0;
+            }
+        }
+    }
+    if (write_settings(&c, &sc, &mem, &ovvar, ovrows, raster ? raster : "pngcairo")) {
+        status = FK_EXIT_IO;
+        goto out;
+    }
+    char sdir[PATH_MAX], looked[PATH_MAX + 64];
+    int have_scripts = find_scripts(sdir, sizeof sdir, looked, sizeof looked) == 0;
+    if (have_scripts) {
+        for (size_t i = 0; i < NSCRIPTS; i++) {
+            char from[PATH_MAX], to[PATH_MAX];
+            if (join(from, sdir, script_names[i], "") || join(to, c.pdir, script_names[i], ""))
+                rc = -ENAMETOOLONG;
+            else
+                rc = copy_file(from, to);
+            if (rc) {
+                fprintf(stderr, "forkscope plot: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
+                status = FK_EXIT_IO;
+                goto out;
+            }
+        }
+    } else {
+        fprintf(stderr, "forkscope plot: the gnuplot scripts (plots/*.gp) are not found (looked in %s); set "
+                        "FORKSCOPE_PLOTS to their directory\n",
+                looked);
+        status = FK_EXIT_TOOL;
+    }
+    if (!have_gp && status == FK_EXIT_OK) {
+        fprintf(stderr, "forkscope plot: gnuplot is not on PATH: the figures are not drawn.  Install it (Debian: "
+                        "apt-get install gnuplot-nox) and run `forkscope plot %s` again.\n",
+                dir);
+        status = FK_EXIT_TOOL;
+    }
+
+    /* README.txt */
+    FILE *rd = open_in(&c, "README.txt");
+    if (rd) {
+        fprintf(rd, "Figures of experiment \"%s\", drawn by `forkscope plot %s` with gnuplot from ../summary.csv\n"
+                    "and ../fits.csv.  Everything here is rewritten by every `forkscope plot`.\n\n"
+                    "  speedup.*     speedup T_s/T_P against workers, a panel per benchmark (paper Fig. 5a/6a)\n"
+                    "  efficiency.*  parallel efficiency speedup/P, likewise (Fig. 5b/6b)\n"
+                    "  memory.*      calibrated peak memory, log-log, with each variant's fit of Eq. 17 (Fig. 7)\n"
+                    "  overhead.*    T_1/T_s per benchmark and variant\n\n"
+                    "Data: scaling.dat, memory.dat, memory-fit.dat, overhead.dat (plain text; the header of\n"
+                    "each says its columns), settings.gp (panels, blocks, styles: generated).\n"
+                    "Scripts: speedup.gp, efficiency.gp (both draw with scaling.gp), memory.gp, overhead.gp,\n"
+                    "term.gp (terminal and output).  To redraw one after editing it or a data file:\n\n"
+                    "  gnuplot %s/speedup.gp                          -> speedup.%s\n"
+                    "  gnuplot -e \"term='%s'\" %s/speedup.gp    -> the vector version\n\n"
+                    "Style: one colour and marker per variant (the same in every figure); hollow markers are\n"
+                    "oversubscribed points (more workers than the machine's cores).\n",
+                c.experiment, dir, c.pdir, "png", vector ? vector : "pdfcairo", c.pdir);
+        if (c.nnotes) {
+            fputs("\nNotes from the last run:\n", rd);
+            for (size_t i = 0; i < c.nnotes; i++)
+                fprintf(rd, "  - %s\n", c.notes[i]);
+        }
+        if (close_checked(rd, &c, "README.txt"))
+            status = FK_EXIT_IO;
+    } else {
+        status = FK_EXIT_IO;
+    }
+    if (status != FK_EXIT_OK) {
+        printf("forkscope plot: data files and settings written to %s/ (no figures)\n", c.pdir);
+        goto out;
+    }
+
+    /* the figures */
+    static const char *const figures[] = {"speedup", "efficiency", "memory", "overhead"};
+    const char *terms[2] = {raster, vector};
+    int drawn = 0, warnings = 0;
+    char written[8][PATH_MAX];
+    for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == FK_EXIT_OK; fi++) {
+        if (!strcmp(figures[fi], "overhead") && (!ovrows || !ovvar.n))
+            continue;
+        if (!strcmp(figures[fi], "memory") && !mem.npanels)
+            continue;
+        for (int t = 0; t < 2 && terms[t]; t++) {
+            char script[PATH_MAX], tset[64], outfile[PATH_MAX];
+            snprintf(tset, sizeof tset, "term='%s'", terms[t]);
+            const char *ext = !strcmp(terms[t], "pdfcairo") ? ".pdf" : !strcmp(terms[t], "svg") ? ".svg" : ".png";
+            if (join(script, c.pdir, figures[fi], ".gp") || join(outfile, c.pdir, figures[fi], ext)) {
+                status = FK_EXIT_USAGE; /* checked at the start: cannot happen */
+                break;
+            }
+            unlink(outfile); /* so that a stale figure cannot pass for a new one */
+            const char *const args[] = {"gnuplot", "-e", tset, script, NULL};
+            int r = run_gnuplot(gp, args, &out);
+            struct stat st;
+            int made = !stat(outfile, &st) && st.st_size > 0;
+            if (r != 0 || !made) {
+                fprintf(stderr, "forkscope plot: gnuplot failed on %s (terminal %s): %s\n", script, terms[t],
+                        r < 0 ? strerror(errno) : r ? "error" : "no output file");
+                if (out)
+                    print_output(figures[fi], terms[t], out);
+                status = FK_EXIT_INTERNAL;
+            } else if (out && *out) {
+                print_output(figures[fi], terms[t], out); /* warnings: shown, not fatal */
+                warnings++;
+            }
+            free(out);
+            out = NULL;
+            if (status == FK_EXIT_OK && drawn < 8)
+                snprintf(written[drawn++], PATH_MAX, "%s", outfile);
+        }
+    }
+    printf("forkscope plot: %s/\n", c.pdir);
+    for (int i = 0; i < drawn; i++)
+        printf("  %s\n", written[i]);
+    printf("  data: scaling.dat memory.dat memory-fit.dat overhead.dat settings.gp; scripts: *.gp; README.txt\n");
+    printf("  redraw by hand: gnuplot %s/speedup.gp   (-e \"term='%s'\" for the vector version)\n", c.pdir,
+           vector ? vector : raster);
+    if (warnings)
+        printf("  gnuplot printed warnings for %d figure%s (above)\n", warnings, warnings == 1 ? "" : "s");
+out:
+    if (c.nnotes) {
+        printf("notes:\n");
+        for (size_t i = 0; i < c.nnotes; i++)
+            printf("  - %s\n", c.notes[i]);
+    }
+    panels_free(&sc);
+    panels_free(&mem);
+    gl_free(&ovvar);
+    free_ctx(&c);
+    return status;
+}

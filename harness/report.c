@@ -1,0 +1,876 @@
+/* report.c — summary.csv and fits.csv (written and read back), report.md, `forkscope fit`.
+ * See report.h for the CSV conventions and results.h for the files. */
+#include "harness/report.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness/analysis.h"
+#include "harness/exitcodes.h"
+
+#ifndef PATH_MAX
+#define PATH_MAX 4096
+#endif
+
+/* ---- CSV writing --------------------------------------------------------------------------- */
+
+static void csv_str(FILE *f, const char *s) {
+    if (!s)
+        s = "";
+    if (!strpbrk(s, ",\"\r\n") && s[0] != ' ' && (!*s || s[strlen(s) - 1] != ' ')) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void csv_num(FILE *f, double v) {
+    if (isfinite(v))
+        fprintf(f, "%.10g", v);
+}
+
+/* The double columns of summary.csv after "failures", in results.h's order. */
+static const struct dcol {
+    const char *name;
+    size_t off;
+} summary_dcols[] = {
+    {"time_median", offsetof(fk_cell, time_median)},
+    {"time_mean", offsetof(fk_cell, time_mean)},
+    {"time_sd", offsetof(fk_cell, time_sd)},
+    {"time_se", offsetof(fk_cell, time_se)},
+    {"time_min", offsetof(fk_cell, time_min)},
+    {"time_max", offsetof(fk_cell, time_max)},
+    {"mrss_median_kib", offsetof(fk_cell, mrss_median)},
+    {"mrss_se_kib", offsetof(fk_cell, mrss_se)},
+    {"calib_median_kib", offsetof(fk_cell, calib_median)},
+    {"calib_se_kib", offsetof(fk_cell, calib_se)},
+    {"mem_kib", offsetof(fk_cell, mem)},
+    {"mem_se_kib", offsetof(fk_cell, mem_se)},
+    {"speedup", offsetof(fk_cell, speedup)},
+    {"speedup_se", offsetof(fk_cell, speedup_se)},
+    {"efficiency", offsetof(fk_cell, efficiency)},
+    {"efficiency_se", offsetof(fk_cell, efficiency_se)},
+};
+#define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
+
+static const struct dcol fit_dcols[] = {
+    {"m1_kib", offsetof(fk_fit, m1)}, {"a", offsetof(fk_fit, a)},       {"a_se", offsetof(fk_fit, a_se)},
+    {"b", offsetof(fk_fit, b)},       {"b_se", offsetof(fk_fit, b_se)}, {"n", offsetof(fk_fit, n)},
+    {"n_se", offsetof(fk_fit, n_se)}, {"chi2_dof", offsetof(fk_fit, chi2_dof)},
+};
+#define NFCOLS (sizeof fit_dcols / sizeof *fit_dcols)
+
+static double *dfield(void *base, size_t off) { return (double *)(void *)((char *)base + off); }
+static double cdfield(const void *base, size_t off) { return *(const double *)(const void *)((const char *)base + off); }
+
+/* Opens path.tmp for writing; commit_file renames it into place. */
+static FILE *open_tmp(const char *path, char *tmp, size_t len) {
+    if ((size_t)snprintf(tmp, len, "%s.tmp", path) >= len) {
+        errno = ENAMETOOLONG;
+        return NULL;
+    }
+    return fopen(tmp, "w");
+}
+
+static int commit_file(FILE *f, const char *tmp, const char *path) {
+    int bad = ferror(f);
+    if (fclose(f) || bad) {
+        int e = errno ? errno : EIO;
+        unlink(tmp);
+        return -e;
+    }
+    if (rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        return -e;
+    }
+    return 0;
+}
+
+int fk_report_write_summary(const char *path, const fk_summary *s) {
+    char tmp[PATH_MAX];
+    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    if (!f)
+        return -errno;
+    fputs("benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures", f);
+    for (size_t k = 0; k < NDCOLS; k++)
+        fprintf(f, ",%s", summary_dcols[k].name);
+    fputc('\n', f);
+    for (size_t i = 0; i < s->ncells; i++) {
+        fk_cell *c = &s->cells[i];
+        csv_str(f, c->benchmark);
+        fputc(',', f);
+        csv_str(f, c->kernel);
+        fputc(',', f);
+        csv_str(f, c->variant);
+        fprintf(f, ",%ld,%s,%d,%d,", c->workers, c->oversubscribed ? "true" : "false", c->n_ok, c->n_failed);
+        csv_str(f, c->failures);
+        for (size_t k = 0; k < NDCOLS; k++) {
+            fputc(',', f);
+            csv_num(f, *dfield(c, summary_dcols[k].off));
+        }
+        fputc('\n', f);
+    }
+    return commit_file(f, tmp, path);
+}
+
+int fk_report_write_fits(const char *path, const fk_fit *fits, size_t n) {
+    char tmp[PATH_MAX];
+    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    if (!f)
+        return -errno;
+    fputs("benchmark,variant,status,points", f);
+    for (size_t k = 0; k < NFCOLS; k++)
+        fprintf(f, ",%s", fit_dcols[k].name);
+    fputs(",note\n", f);
+    for (size_t i = 0; i < n; i++) {
+        const fk_fit *x = &fits[i];
+        csv_str(f, x->benchmark);
+        fputc(',', f);
+        csv_str(f, x->variant);
+        fprintf(f, ",%s,%d", x->ok ? "ok" : "skipped", x->points);
+        for (size_t k = 0; k < NFCOLS; k++) {
+            fputc(',', f);
+            csv_num(f, cdfield(x, fit_dcols[k].off));
+        }
+        fputc(',', f);
+        csv_str(f, x->note);
+        fputc('\n', f);
+    }
+    return commit_file(f, tmp, path);
+}
+
+/* ---- CSV reading ----------------------------------------------------------------------------- */
+
+static void *xrealloc(void *p, size_t n) {
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "forkscope: out of memory\n");
+        abort();
+    }
+    return q;
+}
+
+static char *xstrdup(const char *s) {
+    size_t n = strlen(s) + 1;
+    return memcpy(xrealloc(NULL, n), s, n);
+}
+
+/* Splits one CSV record in place (quotes removed, doubled quotes undone).  Returns the number
+ * of fields (at most max; extra ones are dropped). */
+static size_t csv_split(char *line, char **fields, size_t max) {
+    size_t n = 0;
+    char *r = line, *w = line;
+    for (;;) {
+        char *start = w;
+        if (*r == '"') {
+            r++;
+            for (;;) {
+                if (*r == '"' && r[1] == '"') {
+                    *w++ = '"';
+                    r += 2;
+                } else if (*r == '"') {
+                    r++;
+                    break;
+                } else if (*r == 0) {
+                    break;
+                } else {
+                    *w++ = *r++;
+                }
+            }
+            while (*r && *r != ',') /* junk after a closing quote: keep it */
+                *w++ = *r++;
+        } else {
+            while (*r && *r != ',')
+                *w++ = *r++;
+        }
+        int more = *r == ',';
+        *w++ = 0;
+        if (n < max)
+            fields[n++] = start;
+        if (!more)
+            break;
+        r++;
+    }
+    return n;
+}
+
+typedef struct csv_table {
+    char **lines; /* owned; lines[0] is the header */
+    size_t nlines;
+    char *hdr[64];
+    size_t nhdr;
+} csv_table;
+
+static int csv_load(const char *path, csv_table *t) {
+    memset(t, 0, sizeof *t);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -errno;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        t->lines = xrealloc(t->lines, (t->nlines + 1) * sizeof *t->lines);
+        t->lines[t->nlines++] = xstrdup(line);
+    }
+    free(line);
+    fclose(f);
+    if (t->nlines)
+        t->nhdr = csv_split(t->lines[0], t->hdr, 64);
+    return 0;
+}
+
+static void csv_free(csv_table *t) {
+    for (size_t i = 0; i < t->nlines; i++)
+        free(t->lines[i]);
+    free(t->lines);
+}
+
+static long csv_col(const csv_table *t, const char *name) {
+    for (size_t i = 0; i < t->nhdr; i++)
+        if (!strcmp(t->hdr[i], name))
+            return (long)i;
+    return -1;
+}
+
+static const char *field_at(char **fields, size_t nf, long col) {
+    return col >= 0 && (size_t)col < nf ? fields[col] : "";
+}
+
+/* Parses a number field: empty -> NaN (ok); returns 0 if bad. */
+static int parse_num(const char *s, double *v) {
+    while (*s == ' ')
+        s++;
+    if (!*s) {
+        *v = NAN;
+        return 1;
+    }
+    char *end;
+    errno = 0;
+    *v = strtod(s, &end);
+    while (*end == ' ')
+        end++;
+    return !*end && !errno;
+}
+
+static int parse_long(const char *s, long *v) {
+    double d;
+    if (!parse_num(s, &d) || isnan(d) || d != floor(d) || fabs(d) > 1e15)
+        return 0;
+    *v = (long)d;
+    return 1;
+}
+
+static int errmsg(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int errmsg(char *err, size_t len, const char *fmt, ...) {
+    if (err && len) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, len, fmt, ap);
+        va_end(ap);
+    }
+    return -EINVAL;
+}
+
+int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    csv_table t;
+    int rc = csv_load(path, &t);
+    if (rc)
+        return rc;
+    long cb = csv_col(&t, "benchmark"), ck = csv_col(&t, "kernel"), cv = csv_col(&t, "variant"),
+         cw = csv_col(&t, "workers"), co = csv_col(&t, "oversubscribed"), cok = csv_col(&t, "n_ok"),
+         cnf = csv_col(&t, "n_failed"), cf = csv_col(&t, "failures");
+    long cd[NDCOLS];
+    for (size_t k = 0; k < NDCOLS; k++)
+        cd[k] = csv_col(&t, summary_dcols[k].name);
+    if (cb < 0 || cv < 0 || cw < 0) {
+        csv_free(&t);
+        return errmsg(err, errlen, "%s: not a summary.csv (no benchmark, variant or workers column)", path);
+    }
+    for (size_t i = 1; i < t.nlines; i++) {
+        if (!t.lines[i][0])
+            continue;
+        char *fields[64];
+        size_t nf = csv_split(t.lines[i], fields, 64);
+        out->cells = xrealloc(out->cells, (out->ncells + 1) * sizeof *out->cells);
+        fk_cell *c = &out->cells[out->ncells];
+        memset(c, 0, sizeof *c);
+        long w = 0, nok = 0, nfail = 0;
+        const char *bad = NULL;
+        if (!parse_long(field_at(fields, nf, cw), &w) || w < 1)
+            bad = "workers";
+        if (cok >= 0 && !parse_long(*field_at(fields, nf, cok) ? field_at(fields, nf, cok) : "0", &nok))
+            bad = "n_ok";
+        if (cnf >= 0 && !parse_long(*field_at(fields, nf, cnf) ? field_at(fields, nf, cnf) : "0", &nfail))
+            bad = "n_failed";
+        for (size_t k = 0; k < NDCOLS && !bad; k++) {
+            double *d = dfield(c, summary_dcols[k].off);
+            *d = NAN;
+            if (cd[k] >= 0 && !parse_num(field_at(fields, nf, cd[k]), d))
+                bad = summary_dcols[k].name;
+        }
+        if (bad || !*field_at(fields, nf, cb) || !*field_at(fields, nf, cv)) {
+            for (size_t j = 0; j < out->ncells; j++) {
+                free(out->cells[j].benchmark);
+                free(out->cells[j].kernel);
+                free(out->cells[j].variant);
+                free(out->cells[j].failures);
+            }
+            free(out->cells);
+            memset(out, 0, sizeof *out);
+            csv_free(&t);
+            return errmsg(err, errlen, "%s line %zu: bad %s", path, i + 1, bad ? bad : "benchmark or variant");
+        }
+        c->benchmark = xstrdup(field_at(fields, nf, cb));
+        c->kernel = xstrdup(field_at(fields, nf, ck));
+        c->variant = xstrdup(field_at(fields, nf, cv));
+        c->failures = xstrdup(field_at(fields, nf, cf));
+        c->workers = w;
+        const char *o = field_at(fields, nf, co);
+        c->oversubscribed = !strcmp(o, "true") || !strcmp(o, "1") || !strcmp(o, "yes");
+        c->n_ok = (int)nok;
+        c->n_failed = (int)nfail;
+        out->ncells++;
+    }
+    csv_free(&t);
+    /* benchmarks, in order of first appearance */
+    for (size_t i = 0; i < out->ncells; i++) {
+        size_t b = 0;
+        while (b < out->nbenches && strcmp(out->benches[b].name, out->cells[i].benchmark))
+            b++;
+        if (b < out->nbenches)
+            continue;
+        out->benches = xrealloc(out->benches, (out->nbenches + 1) * sizeof *out->benches);
+        fk_bench_info *bi = &out->benches[out->nbenches++];
+        bi->name = xstrdup(out->cells[i].benchmark);
+        bi->kernel = xstrdup(out->cells[i].kernel);
+        bi->params = xstrdup("");
+        bi->serial_workers = 0;
+        for (size_t j = 0; j < out->ncells; j++)
+            if (!strcmp(out->cells[j].benchmark, bi->name) && !strcmp(out->cells[j].variant, "serial") &&
+                out->cells[j].n_ok > 0 && (!bi->serial_workers || out->cells[j].workers < bi->serial_workers))
+                bi->serial_workers = out->cells[j].workers;
+    }
+    return 0;
+}
+
+int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, size_t errlen) {
+    *fits = NULL;
+    *n = 0;
+    csv_table t;
+    int rc = csv_load(path, &t);
+    if (rc)
+        return rc;
+    long cb = csv_col(&t, "benchmark"), cv = csv_col(&t, "variant"), cs = csv_col(&t, "status"),
+         cp = csv_col(&t, "points"), cn = csv_col(&t, "note");
+    long cd[NFCOLS];
+    for (size_t k = 0; k < NFCOLS; k++)
+        cd[k] = csv_col(&t, fit_dcols[k].name);
+    if (cb < 0 || cv < 0 || cs < 0) {
+        csv_free(&t);
+        return errmsg(err, errlen, "%s: not a fits.csv (no benchmark, variant or status column)", path);
+    }
+    fk_fit *out = NULL;
+    size_t nout = 0;
+    for (size_t i = 1; i < t.nlines; i++) {
+        if (!t.lines[i][0])
+            continue;
+        char *fields[64];
+        size_t nf = csv_split(t.lines[i], fields, 64);
+        out = xrealloc(out, (nout + 1) * sizeof *out);
+        fk_fit *x = &out[nout];
+        memset(x, 0, sizeof *x);
+        const char *bad = NULL;
+        long pts = 0;
+        if (cp >= 0 && !parse_long(*field_at(fields, nf, cp) ? field_at(fields, nf, cp) : "0", &pts))
+            bad = "points";
+        for (size_t k = 0; k < NFCOLS && !bad; k++) {
+            double *d = dfield(x, fit_dcols[k].off);
+            *d = NAN;
+            if (cd[k] >= 0 && !parse_num(field_at(fields, nf, cd[k]), d))
+                bad = fit_dcols[k].name;
+        }
+        if (bad || !*field_at(fields, nf, cb) || !*field_at(fields, nf, cv)) {
+            fk_fit_free_all(out, nout);
+            csv_free(&t);
+            return errmsg(err, errlen, "%s line %zu: bad %s", path, i + 1, bad ? bad : "benchmark or variant");
+        }
+        x->benchmark = xstrdup(field_at(fields, nf, cb));
+        x->variant = xstrdup(field_at(fields, nf, cv));
+        x->ok = !strcmp(field_at(fields, nf, cs), "ok");
+        x->points = (int)pts;
+        snprintf(x->note, sizeof x->note, "%s", field_at(fields, nf, cn));
+        nout++;
+    }
+    csv_free(&t);
+    *fits = out;
+    *n = nout;
+    return 0;
+}
+
+/* ---- JSON inputs ----------------------------------------------------------------------------- */
+
+json_t *fk_report_load_json(const char *dir, const char *name, char *why, size_t whylen) {
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (access(path, F_OK)) {
+        if (why)
+            snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return NULL;
+    }
+    json_error_t e;
+    json_t *j = json_load_file(path, 0, &e);
+    if (!j && why)
+        snprintf(why, whylen, "%s line %d: %s", path, e.line, e.text);
+    if (j && !json_is_object(j)) {
+        if (why)
+            snprintf(why, whylen, "%s: not a JSON object", path);
+        json_decref(j);
+        return NULL;
+    }
+    return j;
+}
+
+void fk_report_experiment_name(const json_t *config, const char *dir, char *buf, size_t len) {
+    const char *name = json_string_value(json_object_get(config, "name"));
+    if (name && *name) {
+        snprintf(buf, len, "%s", name);
+        return;
+    }
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t b = n;
+    while (b > 0 && dir[b - 1] != '/')
+        b--;
+    snprintf(buf, len, "%.*s", (int)(n - b), dir + b);
+}
+
+/* ---- report.md ------------------------------------------------------------------------------- */
+
+const char *fk_report_pm(char *buf, size_t len, double v, double se) {
+    if (!isfinite(v))
+        snprintf(buf, len, "–");
+    else if (!isfinite(se) || se <= 0)
+        snprintf(buf, len, "%.4g", v);
+    else {
+        int d = 1 - (int)floor(log10(se));
+        if (d > 12)
+            d = 12;
+        /* (an se of 10 or more: whole numbers, not rounded further, so that a value below its
+         * error, such as the 4 KiB memory floor, is not shown as 0) */
+        snprintf(buf, len, "%.*f ± %.*f", d > 0 ? d : 0, v, d > 0 ? d : 0, se);
+    }
+    return buf;
+}
+
+static const char *jstr(const json_t *o, const char *key) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && *s ? s : NULL;
+}
+
+/* Markdown table cell text: '|' escaped. */
+static void md_cell(FILE *f, const char *s) {
+    for (; s && *s; s++) {
+        if (*s == '|')
+            fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+static void write_machine(FILE *f, const json_t *env) {
+    fputs("## Machine\n\n", f);
+    if (!env) {
+        fputs("env.json is missing or unreadable: the machine is unknown.\n\n", f);
+        return;
+    }
+    const char *s;
+    json_t *cores = json_object_get(env, "cores");
+    fprintf(f, "- CPU: %s", (s = jstr(env, "cpu_model")) ? s : "unknown");
+    if (json_is_integer(cores))
+        fprintf(f, ", %lld online cores", (long long)json_integer_value(cores));
+    fputc('\n', f);
+    if ((s = jstr(env, "topology")))
+        fprintf(f, "- Topology: %s\n", s);
+    json_t *mem = json_object_get(env, "memory_bytes");
+    if (json_is_number(mem))
+        fprintf(f, "- Memory: %.1f GiB\n", json_number_value(mem) / (1024.0 * 1024 * 1024));
+    if ((s = jstr(env, "kernel")))
+        fprintf(f, "- Kernel: %s\n", s);
+    if ((s = jstr(env, "host")))
+        fprintf(f, "- Host: %s\n", s);
+    json_t *cc = json_object_get(env, "compilers");
+    if (json_is_object(cc)) {
+        fputs("- Compilers:", f);
+        const char *k;
+        json_t *v;
+        int first = 1;
+        json_object_foreach(cc, k, v) {
+            fprintf(f, "%s %s: %s", first ? "" : ";", k, json_is_string(v) ? json_string_value(v) : "unknown");
+            first = 0;
+        }
+        fputc('\n', f);
+    }
+    s = jstr(env, "git_revision");
+    fprintf(f, "- Git revision: %s%s\n", s ? s : "unknown", json_is_true(json_object_get(env, "git_dirty")) ? " (with uncommitted changes)" : "");
+    if ((s = jstr(env, "forkscope_version")))
+        fprintf(f, "- forkscope version: %s\n", s);
+    if ((s = jstr(env, "config_file")))
+        fprintf(f, "- Configuration file: %s\n", s);
+    json_t *drv = json_object_get(env, "drivers");
+    if (json_is_object(drv) && json_object_size(drv)) {
+        fputs("\n| variant | driver | compiler | flags |\n|---|---|---|---|\n", f);
+        const char *k;
+        json_t *v;
+        json_object_foreach(drv, k, v) {
+            fputs("| ", f);
+            md_cell(f, k);
+            fputs(" | ", f);
+            md_cell(f, jstr(v, "path"));
+            fputs(" | ", f);
+            md_cell(f, jstr(v, "compiler"));
+            fputs(" | ", f);
+            const char *fl = jstr(v, "flags");
+            if (fl) {
+                fputc('`', f);
+                md_cell(f, fl);
+                fputc('`', f);
+            }
+            fputs(" |\n", f);
+        }
+    }
+    fputc('\n', f);
+}
+
+static void write_method(FILE *f, const fk_summary *s) {
+    fputs("## Method\n\n", f);
+    fprintf(f, "- %zu runs used from %zu lines of raw.jsonl", s->runs, s->lines);
+    if (s->nwarnings)
+        fprintf(f, " (%zu line%s skipped or questionable: see *Warnings* below)", s->nwarnings,
+                s->nwarnings == 1 ? "" : "s");
+    fputs(".\n", f);
+    fputs("- Time: median of the successful runs of a cell, ± the standard error of the mean "
+          "(sample standard deviation / √n); no error with one run.\n",
+          f);
+    if (!s->calib_runs)
+        fputs("- Memory: **no calibrate runs**, so memory is the raw peak RSS (MRSS) of the driver "
+              "process, not calibrated: it includes the process's own baseline.\n",
+              f);
+    else {
+        fprintf(f, "- Memory: median peak RSS (MRSS) minus the median MRSS of the calibrate runs of the "
+                   "same variant and workers, floored at %g KiB (Eq. 17's data, as the paper did); errors in "
+                   "quadrature.\n",
+                FK_STATS_MEM_FLOOR_KIB);
+        if (s->uncalibrated)
+            fprintf(f, "- **%zu cell%s had no calibrate cell** (same variant and workers): %s memory is the raw "
+                       "MRSS.\n",
+                    s->uncalibrated, s->uncalibrated == 1 ? "" : "s", s->uncalibrated == 1 ? "its" : "their");
+    }
+    fputs("- Speedup = T_s / T_P (Eq. 15), T_s the serial projection's median time for the same benchmark; "
+          "efficiency = speedup / P (Eq. 16); errors propagated from the two standard errors (relative "
+          "errors in quadrature).\n",
+          f);
+    fprintf(f, "- Memory fit (Eq. 17): mem ≈ a + b·M1·P^n, M1 = the variant's own memory at P = 1; weighted "
+               "least squares (GSL, Levenberg–Marquardt) with weights 1/se², se raised to at least %g KiB; "
+               "start (1, 1, 1) (a in units of M1); bounds b ≥ 0, n ≥ 0 by clamping and refitting at the bound; "
+               "errors = √(covariance diagonal) scaled by χ²/dof (dof = points − 3), as scipy's curve_fit "
+               "does by default; a fit needs %d points and a P = 1 cell.\n\n",
+            FK_FIT_SE_FLOOR_KIB, FK_FIT_MIN_POINTS);
+}
+
+static int is_matmul(const fk_summary *s, const char *bench) {
+    for (size_t i = 0; i < s->nbenches; i++)
+        if (!strcmp(s->benches[i].name, bench))
+            return !strcmp(s->benches[i].kernel, "matmul");
+    return 0;
+}
+
+static void write_bench_tables(FILE *f, const fk_summary *s, const json_t *env) {
+    json_t *jc = json_object_get(env, "cores");
+    long cores = json_is_integer(jc) ? (long)json_integer_value(jc) : 0;
+    fputs("## Results\n\n", f);
+    if (!s->ncells)
+        fputs("No timed cells in raw.jsonl.\n\n", f);
+    for (size_t b = 0; b < s->nbenches; b++) {
+        const fk_bench_info *bi = &s->benches[b];
+        fprintf(f, "### %s", bi->name);
+        if (*bi->kernel || *bi->params)
+            fprintf(f, " (kernel %s%s%s)", *bi->kernel ? bi->kernel : "?", *bi->params ? "; " : "", bi->params);
+        fputs("\n\n", f);
+        if (bi->serial_workers)
+            fprintf(f, "T_s from the serial projection at P = %ld.\n\n", bi->serial_workers);
+        else
+            fputs("No successful serial run: speedup and efficiency are undefined.\n\n", f);
+        fputs("| variant | P | runs ok | time (s) | speedup | efficiency | memory (KiB) | failed runs |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---|\n",
+              f);
+        int any_over = 0;
+        for (size_t i = 0; i < s->ncells; i++) {
+            const fk_cell *c = &s->cells[i];
+            if (strcmp(c->benchmark, bi->name))
+                continue;
+            char t[64], sp[64], ef[64], me[64];
+            fputs("| ", f);
+            md_cell(f, c->variant);
+            fprintf(f, " | %ld%s | %d | %s | %s | %s | %s | %s |\n", c->workers, c->oversubscribed ? " †" : "",
+                    c->n_ok, fk_report_pm(t, sizeof t, c->time_median, c->time_se),
+                    fk_report_pm(sp, sizeof sp, c->speedup, c->speedup_se), fk_report_pm(ef, sizeof ef, c->efficiency, c->efficiency_se),
+                    fk_report_pm(me, sizeof me, c->mem, c->mem_se), *c->failures ? c->failures : "");
+            any_over |= c->oversubscribed;
+        }
+        if (any_over) {
+            if (cores)
+                fprintf(f, "\n† oversubscribed: more workers than the %ld online cores; its times say little about "
+                           "scaling (memory still does).\n",
+                        cores);
+            else
+                fputs("\n† oversubscribed: more workers than online cores; its times say little about scaling "
+                      "(memory still does).\n",
+                      f);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, size_t nfits) {
+    fputs("## Memory scaling: fitted exponents n (Table II)\n\n", f);
+    /* columns: variants with at least one successful fit, in order of appearance */
+    const char *cols[256];
+    size_t ncols = 0;
+    for (size_t i = 0; i < nfits && ncols < 256; i++) {
+        if (!fits[i].ok)
+            continue;
+        size_t k = 0;
+        while (k < ncols && strcmp(cols[k], fits[i].variant))
+            k++;
+        if (k == ncols)
+            cols[ncols++] = fits[i].variant;
+    }
+    if (!ncols) {
+        fputs("No fit could be made (see the list of fits below).\n\n", f);
+    } else {
+        fputs("| benchmark |", f);
+        for (size_t k = 0; k < ncols; k++) {
+            fputc(' ', f);
+            md_cell(f, cols[k]);
+            fputs(" |", f);
+        }
+        fputs("\n|---|", f);
+        for (size_t k = 0; k < ncols; k++)
+            fputs("---:|", f);
+        fputc('\n', f);
+        int any_matmul = 0;
+        for (size_t b = 0; b < s->nbenches; b++) {
+            const char *bn = s->benches[b].name;
+            int mm = is_matmul(s, bn);
+            any_matmul |= mm;
+            fputs("| ", f);
+            md_cell(f, bn);
+            fputs(mm ? " ‡ |" : " |", f);
+            for (size_t k = 0; k < ncols; k++) {
+                const fk_fit *x = NULL;
+                for (size_t i = 0; i < nfits; i++)
+                    if (!strcmp(fits[i].benchmark, bn) && !strcmp(fits[i].variant, cols[k]))
+                        x = &fits[i];
+                char buf[64];
+                fprintf(f, " %s |", x && x->ok ? fk_report_pm(buf, sizeof buf, x->n, x->n_se) : "–");
+            }
+            fputc('\n', f);
+        }
+        fputs("\n– no fit (reason in the list below).", f);
+        if (any_matmul)
+            fputs(" ‡ matmul: its memory is dominated by its matrices; the paper fitted it but left it out of its "
+                  "memory figure.",
+                  f);
+        fputs("\n\n", f);
+    }
+    fputs("### All fits\n\n", f);
+    if (!nfits) {
+        fputs("None (no cells).\n\n", f);
+        return;
+    }
+    fputs("| benchmark | variant | status | points | M1 (KiB) | a (KiB) | b | n | χ²/dof | note |\n"
+          "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n",
+          f);
+    for (size_t i = 0; i < nfits; i++) {
+        const fk_fit *x = &fits[i];
+        char m1[64], a[64], b[64], n[64], c2[64];
+        fputs("| ", f);
+        md_cell(f, x->benchmark);
+        fputs(" | ", f);
+        md_cell(f, x->variant);
+        fprintf(f, " | %s | %d | %s | %s | %s | %s | %s | ", x->ok ? "ok" : "skipped", x->points,
+                fk_report_pm(m1, sizeof m1, x->m1, NAN), fk_report_pm(a, sizeof a, x->a, x->a_se), fk_report_pm(b, sizeof b, x->b, x->b_se),
+                fk_report_pm(n, sizeof n, x->n, x->n_se), fk_report_pm(c2, sizeof c2, x->chi2_dof, NAN));
+        md_cell(f, x->note);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+}
+
+static void write_failures(FILE *f, const fk_summary *s) {
+    fputs("## Failures\n\n", f);
+    if (!s->nfailures) {
+        fputs("None: every run succeeded.\n\n", f);
+        return;
+    }
+    fputs("| cell | status | runs | last stderr line |\n|---|---|---:|---|\n", f);
+    for (size_t i = 0; i < s->nfailures; i++) {
+        const fk_failure *x = &s->failures[i];
+        fputs("| ", f);
+        md_cell(f, x->benchmark);
+        fputs(" \\| ", f);
+        md_cell(f, x->variant);
+        fprintf(f, " \\| %ld | %s | %d | ", x->workers, x->status, x->count);
+        if (*x->last_stderr) {
+            fputc('`', f);
+            for (const char *p = x->last_stderr; *p; p++)
+                fputc(*p == '`' ? '\'' : *p, f);
+            fputc('`', f);
+        }
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+}
+
+int fk_report_write_md(const char *path, const char *dir, const fk_summary *s, const fk_fit *fits, size_t nfits,
+                       const json_t *env, const json_t *config) {
+    char tmp[PATH_MAX];
+    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    if (!f)
+        return -errno;
+    char name[256], now[64];
+    fk_report_experiment_name(config, dir, name, sizeof name);
+    time_t t = time(NULL);
+    struct tm tm;
+    strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+    fprintf(f, "# forkscope results: %s\n\n", name);
+    const char *date = jstr(env, "date");
+    fprintf(f, "- Experiment run: %s\n", date ? date : "unknown (no date in env.json)");
+    const char *desc = jstr(config, "description");
+    if (desc)
+        fprintf(f, "- Description: %s\n", desc);
+    fprintf(f, "- Results directory: `%s`%s\n", dir, config ? "" : " (config.json missing)");
+    fprintf(f, "- This report: written %s by `forkscope fit` from raw.jsonl%s\n\n", now,
+            env ? " and env.json" : "");
+    write_machine(f, env);
+    write_method(f, s);
+    write_bench_tables(f, s, env);
+    write_fit_tables(f, s, fits, nfits);
+    write_failures(f, s);
+    if (s->nwarnings) {
+        fputs("## Warnings while reading raw.jsonl\n\n", f);
+        size_t shown = s->nwarnings < 100 ? s->nwarnings : 100;
+        for (size_t i = 0; i < shown; i++)
+            fprintf(f, "- %s\n", s->warnings[i]);
+        if (shown < s->nwarnings)
+            fprintf(f, "- … and %zu more\n", s->nwarnings - shown);
+        fputc('\n', f);
+    }
+    return commit_file(f, tmp, path);
+}
+
+/* ---- forkscope fit DIR ----------------------------------------------------------------------- */
+
+static void fit_usage(FILE *f) {
+    fputs("usage: forkscope fit DIR\n"
+          "Reads DIR/raw.jsonl (and DIR/env.json, DIR/config.json if present) and writes\n"
+          "DIR/summary.csv (one row per cell), DIR/fits.csv (the memory power law, Eq. 17)\n"
+          "and DIR/report.md.  Lines of raw.jsonl that cannot be used are skipped with a warning.\n"
+          "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written.\n",
+          f);
+}
+
+int fk_cmd_fit(int argc, char **argv) {
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            fit_usage(stdout);
+            return FK_EXIT_OK;
+        }
+        if (argv[i][0] == '-' && argv[i][1]) {
+            fprintf(stderr, "forkscope fit: unknown option '%s'\n", argv[i]);
+            fit_usage(stderr);
+            return FK_EXIT_USAGE;
+        }
+        if (dir) {
+            fprintf(stderr, "forkscope fit: one results directory only ('%s' and '%s')\n", dir, argv[i]);
+            return FK_EXIT_USAGE;
+        }
+        dir = argv[i];
+    }
+    if (!dir) {
+        fit_usage(stderr);
+        return FK_EXIT_USAGE;
+    }
+    char raw[PATH_MAX], sum[PATH_MAX], fitp[PATH_MAX], md[PATH_MAX];
+    if ((size_t)snprintf(raw, sizeof raw, "%s/raw.jsonl", dir) >= sizeof raw ||
+        (size_t)snprintf(md, sizeof md, "%s/report.md", dir) >= sizeof md) {
+        fprintf(stderr, "forkscope fit: %s: path too long\n", dir);
+        return FK_EXIT_USAGE;
+    }
+    snprintf(sum, sizeof sum, "%s/summary.csv", dir);
+    snprintf(fitp, sizeof fitp, "%s/fits.csv", dir);
+    fk_summary s;
+    int rc = fk_stats_load(raw, &s, stderr, "forkscope fit");
+    if (rc < 0) {
+        fprintf(stderr, "forkscope fit: %s: %s\n", raw, strerror(-rc));
+        fk_stats_free(&s);
+        return FK_EXIT_IO;
+    }
+    fk_fit *fits = NULL;
+    size_t nfits = fk_fit_all(&s, &fits);
+    char why[512];
+    json_t *env = fk_report_load_json(dir, "env.json", why, sizeof why);
+    if (!env)
+        fprintf(stderr, "forkscope fit: warning: %s (the report will not describe the machine)\n", why);
+    json_t *config = fk_report_load_json(dir, "config.json", why, sizeof why);
+    if (!config)
+        fprintf(stderr, "forkscope fit: warning: %s\n", why);
+    int status = FK_EXIT_OK;
+    const char *failed = NULL;
+    if ((rc = fk_report_write_summary(sum, &s)))
+        failed = sum;
+    else if ((rc = fk_report_write_fits(fitp, fits, nfits)))
+        failed = fitp;
+    else if ((rc = fk_report_write_md(md, dir, &s, fits, nfits, env, config)))
+        failed = md;
+    if (failed) {
+        fprintf(stderr, "forkscope fit: cannot write %s: %s\n", failed, strerror(-rc));
+        status = FK_EXIT_IO;
+    } else {
+        size_t ok = 0;
+        for (size_t i = 0; i < nfits; i++)
+            ok += fits[i].ok;
+        printf("forkscope fit: %zu runs from %s", s.runs, raw);
+        if (s.nwarnings)
+            printf(" (%zu warning%s, above)", s.nwarnings, s.nwarnings == 1 ? "" : "s");
+        printf("\n  %s  %zu cells\n  %s  %zu fits (%zu ok, %zu skipped)\n  %s\n", sum, s.ncells, fitp, nfits, ok,
+               nfits - ok, md);
+        if (!s.calib_runs && s.ncells)
+            printf("  note: no calibrate runs, so memory is the raw MRSS (not calibrated)\n");
+    }
+    json_decref(env);
+    json_decref(config);
+    fk_fit_free_all(fits, nfits);
+    fk_stats_free(&s);
+    return status;
+}

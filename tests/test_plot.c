@@ -1,0 +1,357 @@
+/* test_plot.c — `forkscope plot`: the data files, the scripts and the figures.
+ *
+ * The fixture results directory (tests/fixtures/results/small) is copied to a temporary
+ * directory, fitted and plotted: every data file, script and figure (PNG and PDF or SVG) must
+ * exist and be non-empty, PNGs must start with the PNG signature, and gnuplot must not have
+ * printed anything (no error, no warning).  Without gnuplot on PATH the command must fail
+ * with FK_EXIT_TOOL and a clear message, the data files written all the same.  Missing data
+ * (no serial cell, no fits.csv, a variant that did not run) must leave gaps, not failures. */
+#include <limits.h>
+#include <math.h>
+#include <sys/stat.h>
+
+#include "harness/analysis.h"
+#include "harness/exitcodes.h"
+#include "harness/plot.h"
+#include "tests/testlib.h"
+
+/* ---- helpers ------------------------------------------------------------------------------- */
+
+static const char *fixture_dir(void) {
+    static char path[PATH_MAX];
+    const char *rel = "tests/fixtures/results/small";
+    if (!access(rel, R_OK))
+        return rel;
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    ASSERT_MSG(n > 0, "readlink /proc/self/exe failed");
+    exe[n] = 0;
+    for (int up = 0; up < 8; up++) {
+        char *s = strrchr(exe, '/');
+        if (!s || s == exe)
+            break;
+        *s = 0;
+        snprintf(path, sizeof path, "%.3000s/%s", exe, rel);
+        if (!access(path, R_OK))
+            return path;
+    }
+    TEST_FAIL_("fixture %s not found (run from the top of the tree)", rel);
+}
+
+static char *slurp(const char *path) {
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    ASSERT(buf);
+    size_t got = fread(buf, 1, (size_t)n, f);
+    buf[got] = 0;
+    fclose(f);
+    return buf;
+}
+
+static void write_file(const char *path, const char *text) {
+    FILE *f = fopen(path, "w");
+    ASSERT_MSG(f, "cannot write %s", path);
+    fputs(text, f);
+    ASSERT(fclose(f) == 0);
+}
+
+static void copy_into(const char *from_dir, const char *name, const char *to_dir) {
+    char a[PATH_MAX], b[PATH_MAX];
+    snprintf(a, sizeof a, "%.2000s/%s", from_dir, name);
+    snprintf(b, sizeof b, "%.2000s/%s", to_dir, name);
+    char *text = slurp(a);
+    ASSERT_MSG(text, "cannot read %s", a);
+    write_file(b, text);
+    free(text);
+}
+
+static char tmpdir[64];
+/* Removes the case's temporary directory: called at the end of a case that passed (testlib
+ * ends a case with _exit, so no atexit); a failing case leaves it for a look. */
+static void remove_tmpdir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "/bin/rm -rf '%s'", tmpdir); /* PATH may be cut */
+    if (system(cmd)) {
+    }
+}
+static const char *fresh_dir(int with_fixture) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/fk_test_plot_XXXXXX");
+    ASSERT(mkdtemp(tmpdir));
+    if (with_fixture) {
+        const char *fx = fixture_dir();
+        copy_into(fx, "raw.jsonl", tmpdir);
+        copy_into(fx, "env.json", tmpdir);
+        copy_into(fx, "config.json", tmpdir);
+    }
+    return tmpdir;
+}
+
+/* Runs `forkscope CMD dir` with stdout and stderr in dir/CMD.out and dir/CMD.err. */
+static int run_cmd(const char *cmd, const char *dir) {
+    char out[PATH_MAX], err[PATH_MAX];
+    snprintf(out, sizeof out, "%.2000s/%s.out", dir, cmd);
+    snprintf(err, sizeof err, "%.2000s/%s.err", dir, cmd);
+    fflush(NULL);
+    int so = dup(1), se = dup(2);
+    ASSERT(freopen(out, "w", stdout));
+    ASSERT(freopen(err, "w", stderr));
+    char a0[16], a1[PATH_MAX];
+    snprintf(a0, sizeof a0, "%s", cmd);
+    snprintf(a1, sizeof a1, "%s", dir);
+    char *argv[] = {a0, a1, NULL};
+    int rc = !strcmp(cmd, "fit") ? fk_cmd_fit(2, argv) : fk_cmd_plot(2, argv);
+    fflush(NULL);
+    dup2(so, 1);
+    dup2(se, 2);
+    close(so);
+    close(se);
+    return rc;
+}
+
+static char *output_of(const char *dir, const char *name) {
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%.2000s/%s", dir, name);
+    char *t = slurp(p);
+    ASSERT_MSG(t, "no %s", p);
+    return t;
+}
+
+/* dir/plots/name exists and is not empty; returns its first bytes in head (if not NULL). */
+static void assert_file(const char *dir, const char *name, char *head, size_t hlen) {
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%.2000s/plots/%s", dir, name);
+    struct stat st;
+    ASSERT_MSG(!stat(p, &st), "%s missing", p);
+    ASSERT_MSG(st.st_size > 0, "%s is empty", p);
+    if (head) {
+        FILE *f = fopen(p, "rb");
+        ASSERT(f);
+        size_t got = fread(head, 1, hlen, f);
+        fclose(f);
+        ASSERT_MSG(got == hlen, "%s shorter than %zu bytes", p, hlen);
+    }
+}
+
+static int exists_in_plots(const char *dir, const char *name) {
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%.2000s/plots/%s", dir, name);
+    return !access(p, F_OK);
+}
+
+static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+/* The vector format this gnuplot makes: pdf (pdfcairo) or svg. */
+static const char *vector_ext(void) {
+    return system("gnuplot -e \"set terminal pdfcairo\" >/dev/null 2>&1") == 0 ? "pdf" : "svg";
+}
+
+/* ---- cases ------------------------------------------------------------------------------------ */
+
+TEST(plot_fixture_makes_every_file) {
+    const char *dir = fresh_dir(1);
+    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    int rc = run_cmd("plot", dir);
+    char *err = output_of(dir, "plot.err"), *out = output_of(dir, "plot.out");
+    ASSERT_MSG(rc == FK_EXIT_OK, "plot returned %d; stderr:\n%s", rc, err);
+    ASSERT_MSG(!*err, "gnuplot or plot said something on stderr:\n%s", err);
+    static const char *const data[] = {"scaling.dat", "memory.dat", "memory-fit.dat", "overhead.dat",
+                                       "settings.gp", "README.txt", "term.gp", "scaling.gp",
+                                       "speedup.gp", "efficiency.gp", "memory.gp", "overhead.gp"};
+    for (size_t i = 0; i < sizeof data / sizeof *data; i++)
+        assert_file(dir, data[i], NULL, 0);
+    static const char *const figs[] = {"speedup", "efficiency", "memory", "overhead"};
+    const char *vext = vector_ext();
+    for (size_t i = 0; i < 4; i++) {
+        char name[64], head[8];
+        snprintf(name, sizeof name, "%s.png", figs[i]);
+        assert_file(dir, name, head, 8);
+        ASSERT_MSG(!memcmp(head, png_sig, 8), "%s is not a PNG", name);
+        ASSERT_STR_CONTAINS(out, name);
+        snprintf(name, sizeof name, "%s.%s", figs[i], vext);
+        assert_file(dir, name, head, 4);
+        ASSERT_MSG(!memcmp(head, !strcmp(vext, "pdf") ? "%PDF" : "<?xm", 4), "%s: wrong format", name);
+    }
+    /* the printed output says where things went and how to redraw by hand */
+    ASSERT_STR_CONTAINS(out, "redraw by hand: gnuplot");
+    ASSERT_STR_CONTAINS(out, "T1: no successful serial run");
+    ASSERT_STR_CONTAINS(out, "no memory fit drawn for 1 benchmark/variant pair (3 points, need 4): T1/cont-seg-busy");
+    free(out);
+    free(err);
+
+    /* the data files: blocks named, values from summary.csv and fits.csv */
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/plots/scaling.dat", dir);
+    char *t = slurp(p);
+    ASSERT_STR_CONTAINS(t, "# fib cont-seg-busy\n1 0.9090909091 ");
+    ASSERT_STR_CONTAINS(t, "\n2 1.785714286 0.02764259473 0.8928571429 ");
+    ASSERT_STR_CONTAINS(t, "\n8 1.960784314 ");
+    ASSERT(!strstr(t, "# T1")); /* no speedup without a serial cell */
+    free(t);
+    snprintf(p, sizeof p, "%s/plots/memory.dat", dir);
+    t = slurp(p);
+    ASSERT_STR_CONTAINS(t, "# T1 cont-seg-busy\n1 50 ");
+    ASSERT_STR_CONTAINS(t, "# fib omp\n");
+    free(t);
+    snprintf(p, sizeof p, "%s/plots/memory-fit.dat", dir);
+    t = slurp(p);
+    ASSERT_STR_CONTAINS(t, "# fib cont-seg-busy: a = ");
+    ASSERT_STR_CONTAINS(t, "# fib omp: a = ");
+    ASSERT(!strstr(t, "# T1"));
+    free(t);
+    snprintf(p, sizeof p, "%s/plots/overhead.dat", dir);
+    t = slurp(p);
+    /* T1/Ts: omp 1.5/1.0, cont-seg-busy 1.1/1.0 (columns in the style order: omp first) */
+    ASSERT_STR_CONTAINS(t, "\"fib\" 1.5 ");
+    ASSERT_STR_CONTAINS(t, " 1.1 ");
+    free(t);
+    snprintf(p, sizeof p, "%s/plots/settings.gp", dir);
+    t = slurp(p);
+    ASSERT_STR_CONTAINS(t, "array vname[3] = ['serial', 'omp', 'cont-seg-busy']");
+    ASSERT_STR_CONTAINS(t, "sc_note[2] = ['', 'no serial run: speedup undefined']");
+    free(t);
+    remove_tmpdir();
+}
+
+TEST(redraw_by_hand) {
+    /* the copied scripts find their data next to them, from any working directory */
+    const char *dir = fresh_dir(1);
+    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    ASSERT_EQ(run_cmd("plot", dir), FK_EXIT_OK);
+    char png[PATH_MAX], cmd[PATH_MAX + 128];
+    snprintf(png, sizeof png, "%s/plots/memory.png", dir);
+    ASSERT(unlink(png) == 0);
+    snprintf(cmd, sizeof cmd, "cd / && gnuplot '%s/plots/memory.gp' 2>&1", dir);
+    FILE *f = popen(cmd, "r");
+    ASSERT(f);
+    char buf[512];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    ASSERT_EQ(pclose(f), 0);
+    ASSERT_MSG(n == 0, "gnuplot said: %s", buf);
+    struct stat st;
+    ASSERT(!stat(png, &st) && st.st_size > 0);
+    remove_tmpdir();
+}
+
+TEST(no_gnuplot_on_path) {
+    const char *dir = fresh_dir(1);
+    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    setenv("PATH", "/nonexistent-dir-for-test", 1);
+    int rc = run_cmd("plot", dir);
+    char *err = output_of(dir, "plot.err");
+    ASSERT_EQ(rc, FK_EXIT_TOOL);
+    ASSERT_STR_CONTAINS(err, "gnuplot is not on PATH");
+    ASSERT_STR_CONTAINS(err, "apt-get install gnuplot-nox");
+    free(err);
+    static const char *const data[] = {"scaling.dat", "memory.dat", "memory-fit.dat", "overhead.dat",
+                                       "settings.gp", "speedup.gp", "README.txt"};
+    for (size_t i = 0; i < sizeof data / sizeof *data; i++)
+        assert_file(dir, data[i], NULL, 0);
+    ASSERT(!exists_in_plots(dir, "speedup.png"));
+    remove_tmpdir();
+}
+
+TEST(missing_inputs) {
+    const char *dir = fresh_dir(0);
+    int rc = run_cmd("plot", dir); /* no summary.csv */
+    char *err = output_of(dir, "plot.err");
+    ASSERT_EQ(rc, FK_EXIT_IO);
+    ASSERT_STR_CONTAINS(err, "summary.csv: No such file or directory (run `forkscope fit DIR` first)");
+    free(err);
+    /* a summary by hand: one benchmark, no serial cell, no fits.csv, no env.json, one variant
+     * with a failed cell: figures with gaps and notes, no overhead chart, no gnuplot warning */
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/summary.csv", dir);
+    write_file(p, "benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,time_median,time_se,"
+                  "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se\n"
+                  "uts-x,uts,child-lin-lazy,1,false,3,0,,1.0,0.01,200,3,,,,\n"
+                  "uts-x,uts,child-lin-lazy,2,false,3,0,,0.6,0.01,350,3,,,,\n"
+                  "uts-x,uts,child-lin-lazy,4,false,0,3,crash:3,,,,,,,,\n"
+                  "uts-x,uts,weird-variant,1,false,3,0,,1.2,0.01,150,3,,,,\n");
+    rc = run_cmd("plot", dir);
+    err = output_of(dir, "plot.err");
+    char *out = output_of(dir, "plot.out");
+    ASSERT_MSG(rc == FK_EXIT_OK, "rc %d: %s", rc, err);
+    ASSERT_STR_CONTAINS(err, "fits.csv: No such file or directory: memory figure drawn without fits");
+    ASSERT(!strstr(err, "gnuplot"));
+    ASSERT_STR_CONTAINS(out, "no overhead chart");
+    ASSERT_STR_CONTAINS(out, "uts-x/child-lin-lazy at P = 4: no successful run (crash:3): a gap");
+    ASSERT(exists_in_plots(dir, "speedup.png") && exists_in_plots(dir, "memory.png"));
+    ASSERT(!exists_in_plots(dir, "overhead.png"));
+    free(err);
+    free(out);
+    remove_tmpdir();
+}
+
+TEST(gnuplot_error_is_a_failure) {
+    /* scripts from a directory where one of them is broken */
+    const char *dir = fresh_dir(1);
+    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    char sdir[512], p[PATH_MAX];
+    snprintf(sdir, sizeof sdir, "%.100s/scripts", dir);
+    ASSERT(mkdir(sdir, 0777) == 0);
+    static const char *const names[] = {"term.gp", "scaling.gp", "speedup.gp", "efficiency.gp", "memory.gp",
+                                        "overhead.gp"};
+    for (size_t i = 0; i < 6; i++) {
+        snprintf(p, sizeof p, "%s/%s", sdir, names[i]);
+        write_file(p, i == 2 ? "set terminal bogus-terminal\n" : "# empty\n");
+    }
+    setenv("FORKSCOPE_PLOTS", sdir, 1);
+    int rc = run_cmd("plot", dir);
+    char *err = output_of(dir, "plot.err");
+    ASSERT_EQ(rc, FK_EXIT_INTERNAL);
+    ASSERT_STR_CONTAINS(err, "gnuplot failed on");
+    ASSERT_STR_CONTAINS(err, "speedup.gp");
+    free(err);
+    /* and a directory without the scripts: FK_EXIT_TOOL, naming where it looked */
+    setenv("FORKSCOPE_PLOTS", "/nonexistent-scripts", 1);
+    rc = run_cmd("plot", dir);
+    err = output_of(dir, "plot.err");
+    ASSERT_EQ(rc, FK_EXIT_TOOL);
+    ASSERT_STR_CONTAINS(err, "/nonexistent-scripts");
+    free(err);
+    remove_tmpdir();
+}
+
+TEST(style_table_is_fixed) {
+    const char *c1, *c2;
+    int p1, p2;
+    /* known variants: fixed, distinct colours, neighbours never share a marker */
+    static const char *const known[] = {"serial", "omp", "omp-llvm", "cont-seg-busy", "cont-seg-lazy", "cont-lin-busy",
+                                        "cont-lin-lazy", "child-seg-busy", "child-seg-lazy", "child-lin-busy",
+                                        "child-lin-lazy"};
+    for (size_t i = 0; i < 11; i++) {
+        int r = fk_plot_style(known[i], &c1, &p1);
+        ASSERT_EQ(r, (long long)i);
+        ASSERT(c1[0] == '#' && strlen(c1) == 7 && p1 % 2 == 1 && p1 >= 5);
+        for (size_t j = 0; j < i; j++) {
+            fk_plot_style(known[j], &c2, &p2);
+            ASSERT_MSG(strcmp(c1, c2), "%s and %s share a colour", known[i], known[j]);
+        }
+        if (i) {
+            fk_plot_style(known[i - 1], &c2, &p2);
+            ASSERT(p1 != p2);
+        }
+    }
+    /* unknown: deterministic, after the known ones */
+    int r1 = fk_plot_style("cont-seg-busy*", &c1, &p1), r2 = fk_plot_style("cont-seg-busy*", &c2, &p2);
+    ASSERT(r1 == 11 && r2 == 11 && c1 == c2 && p1 == p2);
+}
+
+int main(int argc, char **argv) {
+    return test_main(argc, argv,
+                     (struct test_case[]){
+                         TEST_CASE(plot_fixture_makes_every_file, 30),
+                         TEST_CASE(redraw_by_hand, 30),
+                         TEST_CASE(no_gnuplot_on_path, 20),
+                         TEST_CASE(missing_inputs, 30),
+                         TEST_CASE(gnuplot_error_is_a_failure, 30),
+                         TEST_CASE(style_table_is_fixed, 10),
+                         {0},
+                     });
+}
