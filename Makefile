@@ -61,7 +61,9 @@ HARNESS_SRC     := $(wildcard harness/*.c)
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
-                     tests/test_plot.c tests/test_topology.c tests/test_papi.c))
+                     tests/test_plot.c))
+# The CLI's `topology` command prints the runtime's view of a topology.
+HARNESS_RT_SRC  := runtime/topology.c
 
 # ---- rules -------------------------------------------------------------------------------
 # $(1) mode, $(2) variant
@@ -125,7 +127,7 @@ $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
 DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
 # ---- the harness ------------------------------------------------------------------------------
-$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC))
+$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC) $(HARNESS_RT_SRC))
 	@mkdir -p $(@D)
 	$(CC) $(MODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
 
@@ -138,6 +140,11 @@ common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
 
 # ---- top-level targets ---------------------------------------------------------------------
 .PHONY: all setup check check-rel check-debug check-tsan check-asan warnings bench run clean
+
+# The default experiment: configs/quick.json into results/quick (table, fits, plots).
+RUN_CONFIG ?= configs/quick.json
+run: setup $(DRIVERS) $(BUILD)/bin/forkscope
+	$(BUILD)/bin/forkscope run $(RUN_CONFIG) --resume
 
 # The fib overhead table (T1/Ts, Ts/T2 of every variant); BENCH_N, BENCH_REPS to change it.
 BENCH_N ?= 42

@@ -61,6 +61,13 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     s = getenv("FORKSCOPE_SCHED");
     if (s && fk_sched_parse(s, &o->sched))
         fprintf(stderr, "forkscope: ignoring FORKSCOPE_SCHED=%s: not busy or lazy\n", s);
+    o->topology = getenv("FORKSCOPE_TOPOLOGY");
+    s = getenv("FORKSCOPE_PLACEMENT");
+    if (s && fk_placement_parse(s, &o->placement))
+        fprintf(stderr, "forkscope: ignoring FORKSCOPE_PLACEMENT=%s: not compact, spread or none\n", s);
+    s = getenv("FORKSCOPE_VICTIMS");
+    if (s && fk_victims_parse(s, &o->victims))
+        fprintf(stderr, "forkscope: ignoring FORKSCOPE_VICTIMS=%s: not topo or uniform\n", s);
     env_size("FORKSCOPE_THREAD_STACK", &o->thread_stack_bytes);
     env_size("FORKSCOPE_LINEAR_STACK", &o->linear_stack_bytes);
     env_size("FORKSCOPE_STACKLET", &o->stacklet_bytes);
@@ -75,6 +82,32 @@ int fk_sched_parse(const char *name, fk_sched *out) {
         *out = FK_SCHED_BUSY;
     else if (!strcmp(name, "lazy"))
         *out = FK_SCHED_LAZY;
+    else
+        return FK_EINVAL;
+    return 0;
+}
+
+const char *fk_placement_name(fk_placement p) {
+    return fk__topo_place_name((fk__topo_place)p);
+}
+
+int fk_placement_parse(const char *name, fk_placement *out) {
+    fk__topo_place p;
+    if (fk__topo_place_parse(name, &p))
+        return FK_EINVAL;
+    *out = (fk_placement)p;
+    return 0;
+}
+
+const char *fk_victims_name(fk_victims v) {
+    return v == FK_VICTIMS_UNIFORM ? "uniform" : "topo";
+}
+
+int fk_victims_parse(const char *name, fk_victims *out) {
+    if (!strcmp(name, "topo"))
+        *out = FK_VICTIMS_TOPO;
+    else if (!strcmp(name, "uniform"))
+        *out = FK_VICTIMS_UNIFORM;
     else
         return FK_EINVAL;
     return 0;
@@ -133,6 +166,7 @@ static void free_groups(fk_pool *p) {
 
 static void free_workers(fk_pool *p, unsigned n) {
     for (unsigned i = 0; i < n; i++) {
+        fk__victims_free(&p->workers[i]->victims);
         fk__stack_destroy(p->workers[i]);
         fk__deque_destroy(p->workers[i]);
         free(p->workers[i]);
@@ -151,6 +185,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         opts.workers = cpus < 1 ? 1 : cpus > FK_MAX_WORKERS ? FK_MAX_WORKERS : (unsigned)cpus;
     }
     if (opts.workers > FK_MAX_WORKERS || (opts.sched != FK_SCHED_BUSY && opts.sched != FK_SCHED_LAZY) ||
+        (unsigned)opts.placement > FK_PLACE_NONE || (unsigned)opts.victims > FK_VICTIMS_UNIFORM ||
         opts.thread_stack_bytes < (64u << 10) || opts.linear_stack_bytes < (64u << 10) ||
         opts.stacklet_bytes > ((size_t)1 << 40))
         return FK_EINVAL;
@@ -166,6 +201,16 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->cond, NULL);
 
+    char msg[512];
+    err = fk__topo_create(&p->topo,
+                          &(fk__topo_opts){.spec = opts.topology, .workers = p->n,
+                                           .place = (fk__topo_place)opts.placement},
+                          msg, sizeof msg);
+    if (err) {
+        fprintf(stderr, "forkscope: %s\n", msg);
+        goto fail_topo;
+    }
+    err = FK_ENOMEM;
     p->workers = calloc(p->n, sizeof *p->workers);
     if (!p->workers)
         goto fail_workers;
@@ -177,13 +222,20 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         memset(w, 0, sizeof *w);
         w->pool = p;
         w->id = made;
-        fk__victims_init(&w->victims, made, p->n, opts.seed);
+        if (opts.victims == FK_VICTIMS_TOPO) {
+            if (fk__victims_init_topo(&w->victims, made, p->topo, opts.seed)) {
+                free(w);
+                goto fail_worker;
+            }
+        } else {
+            fk__victims_init(&w->victims, made, p->n, opts.seed);
+        }
         fk__mpsc_init(&w->inbox);
         atomic_store(&w->state, FK__W_THIEF);
         p->workers[made] = w;
     }
 
-    if (setup_groups(p, NULL))
+    if (setup_groups(p, opts.placement == FK_PLACE_NONE ? NULL : fk__topo_nodes(p->topo)))
         goto fail_threads;
 
     pthread_attr_t attr;
@@ -225,6 +277,8 @@ fail_worker:
     free_workers(p, made);
 fail_workers_freed:
 fail_workers:
+    fk__topo_destroy(p->topo);
+fail_topo:
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
     free(p);
@@ -241,6 +295,7 @@ void fk_pool_destroy(fk_pool *p) {
         pthread_join(p->workers[i]->thread, NULL);
     free_workers(p, p->n);
     free_groups(p);
+    fk__topo_destroy(p->topo);
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
     free(p->baseline);
@@ -248,6 +303,13 @@ void fk_pool_destroy(fk_pool *p) {
 }
 
 unsigned fk_pool_workers(const fk_pool *p) { return p->n; }
+
+void fk_pool_describe(const fk_pool *p, FILE *out) {
+    fprintf(out, "pool: %u workers, variant %s, scheduler %s, victims %s, placement %s, %u lazy group%s\n", p->n,
+            fk_build_variant(), fk_sched_name(p->sched), fk_victims_name(p->opts.victims),
+            fk_placement_name(p->opts.placement), p->ngroups, p->ngroups == 1 ? "" : "s");
+    fk__topo_print(p->topo, out);
+}
 
 /* ---- statistics ---------------------------------------------------------------------- */
 

@@ -26,7 +26,9 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -336,7 +338,7 @@ int fk__switch(fk_worker *w, fk_frame *f, unsigned k) {
 
 static int steal_round(fk_worker *w) {
     fk_pool *p = w->pool;
-    unsigned tries = p->n - 1 < 8 ? p->n - 1 : 8;
+    unsigned tries = fk__victim_round(&w->victims);
     for (unsigned i = 0; i < tries; i++) {
         fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
         fk__slot s;
@@ -452,7 +454,11 @@ void *fk__worker_main(void *arg) {
     fk_worker *w = arg;
     fk_pool *p = w->pool;
     tls_worker = w;
-    /* The worker initialises its own deque and stack, so that their memory is local to it. */
+    /* Pinned first (when pinning applies), then the worker initialises its own deque and
+     * stack, so that their memory is first touched on its NUMA node.  A failed pin is a
+     * warning: the pool still works. */
+    if (fk__topo_bind(p->topo, w->id))
+        fprintf(stderr, "forkscope: cannot pin worker %u: %s\n", w->id, strerror(errno));
     int err = fk__deque_init(w);
     if (!err)
         err = fk__stack_init(w);

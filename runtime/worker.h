@@ -103,6 +103,7 @@ struct fk_pool {
     _Atomic uint64_t sleepers[FK_MAX_WORKERS / 64];
     unsigned ngroups;
     fk__group *groups;
+    fk__topo *topo; /* placement, NUMA nodes, victim groups (NULL with placement none) */
 
     /* Frame-stack memory held by the whole pool (slow paths only). */
     _Alignas(64) _Atomic int64_t stack_bytes;

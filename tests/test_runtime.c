@@ -10,6 +10,7 @@
 #include <sys/time.h>
 
 #include "forkscope.h"
+#include "runtime/worker.h" /* white-box checks of the lazy scheduler's groups */
 #include "tests/testlib.h"
 
 /* ---- tasks ------------------------------------------------------------------------------ */
@@ -390,6 +391,128 @@ TEST(run_from_worker_refused) {
     fk_pool_destroy(nest_pool);
 }
 
+/* ---- the lazy scheduler per NUMA node --------------------------------------------------------
+ * A synthetic machine with two NUMA nodes of four cores, eight workers on this 2-core
+ * machine (oversubscribed; a synthetic topology is never pinned). */
+static fk_pool *numa_pool(void) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 8;
+    o.sched = FK_SCHED_LAZY;
+    o.topology = "synthetic:pack:2 numa:1 core:4 pu:1";
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    ASSERT_EQ(p->ngroups, 2);
+    for (unsigned k = 0; k < 8; k++)
+        ASSERT_EQ(p->workers[k]->group, k / 4);
+    return p;
+}
+
+/* Thousands of short roots with idle gaps in which every worker can fall asleep: none may
+ * be lost (the watchdog turns a hang into a failure). */
+TEST(lazy_numa_no_hang) {
+    fk_pool *p = numa_pool();
+    for (int i = 0; i < 3000; i++) {
+        int64_t r = -1;
+        ASSERT_EQ(FK_RUN(p, &r, fib, 3 + i % 14), 0);
+        ASSERT_EQ(r, fib_serial(3 + i % 14));
+        if (i % 5 == 0)
+            usleep((useconds_t)(i % 3) * 200);
+    }
+    fk_pool_destroy(p);
+}
+
+struct runner {
+    fk_pool *p;
+    _Atomic int done;
+};
+
+static void *run_long(void *arg) {
+    struct runner *r = arg;
+    for (int i = 0; i < 8; i++) {
+        int64_t v;
+        FK_RUN(r->p, &v, fib, TEST_SANITIZED ? 24 : 29);
+    }
+    atomic_store(&r->done, 1);
+    return NULL;
+}
+
+/* While work runs, each node keeps a thief awake: sample the counters from outside and
+ * require that a node is never without a thief for longer than a wake-up takes.  (A wake-up
+ * here can wait for a time slice: eight threads share two cores.) */
+TEST(lazy_numa_thief_per_node) {
+    fk_pool *p = numa_pool();
+    struct runner r = {p, 0};
+    pthread_t th;
+    ASSERT_EQ(pthread_create(&th, NULL, run_long, &r), 0);
+    double worst = 0, start[2] = {0, 0};
+    long samples = 0, bare = 0;
+    while (!atomic_load(&r.done)) {
+        double now = test_now();
+        int active = atomic_load(&p->active);
+        for (unsigned g = 0; g < 2; g++) {
+            int thieves = atomic_load(&p->groups[g].thieves);
+            if (active > 0 && thieves == 0) {
+                bare++;
+                if (start[g] == 0)
+                    start[g] = now;
+                if (now - start[g] > worst)
+                    worst = now - start[g];
+            } else {
+                start[g] = 0;
+            }
+        }
+        samples++;
+        usleep(50);
+    }
+    pthread_join(th, NULL);
+    printf("  %ld samples; a node without a thief while work ran: %.1f%% of node-samples, longest %.1f ms\n",
+           samples, 50.0 * (double)bare / (double)samples, worst * 1e3);
+    ASSERT_MSG(worst < 0.25, "a NUMA node had no thief for %.0f ms while work ran", worst * 1e3);
+    fk_pool_destroy(p);
+}
+
+/* The topology options reach the pool; a bad one is refused with a message naming it. */
+static void bad_topology(void *arg) {
+    (void)arg;
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.topology = "synthetic:pack:two";
+    fk_pool *p;
+    _exit(fk_pool_create(&p, &o) == FK_ETOPO ? 0 : 1);
+}
+
+TEST(topology_options) {
+    char *err;
+    int st = test_run_capturing(bad_topology, NULL, &err);
+    ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "bad topology not refused: status %d, %s", st, err);
+    ASSERT_STR_CONTAINS(err, "synthetic:pack:two");
+    free(err);
+    fk_pool *p = numa_pool();
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    fk_pool_describe(p, f);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "8 workers");
+    ASSERT_STR_CONTAINS(buf, "2 lazy groups");
+    ASSERT_STR_CONTAINS(buf, "victims topo");
+    free(buf);
+    fk_pool_destroy(p);
+    /* Uniform victims and no placement still compute right. */
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 3;
+    o.victims = FK_VICTIMS_UNIFORM;
+    o.placement = FK_PLACE_NONE;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int64_t r;
+    ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
+    ASSERT_EQ(r, fib_serial(20));
+    fk_pool_destroy(p);
+}
+
 /* ---- explicit scheduling ----------------------------------------------------------------- */
 
 FK_LEAF_TASK(whoami, unsigned, (int, unused)) {
@@ -720,6 +843,9 @@ int main(int argc, char **argv) {
         TEST_CASE(stats_counts, 30),
         TEST_CASE(api_errors, 10),
         TEST_CASE(run_from_worker_refused, 10),
+        TEST_CASE(lazy_numa_no_hang, 120),
+        TEST_CASE(lazy_numa_thief_per_node, 120),
+        TEST_CASE(topology_options, 30),
         TEST_CASE(run_on_worker, 60),
         TEST_CASE(switch_to_worker, 60),
         TEST_CASE(switch_in_trees, 120),

@@ -41,6 +41,10 @@
 #define TEST_TSAN 0
 #endif
 
+/* LeakSanitizer checks at exit, which a forked case skips (it ends with _exit): call it
+ * ourselves when it is linked in. */
+extern int __lsan_do_recoverable_leak_check(void) __attribute__((weak));
+
 struct test_case {
     const char *name;
     void (*fn)(void);
@@ -171,6 +175,10 @@ static inline int test_main(int argc, char **argv, const struct test_case *cases
             alarm(c->timeout * scale); /* the watchdog: SIGALRM kills a hung case */
             c->fn();
             fflush(NULL);
+            if (__lsan_do_recoverable_leak_check && __lsan_do_recoverable_leak_check()) {
+                fprintf(stderr, "  leaks found (LeakSanitizer report above)\n");
+                _exit(1);
+            }
             _exit(0);
         }
         int status;

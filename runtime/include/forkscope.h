@@ -67,8 +67,9 @@
 #ifndef FORKSCOPE_H
 #define FORKSCOPE_H
 
-#include <stdint.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "forkscope/impl.h"
 
@@ -99,9 +100,27 @@ typedef enum fk_sched {
     FK_SCHED_LAZY = 1, /* idle workers sleep; while any worker is busy one thief stays awake */
 } fk_sched;
 
+typedef enum fk_placement {
+    FK_PLACE_COMPACT = 0, /* fill PUs in order: neighbouring workers share cores and caches */
+    FK_PLACE_SPREAD = 1,  /* round-robin over packages / NUMA nodes first */
+    FK_PLACE_NONE = 2,    /* no placement: no pinning, all workers in one group */
+} fk_placement;
+
+typedef enum fk_victims {
+    FK_VICTIMS_TOPO = 0,    /* Eq. 6: closest group first, then weighted by 1/(n_r r^2) */
+    FK_VICTIMS_UNIFORM = 1, /* any other worker, equally likely (for A/B comparisons) */
+} fk_victims;
+
 typedef struct fk_pool_opts {
     unsigned workers;          /* number of workers, 1..FK_MAX_WORKERS; 0: one per online CPU */
     fk_sched sched;            /* FK_SCHED_BUSY or FK_SCHED_LAZY */
+    const char *topology;      /* NULL or "": this machine; "xml:FILE"; "synthetic:DESC" (hwloc's
+                                  synthetic syntax, e.g. "pack:2 core:56 pu:1").  Workers are
+                                  pinned to PUs only on this machine and only if no more
+                                  workers than PUs (several busy workers on one PU would wait
+                                  for each other's time slices). */
+    fk_placement placement;    /* where worker k goes (and so its NUMA node and victim groups) */
+    fk_victims victims;        /* whom an idle worker tries to steal from */
     size_t thread_stack_bytes; /* native stack of each worker thread */
     size_t linear_stack_bytes; /* FK_STACK_LIN: bytes reserved per frame stack */
     size_t stacklet_bytes;     /* FK_STACK_SEG: size of a stack's first stacklet */
@@ -109,15 +128,28 @@ typedef struct fk_pool_opts {
 } fk_pool_opts;
 
 /* Fills o with the defaults of forkscope/config.h, then applies the environment:
- *   FORKSCOPE_WORKERS, FORKSCOPE_SCHED (busy|lazy), FORKSCOPE_THREAD_STACK,
- *   FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET (sizes in bytes, K/M/G suffixes allowed).
+ *   FORKSCOPE_WORKERS, FORKSCOPE_SCHED (busy|lazy), FORKSCOPE_TOPOLOGY (as .topology),
+ *   FORKSCOPE_PLACEMENT (compact|spread|none), FORKSCOPE_VICTIMS (topo|uniform),
+ *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET (sizes in bytes,
+ *   K/M/G suffixes allowed).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);
 
 /* Starts a pool of workers (threads that wait for roots).  On success *out owns the pool.
- * Returns FK_EINVAL for bad options, FK_ENOMEM or FK_EAGAIN if resources run out (then
- * nothing is left running). */
+ * Returns FK_EINVAL for bad options, FK_ETOPO for a topology that cannot be loaded (with a
+ * message on stderr naming it), FK_ENOMEM or FK_EAGAIN if resources run out (then nothing
+ * is left running). */
 int fk_pool_create(fk_pool **out, const fk_pool_opts *o);
+
+/* Prints the pool's topology, where each worker is placed and pinned, and each worker's
+ * victim groups with their weights. */
+void fk_pool_describe(const fk_pool *pool, FILE *out);
+
+/* "compact"/"spread"/"none" and "topo"/"uniform", and the reverse (0 or FK_EINVAL). */
+const char *fk_placement_name(fk_placement p);
+int fk_placement_parse(const char *name, fk_placement *out);
+const char *fk_victims_name(fk_victims v);
+int fk_victims_parse(const char *name, fk_victims *out);
 
 /* Stops the workers and frees everything the pool owns.  No root may be running. */
 void fk_pool_destroy(fk_pool *pool);
