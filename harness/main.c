@@ -1,4 +1,4 @@
-/* main.c — the forkscope command line: run, bench, uts, variants, fit, plot. */
+/* main.c — the forkscope command line: run, bench, uts, variants, topology, fit, plot. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,6 +14,7 @@
 #include "harness/launch.h"
 #include "harness/sweep.h"
 #include "harness/variants.h"
+#include "runtime/topology.h"
 
 static void help(FILE *out) {
     fprintf(out,
@@ -34,6 +35,10 @@ static void help(FILE *out) {
             "        = D, num leaves = L (x.xx%%)\" (default variant cont-seg-busy, 1 worker).\n"
             "  variants\n"
             "        The runtime variants and baselines, how they are named, why a name is refused.\n"
+            "  topology [--synthetic DESC | --xml FILE] [--workers P] [--placement compact|spread|none]\n"
+            "        The topology (this machine, an hwloc XML file or a synthetic description such as\n"
+            "        \"pack:2 core:56 pu:1\"), where each worker is placed and pinned, and each worker's\n"
+            "        victim groups with their Eq. 6 weights (default: one worker per PU, compact).\n"
             "  fit DIR     DIR/summary.csv, fits.csv, report.md from DIR/raw.jsonl and env.json.\n"
             "  plot DIR    DIR/plots/ from DIR's summary and fits (needs gnuplot).\n"
             "  --help, --version\n"
@@ -199,6 +204,45 @@ static int exec_driver(int argc, char **argv, const char *first) {
     return FK_EXIT_TOOL;
 }
 
+/* ---- topology --------------------------------------------------------------------------------- */
+
+static int cmd_topology(int argc, char **argv) {
+    char spec[4096] = "";
+    unsigned workers = 0;
+    fk__topo_place place = FK__PLACE_COMPACT;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (i + 1 >= argc)
+            return usage_error("topology: option %s needs a value", a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "--synthetic") || !strcmp(a, "--xml")) {
+            if (*spec)
+                return usage_error("topology: give one of --synthetic and --xml");
+            snprintf(spec, sizeof spec, "%s:%s", a[2] == 's' ? "synthetic" : "xml", v);
+        } else if (!strcmp(a, "--workers")) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 1024)
+                return usage_error("topology: option --workers: '%s' is not an integer in [1, 1024]", v);
+            workers = (unsigned)n;
+        } else if (!strcmp(a, "--placement")) {
+            if (fk__topo_place_parse(v, &place))
+                return usage_error("topology: option --placement: '%s' is not compact, spread or none", v);
+        } else {
+            return usage_error("topology: unknown option %s", a);
+        }
+    }
+    fk__topo *t;
+    char err[512];
+    if (fk__topo_create(&t, &(fk__topo_opts){.spec = spec, .workers = workers, .place = place}, err, sizeof err)) {
+        fprintf(stderr, "forkscope: %s\n", err);
+        return FK_EXIT_CONFIG;
+    }
+    fk__topo_print(t, stdout);
+    fk__topo_destroy(t);
+    return FK_EXIT_OK;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         help(stderr);
@@ -225,6 +269,8 @@ int main(int argc, char **argv) {
         fk_variants_print(stdout);
         return FK_EXIT_OK;
     }
+    if (!strcmp(cmd, "topology"))
+        return cmd_topology(argc - 1, argv + 1);
     if (!strcmp(cmd, "fit"))
         return fk_cmd_fit(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
