@@ -416,7 +416,7 @@ static int write_memory(plotctx *c, panels *p) {
             const fk_fit *x = find_fit(c, bn, c->vars[v]);
             char key[256], n[64];
             if (x && x->ok && isfinite(x->a) && isfinite(x->b) && isfinite(x->n) && isfinite(x->m1)) {
-                snprintf(key, sizeof key, "%s: n = %s", c->vars[v], fk_report_pm(n, sizeof n, x->n, x->n_se));
+                snprintf(key, sizeof key, "%s: n = %s", c->vars[v], fk_report_exponent(n, sizeof n, x->n, x->n_se));
                 int wrote = 0;
                 for (int k = 0; k <= 60; k++) {
                     double P = pmin * pow(pmax / pmin, k / 60.0);

@@ -482,6 +482,16 @@ const char *fk_report_pm(char *buf, size_t len, double v, double se) {
     return buf;
 }
 
+const char *fk_report_exponent(char *buf, size_t len, double n, double se) {
+    if (!isfinite(n))
+        snprintf(buf, len, "–");
+    else if (!isfinite(se))
+        snprintf(buf, len, "%.2f", n + 0.0);
+    else
+        snprintf(buf, len, "%.2f ± %.2f", n + 0.0, se + 0.0); /* + 0.0: no "-0.00" */
+    return buf;
+}
+
 static const char *jstr(const json_t *o, const char *key) {
     const char *s = json_string_value(json_object_get(o, key));
     return s && *s ? s : NULL;
@@ -691,7 +701,7 @@ static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, s
                     if (!strcmp(fits[i].benchmark, bn) && !strcmp(fits[i].variant, cols[k]))
                         x = &fits[i];
                 char buf[64];
-                fprintf(f, " %s |", x && x->ok ? fk_report_pm(buf, sizeof buf, x->n, x->n_se) : "–");
+                fprintf(f, " %s |", x && x->ok ? fk_report_exponent(buf, sizeof buf, x->n, x->n_se) : "–");
             }
             fputc('\n', f);
         }
@@ -719,7 +729,7 @@ static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, s
         md_cell(f, x->variant);
         fprintf(f, " | %s | %d | %s | %s | %s | %s | %s | ", x->ok ? "ok" : "skipped", x->points,
                 fk_report_pm(m1, sizeof m1, x->m1, NAN), fk_report_pm(a, sizeof a, x->a, x->a_se), fk_report_pm(b, sizeof b, x->b, x->b_se),
-                fk_report_pm(n, sizeof n, x->n, x->n_se), fk_report_pm(c2, sizeof c2, x->chi2_dof, NAN));
+                fk_report_exponent(n, sizeof n, x->n, x->n_se), fk_report_pm(c2, sizeof c2, x->chi2_dof, NAN));
         md_cell(f, x->note);
         fputs(" |\n", f);
     }

@@ -32,6 +32,8 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
  * numbers once se >= 10); v alone (4 significant digits) if se is NaN or 0; "–" if v is NaN.
  * Returns buf. */
 const char *fk_report_pm(char *buf, size_t len, double v, double se);
+/* A fitted exponent as the paper's Table II prints it: "0.86 ± 0.08". */
+const char *fk_report_exponent(char *buf, size_t len, double n, double se);
 
 /* The experiment's name: config's "name" if it is a non-empty string, else the last
  * component of dir.  Written into buf. */
