@@ -163,6 +163,11 @@ static void *measure(void *arg) {
         a->status = EXIT_RUN;
         return NULL;
     }
+    json_object_set_new(doc, "pool",
+                        json_pack("{s:s, s:s, s:s, s:s}", "victims", fk_victims_name(po.victims), "placement",
+                                  fk_placement_name(po.placement), "topology",
+                                  po.topology && *po.topology ? po.topology : "this machine", "frame_stack",
+                                  FK_STACK == FK_STACK_SEG ? "segmented" : "linear"));
 #elif defined(FK_BASELINE_OMP)
     omp_set_dynamic(0);
     omp_set_num_threads((int)c->workers);

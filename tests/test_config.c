@@ -159,9 +159,10 @@ TEST(quick_config_shape) {
             found |= !strcmp(cfg.variants[v].name, variants[k]);
         ASSERT_MSG(found, "quick.json has no variant %s", variants[k]);
     }
-    ASSERT_EQ(cfg.nworkers, 3);
+    ASSERT_EQ(cfg.nworkers, 4); /* 1, 2, 4, 8: four points for the memory fit */
     ASSERT_EQ(cfg.workers[0], 1);
     ASSERT_EQ(cfg.workers[2], 4);
+    ASSERT_EQ(cfg.workers[3], 8);
     ASSERT(cfg.time_limit_s > 0);
     fk_config_free(&cfg);
 }
