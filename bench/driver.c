@@ -93,6 +93,13 @@ static double now(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU time of the whole process, all threads (user + system), s: what busy workers burn. */
+static double cpu_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 #if FK_BENCH_RUNTIME
 static json_t *stats_json(const fk_stats *s) {
     return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "enabled",
@@ -179,7 +186,7 @@ static void *measure(void *arg) {
         return NULL;
     }
     papi = bench_papi_open(a->papi, c->workers);
-    json_t *times = json_array(), *wtimes = json_array();
+    json_t *times = json_array(), *wtimes = json_array(), *cpu = json_array();
     for (unsigned r = 0; r < a->warmup + a->reps; r++) {
 #if FK_BENCH_RUNTIME
         if (r == a->warmup)
@@ -187,11 +194,13 @@ static void *measure(void *arg) {
 #endif
         if (r >= a->warmup)
             papi_all(c, 1);
-        double t0 = now();
+        double c0 = cpu_now(), t0 = now();
         k->run(c);
-        double dt = now() - t0;
-        if (r >= a->warmup)
+        double dt = now() - t0, dc = cpu_now() - c0;
+        if (r >= a->warmup) {
             papi_all(c, 0);
+            json_array_append_new(cpu, json_real(dc));
+        }
         json_array_append_new(r < a->warmup ? wtimes : times, json_real(dt));
     }
 #if FK_BENCH_RUNTIME
@@ -207,6 +216,7 @@ static void *measure(void *arg) {
     int ok = k->verify(c);
     json_object_set_new(doc, "times", times);
     json_object_set_new(doc, "warmup_times", wtimes);
+    json_object_set_new(doc, "cpu_times", cpu);
     json_object_set_new(doc, "verified", json_boolean(ok));
     json_object_update(doc, c->out);
     if (k->cleanup)

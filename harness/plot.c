@@ -793,6 +793,27 @@ static void free_ctx(plotctx *c) {
     free(c->notes);
 }
 
+/* Did the experiment ask for this benchmark on this variant?  A benchmark's own "variants"
+ * list replaces the top-level one.  Without a readable config.json: assume it did, so a
+ * missing variant is still reported. */
+static int planned(json_t *config, const char *bench, const char *variant) {
+    json_t *benches = json_object_get(config, "benchmarks"), *list = json_object_get(config, "variants"), *e;
+    if (!json_is_array(benches) || !json_is_array(list))
+        return 1;
+    size_t i;
+    json_array_foreach(benches, i, e) {
+        const char *name = json_string_value(json_object_get(e, "name"));
+        if (!name)
+            name = json_string_value(json_object_get(e, "kernel"));
+        if (name && !strcmp(name, bench) && json_is_array(json_object_get(e, "variants")))
+            list = json_object_get(e, "variants");
+    }
+    json_array_foreach(list, i, e)
+        if (json_is_string(e) && !strcmp(json_string_value(e), variant))
+            return 1;
+    return 0;
+}
+
 /* Titles: the experiment's name and a subtitle with the machine and date. */
 static void load_titles(plotctx *c) {
     char why[512];
@@ -879,14 +900,17 @@ int fk_cmd_plot(int argc, char **argv) {
     }
     if (c.nvars > 1)
         qsort(c.vars, c.nvars, sizeof *c.vars, cmp_style);
+    char why[512];
+    json_t *config = fk_report_load_json(c.dir, "config.json", why, sizeof why);
     for (size_t b = 0; b < c.s.nbenches; b++) /* a variant that ran elsewhere but not here */
         for (size_t v = 0; v < c.nvars; v++) {
             int found = 0;
             for (size_t i = 0; i < c.s.ncells && !found; i++)
                 found = !strcmp(c.s.cells[i].benchmark, c.s.benches[b].name) && !strcmp(c.s.cells[i].variant, c.vars[v]);
-            if (!found && strcmp(c.vars[v], "serial"))
+            if (!found && strcmp(c.vars[v], "serial") && planned(config, c.s.benches[b].name, c.vars[v]))
                 note(&c, "%s/%s: not run (no cells in summary.csv)", c.s.benches[b].name, c.vars[v]);
         }
+    json_decref(config);
 
     /* the data files, settings and scripts: written whatever happens next */
     if (mkdir(c.pdir, 0777) && errno != EEXIST) {

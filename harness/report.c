@@ -64,6 +64,8 @@ static const struct dcol {
     {"speedup_se", offsetof(fk_cell, speedup_se)},
     {"efficiency", offsetof(fk_cell, efficiency)},
     {"efficiency_se", offsetof(fk_cell, efficiency_se)},
+    {"cpu_median_s", offsetof(fk_cell, cpu_median)},
+    {"cpu_se_s", offsetof(fk_cell, cpu_se)},
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
 
@@ -580,6 +582,10 @@ static void write_method(FILE *f, const fk_summary *s) {
     fputs("- Time: median of the successful runs of a cell, ± the standard error of the mean "
           "(sample standard deviation / √n); no error with one run.\n",
           f);
+    fputs("- CPU time: user + system CPU seconds of the whole driver process (all its threads) during the "
+          "timed repetition, median ± standard error; at equal time, less CPU means fewer cycles burnt by "
+          "idle workers (busy vs lazy). \"–\": not recorded (drivers before this column).\n",
+          f);
     if (!s->calib_runs)
         fputs("- Memory: **no calibrate runs**, so memory is the raw peak RSS (MRSS) of the driver "
               "process, not calibrated: it includes the process's own baseline.\n",
@@ -629,19 +635,20 @@ static void write_bench_tables(FILE *f, const fk_summary *s, const json_t *env) 
             fprintf(f, "T_s from the serial projection at P = %ld.\n\n", bi->serial_workers);
         else
             fputs("No successful serial run: speedup and efficiency are undefined.\n\n", f);
-        fputs("| variant | P | runs ok | time (s) | speedup | efficiency | memory (KiB) | failed runs |\n"
-              "|---|---:|---:|---:|---:|---:|---:|---|\n",
+        fputs("| variant | P | runs ok | time (s) | CPU time (s) | speedup | efficiency | memory (KiB) | failed runs |\n"
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
               f);
         int any_over = 0;
         for (size_t i = 0; i < s->ncells; i++) {
             const fk_cell *c = &s->cells[i];
             if (strcmp(c->benchmark, bi->name))
                 continue;
-            char t[64], sp[64], ef[64], me[64];
+            char t[64], cpu[64], sp[64], ef[64], me[64];
             fputs("| ", f);
             md_cell(f, c->variant);
-            fprintf(f, " | %ld%s | %d | %s | %s | %s | %s | %s |\n", c->workers, c->oversubscribed ? " †" : "",
+            fprintf(f, " | %ld%s | %d | %s | %s | %s | %s | %s | %s |\n", c->workers, c->oversubscribed ? " †" : "",
                     c->n_ok, fk_report_pm(t, sizeof t, c->time_median, c->time_se),
+                    fk_report_pm(cpu, sizeof cpu, c->cpu_median, c->cpu_se),
                     fk_report_pm(sp, sizeof sp, c->speedup, c->speedup_se), fk_report_pm(ef, sizeof ef, c->efficiency, c->efficiency_se),
                     fk_report_pm(me, sizeof me, c->mem, c->mem_se), *c->failures ? c->failures : "");
             any_over |= c->oversubscribed;

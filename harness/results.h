@@ -45,6 +45,9 @@
  *   "user_s", "sys_s": CPU time of that process (wait4)
  *   "time_s": the timed repetition's time from the driver (median of its "times" if it ran
  *             several), or null if the run failed
+ *   "cpu_s": the CPU time (user + system, all threads) the driver's process spent during the
+ *            timed repetition (median of its "cpu_times"), or null: what busy workers burn
+ *            beside the time (the lazy scheduler's point); records from older drivers lack it
  *   "driver": the driver's JSON object as printed (null if none)
  *   "stderr_tail": the last <= 2 KiB the driver wrote to stderr (for failures; "" if none)
  *   "started": ISO-8601 UTC time the run started
@@ -55,8 +58,9 @@
  *   benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,
  *   time_median,time_mean,time_sd,time_se,time_min,time_max,
  *   mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,mem_kib,mem_se_kib,
- *   speedup,speedup_se,efficiency,efficiency_se
- * Times in seconds.  mem_kib = max(mrss_median - calib_median, 4) (the calibrated peak
+ *   speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s
+ * Times in seconds.  cpu_median_s, cpu_se_s: the median and standard error of the runs'
+ * cpu_s (empty when no run has one).  mem_kib = max(mrss_median - calib_median, 4) (the calibrated peak
  * memory, floored at 4 KiB as the paper did); mem_se_kib adds the two standard errors in
  * quadrature.  speedup = T_s / T_P with T_s the serial projection's time_median for the
  * same benchmark (Eq. 15); efficiency = speedup / P (Eq. 16); their standard errors by

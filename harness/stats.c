@@ -109,8 +109,8 @@ typedef struct group {
     long workers;
     int calibrate, oversubscribed;
     size_t bench_rank, variant_rank; /* order of first appearance */
-    double *time, *mrss;
-    size_t ntime, nmrss, cap_time, cap_mrss;
+    double *time, *mrss, *cpu;
+    size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu;
     status_tally *tally;
     size_t ntally, cap_tally;
 } group;
@@ -315,6 +315,10 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
         return "status \"ok\" but no \"time_s\"";
     if (ok && hr == 0)
         return "status \"ok\" but no \"maxrss_kib\"";
+    double cpu = NAN;
+    int hc = get_number(o, "cpu_s", &cpu);
+    if (hc < 0 || (hc > 0 && cpu < 0))
+        return "bad field \"cpu_s\" (a number >= 0 or null)";
     const char *run_id = json_string_value(json_object_get(o, "run_id"));
     if (run_id && id_insert(L, run_id)) {
         snprintf(why, whylen, "duplicate run_id \"%.100s\" (the first is kept)", run_id);
@@ -345,6 +349,10 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
         if (!calib) {
             grow(&g->time, &g->cap_time, g->ntime + 1, sizeof *g->time);
             g->time[g->ntime++] = t;
+            if (hc > 0) {
+                grow(&g->cpu, &g->cap_cpu, g->ncpu + 1, sizeof *g->cpu);
+                g->cpu[g->ncpu++] = cpu;
+            }
         }
         grow(&g->mrss, &g->cap_mrss, g->nmrss + 1, sizeof *g->mrss);
         g->mrss[g->nmrss++] = rss;
@@ -412,6 +420,13 @@ static void fill_cell(fk_cell *c, group *g, loader *L) {
     c->time_max = t.max;
     c->mrss_median = m.median;
     c->mrss_se = m.se;
+    c->cpu_median = c->cpu_se = NAN;
+    if (g->ncpu) {
+        fk_sample u;
+        fk_stats_describe(g->cpu, g->ncpu, &u);
+        c->cpu_median = u.median;
+        c->cpu_se = u.se;
+    }
     c->calib_median = c->calib_se = NAN;
     for (size_t i = 0; i < L->ng; i++) {
         group *k = &L->g[i];
@@ -446,6 +461,7 @@ static void free_loader(loader *L) {
         free(g->kernel);
         free(g->variant);
         free(g->time);
+        free(g->cpu);
         free(g->mrss);
         for (size_t j = 0; j < g->ntally; j++) {
             free(g->tally[j].status);

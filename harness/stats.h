@@ -47,6 +47,7 @@ typedef struct fk_cell {
     double time_median, time_mean, time_sd, time_se, time_min, time_max;
     double mrss_median, mrss_se, calib_median, calib_se, mem, mem_se;
     double speedup, speedup_se, efficiency, efficiency_se;
+    double cpu_median, cpu_se; /* CPU seconds of the timed repetition, NAN if not recorded */
 } fk_cell;
 
 /* Failed runs of one cell with one status (for report.md's list of failures). */

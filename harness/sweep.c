@@ -409,8 +409,9 @@ static double median(const double *v, size_t n) {
     return m;
 }
 
-static json_t *median_time(json_t *driver) {
-    json_t *times = json_object_get(driver, "times");
+/* The median of the driver's array KEY ("times", "cpu_times"), or null. */
+static json_t *median_of(json_t *driver, const char *key) {
+    json_t *times = json_object_get(driver, key);
     size_t n = json_array_size(times);
     if (!n)
         return json_null();
@@ -563,7 +564,8 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const fk
     json_object_set_new(rec, "maxrss_kib", json_integer(r->maxrss_kib));
     json_object_set_new(rec, "user_s", json_real(r->user_s));
     json_object_set_new(rec, "sys_s", json_real(r->sys_s));
-    json_object_set_new(rec, "time_s", st == ST_OK ? median_time(driver) : json_null());
+    json_object_set_new(rec, "time_s", st == ST_OK ? median_of(driver, "times") : json_null());
+    json_object_set_new(rec, "cpu_s", st == ST_OK ? median_of(driver, "cpu_times") : json_null());
     json_object_set_new(rec, "driver", driver ? driver : json_null());
     json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
     json_object_set_new(rec, "started", json_string(when));

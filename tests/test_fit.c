@@ -344,11 +344,11 @@ TEST(fixture_summary_values) {
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     char *text = slurp(path);
     ASSERT(text);
-    ASSERT(!strncmp(text,
-                    "benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,time_median,time_mean,"
-                    "time_sd,time_se,time_min,time_max,mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,"
-                    "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se\n",
-                    strlen("benchmark,kernel,variant,workers")));
+    static const char header[] =
+        "benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,time_median,time_mean,"
+        "time_sd,time_se,time_min,time_max,mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,"
+        "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s\n";
+    ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);
     fk_summary s;
     ASSERT_EQ(fk_report_read_summary(path, &s, err, sizeof err), 0);
@@ -383,6 +383,9 @@ TEST(fixture_summary_values) {
     NEAR_REL(c->efficiency_se, 0.027642594 / 2, 1e-6);
     NEAR_REL(c->calib_median, 1200, 1e-9);
     NEAR_REL(c->mem, 180, 1e-9);
+    /* CPU time 2 x the times: 1.12, 1.10, 1.14 -> median 1.12, se 0.02/sqrt(3) */
+    NEAR_REL(c->cpu_median, 1.12, 1e-9);
+    NEAR_REL(c->cpu_se, 0.02 / sqrt(3), 1e-6);
     /* omp P=8: two runs ok (0.50, 0.52) and a timeout: median 0.51, sd 0.0141421, se 0.01;
      * MRSS 2596, 2604 -> median 2600, se 4; calibrate 1400 (se 4/3): mem 1200 ± sqrt(16 + 16/9)
      * = 4.2163702; oversubscribed (8 > 4 cores) */
@@ -401,6 +404,7 @@ TEST(fixture_summary_values) {
     ASSERT(isnan(c->speedup) && isnan(c->speedup_se) && isnan(c->efficiency) && isnan(c->efficiency_se));
     ASSERT(c->time_sd == 0 && c->time_se == 0);
     NEAR_REL(c->mem, 80, 1e-9);
+    ASSERT(isnan(c->cpu_median) && isnan(c->cpu_se)); /* records without cpu_s */
     /* the order: benchmarks and variants as they first appear, workers ascending */
     ASSERT(!strcmp(s.cells[0].variant, "serial") && !strcmp(s.cells[1].variant, "cont-seg-busy") &&
            s.cells[1].workers == 1 && s.cells[4].workers == 8 && !strcmp(s.cells[9].benchmark, "T1"));
@@ -446,7 +450,8 @@ TEST(fixture_fits_and_report) {
     ASSERT_STR_CONTAINS(md, "gcc (Debian 12.2.0-14) 12.2.0");
     ASSERT_STR_CONTAINS(md, "0123456789abcdef0123456789abcdef01234567");
     ASSERT_STR_CONTAINS(md, "### fib (kernel fib; n=30)");
-    ASSERT_STR_CONTAINS(md, "| cont-seg-busy | 2 | 3 | 0.5600 ± 0.0058 | 1.786 ± 0.028 | 0.893 ± 0.014 | 180.0 ± 2.7 |");
+    ASSERT_STR_CONTAINS(md, "| cont-seg-busy | 2 | 3 | 0.5600 ± 0.0058 | 1.120 ± 0.012 | 1.786 ± 0.028 | 0.893 ± 0.014 | 180.0 ± 2.7 |");
+    ASSERT_STR_CONTAINS(md, "| cont-seg-busy | 4 | 3 | 0.06 | – |"); /* T1: no cpu_s recorded */
     ASSERT_STR_CONTAINS(md, "| omp | 8 † | 2 |");
     ASSERT_STR_CONTAINS(md, "† oversubscribed");
     ASSERT_STR_CONTAINS(md, "No successful serial run");

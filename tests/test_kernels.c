@@ -128,7 +128,8 @@ TEST(bad_options) {
 /* The driver executable of this build, if it has been built (make check builds it first). */
 static const char *driver_path(void) {
     static char path[256];
-    snprintf(path, sizeof path, "build/bin/fk-bench-%s", bench_variant());
+    const char *bin = getenv("FORKSCOPE_BIN_DIR"); /* another build tree's drivers (BUILD=...) */
+    snprintf(path, sizeof path, "%s/fk-bench-%s", bin && *bin ? bin : "build/bin", bench_variant());
     return access(path, X_OK) == 0 ? path : NULL;
 }
 
@@ -194,6 +195,14 @@ TEST(driver_json) {
     ASSERT(json_is_true(json_object_get(doc, "verified")));
     ASSERT_EQ(json_array_size(json_object_get(doc, "times")), 3);
     ASSERT_EQ(json_array_size(json_object_get(doc, "warmup_times")), 1);
+    /* CPU time of each timed repetition: positive, at most workers (1) x its time + a tick */
+    json_t *cpu = json_object_get(doc, "cpu_times");
+    ASSERT_EQ(json_array_size(cpu), 3);
+    for (size_t i = 0; i < 3; i++) {
+        double c = json_number_value(json_array_get(cpu, i));
+        double t = json_number_value(json_array_get(json_object_get(doc, "times"), i));
+        ASSERT_MSG(c >= 0 && c <= t + 0.005, "repetition %zu: cpu %g s, time %g s", i, c, t);
+    }
     ASSERT_EQ(json_integer_value(json_object_get(doc, "answer")), 610);
     ASSERT(json_is_boolean(json_object_get(doc, "oversubscribed")));
     ASSERT(json_object_get(json_object_get(doc, "build"), "flags"));

@@ -288,6 +288,32 @@ TEST(missing_inputs) {
     remove_tmpdir();
 }
 
+TEST(not_run_notes_follow_the_config) {
+    /* a variant missing from a benchmark is a note only when the config asked for it there:
+     * fib-small names its own variants (omp only), uts-x takes the top-level list */
+    const char *dir = fresh_dir(0);
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/summary.csv", dir);
+    write_file(p, "benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,time_median,time_se,"
+                  "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se\n"
+                  "uts-x,uts,cont-seg-busy,1,false,3,0,,1.0,0.01,200,3,,,,\n"
+                  "uts-x,uts,cont-seg-busy,2,false,3,0,,0.6,0.01,350,3,,,,\n"
+                  "fib-small,fib,omp,1,false,3,0,,0.2,0.01,150,3,,,,\n");
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    write_file(p, "{\"name\": \"t\", \"benchmarks\": [{\"name\": \"uts-x\", \"kernel\": \"uts\"},"
+                  " {\"name\": \"fib-small\", \"kernel\": \"fib\", \"variants\": [\"omp\"]}],"
+                  " \"variants\": [\"cont-seg-busy\", \"omp\"], \"workers\": [1, 2]}\n");
+    int rc = run_cmd("plot", dir);
+    char *err = output_of(dir, "plot.err");
+    char *out = output_of(dir, "plot.out");
+    ASSERT_MSG(rc == FK_EXIT_OK, "rc %d: %s", rc, err);
+    ASSERT_STR_CONTAINS(out, "uts-x/omp: not run (no cells in summary.csv)");
+    ASSERT_MSG(!strstr(out, "fib-small/cont-seg-busy"), "%s", out);
+    free(err);
+    free(out);
+    remove_tmpdir();
+}
+
 TEST(gnuplot_error_is_a_failure) {
     /* scripts from a directory where one of them is broken */
     const char *dir = fresh_dir(1);
@@ -350,6 +376,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(redraw_by_hand, 30),
                          TEST_CASE(no_gnuplot_on_path, 20),
                          TEST_CASE(missing_inputs, 30),
+                         TEST_CASE(not_run_notes_follow_the_config, 30),
                          TEST_CASE(gnuplot_error_is_a_failure, 30),
                          TEST_CASE(style_table_is_fixed, 10),
                          {0},

@@ -34,8 +34,8 @@ extern char **environ;
 static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
     printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":1,"
            "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"},\"times\":[%.9f],\"warmup_times\":[],"
-           "\"verified\":%s,\"answer\":0}\n",
-           kernel, n, workers, t, verified ? "true" : "false");
+           "\"cpu_times\":[%.9f],\"verified\":%s,\"answer\":0}\n",
+           kernel, n, workers, t, t / 2, verified ? "true" : "false");
     fflush(stdout);
 }
 
@@ -283,8 +283,11 @@ static void check_failures(const char *mech) {
     }
     json_t *r = find_run(recs, "good|cont-seg-busy|1#0");
     ASSERT(json_is_number(json_object_get(r, "time_s")));
+    ASSERT_NEAR(json_number_value(json_object_get(r, "cpu_s")), json_number_value(json_object_get(r, "time_s")) / 2,
+                1e-9);
     ASSERT(json_is_object(json_object_get(r, "driver")));
     ASSERT(json_is_null(json_object_get(find_run(recs, "wrong|cont-seg-busy|1#0"), "time_s")));
+    ASSERT(json_is_null(json_object_get(find_run(recs, "wrong|cont-seg-busy|1#0"), "cpu_s")));
     ASSERT_STR_CONTAINS(sget(find_run(recs, "crash|cont-seg-busy|1#0"), "stderr_tail"), "about to crash");
     ASSERT_STR_CONTAINS(sget(find_run(recs, "cannot|cont-seg-busy|1#0"), "stderr_tail"), "cannot create a pool");
     ASSERT_STR_CONTAINS(sget(find_run(recs, "garbage|cont-seg-busy|1#0"), "note"), "unparsable output");
@@ -564,7 +567,7 @@ TEST(record_and_env_fields) {
     static const char *const keys[] = {"schema", "run_id",  "cell_id",     "benchmark", "kernel",   "params",
                                        "variant", "workers", "rep",         "kind",      "oversubscribed",
                                        "status",  "exit_code", "signal",    "wall_s",    "maxrss_kib",
-                                       "user_s",  "sys_s",   "time_s",      "driver",    "stderr_tail", "started"};
+                                       "user_s",  "sys_s",   "time_s",      "cpu_s",     "driver",      "stderr_tail", "started"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         ASSERT_MSG(json_object_get(r, keys[i]), "record has no %s", keys[i]);
     ASSERT_EQ(json_integer_value(json_object_get(r, "schema")), 1);
