@@ -279,7 +279,7 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
     if (!feasible || pchi2 < chi2 * (1 - 1e-6) - 1e-12) {
         const char *why = status != GSL_SUCCESS ? gsl_strerror(status) : !feasible ? "outside the bounds" : "a worse local minimum";
         double ux = x[1], un = x[2];
-        if (pn > 0 && pb > 0) {
+        if (pn >= FK_FIT_N_LIMIT && pb > 0) {
             double s2[3] = {pa, pb, pn}, x2[3], cov2[3][3], c2 = NAN;
             int st2 = solve(&d, w, s2, x2, cov2, &c2, &iters);
             if (st2 == GSL_SUCCESS && x2[1] >= 0 && x2[2] >= 0 && c2 <= pchi2 * (1 + 1e-6) + 1e-12) {
@@ -295,6 +295,10 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
             }
             note_add(out, "from (1,1,1) GSL gave %s; refitted from the best n >= 0 (n = %.3g)", why, pn);
             status = GSL_SUCCESS;
+        } else if (pn > 0 && pb > 0) {
+            at_bound = 1;
+            note_add(out, "from (1,1,1) GSL gave %s; the best n >= 0 is %.2g, the model's n -> 0 limit", why, pn);
+            status = GSL_SUCCESS;
         } else {
             at_bound = 1;
             if (status == GSL_SUCCESS)
@@ -305,6 +309,12 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
         }
     }
     gsl_set_error_handler(old);
+    if (!at_bound && x[2] < FK_FIT_N_LIMIT) {
+        /* n -> 0 with b -> infinity and a -> -infinity: a + b P^n ~ (a + b) + b n ln P, growth
+         * like log P with a and b meaningless on their own (seen: a = -1e8 KiB) */
+        at_bound = 1;
+        note_add(out, "the best n >= 0 is %.2g, the model's n -> 0 limit", x[2]);
+    }
 
     if (!at_bound) {
         /* interior (or exactly on the bound): the unconstrained optimum is the answer */

@@ -18,6 +18,10 @@
  *    n = 0, with a = 0 and b = c/M1 (at n = 0 a and b cannot be told apart; this puts it all
  *    in b), and the errors of c and n from the two-parameter model c * P^n at n = 0, which say
  *    how fast memory could grow unseen (the paper's "0.00 ± 0.03" entries are of this kind).
+ *    An optimum with n below FK_FIT_N_LIMIT is taken to that bound too: there the model
+ *    tends to (a + b) + b·n·ln P with b -> infinity and a -> -infinity (memory that grows
+ *    like log P, or not at all), and a and b on their own are meaningless (we saw a = -1e8
+ *    KiB); the note says so.
  *    Clamping rather than reparametrising (b = u^2, n = v^2) because the delta method gives
  *    zero errors at the bound (d(v^2)/dv = 0 there), which would claim n = 0 exactly;
  *  - errors: square roots of the covariance diagonal (J^T W J)^-1, scaled by chi2/dof
@@ -34,6 +38,7 @@
 
 #define FK_FIT_SE_FLOOR_KIB 4.0
 #define FK_FIT_MIN_POINTS 4
+#define FK_FIT_N_LIMIT 1e-3 /* n below this is reported at the bound n = 0 */
 
 typedef struct fk_fit {
     char *benchmark, *variant; /* owned (NULL from fk_fit_power_law) */

@@ -309,6 +309,22 @@ TEST(fit_bounds_and_se_floor) {
     ASSERT_STR_CONTAINS(f.note, "se raised to 4 KiB at 3 of 6 points");
 }
 
+TEST(fit_log_growth_goes_to_the_bound) {
+    /* memory growing like log P (raw MRSS of a small process: 5000 + 60 ln P) is the model's
+     * n -> 0, b -> infinity limit: the optimiser ends at n ~ 1e-6 with a ~ -1e8 KiB, which
+     * must not be reported; it is reported at the bound n = 0 with a = 0 and an error on n */
+    double P[] = {1, 2, 3, 4}, y[4], se[] = {20, 20, 20, 20};
+    for (int i = 0; i < 4; i++)
+        y[i] = 5000 + 60 * log(P[i]) + (i == 2 ? 10 : -3);
+    fk_fit f;
+    ASSERT_EQ(fk_fit_power_law(P, y, se, 4, y[0], &f), 0);
+    ASSERT(f.ok);
+    ASSERT_MSG(f.n == 0 && f.a == 0, "n %g a %g b %g: %s", f.n, f.a, f.b, f.note);
+    ASSERT_MSG(f.b > 0.9 && f.b < 1.1 && isfinite(f.n_se) && f.n_se > 0, "b %g n_se %g", f.b, f.n_se);
+    ASSERT_STR_CONTAINS(f.note, "n -> 0 limit");
+    ASSERT_STR_CONTAINS(f.note, "bound n = 0");
+}
+
 /* ---- the fixture results directory ------------------------------------------------------------ */
 
 TEST(fixture_load_and_warnings) {
@@ -575,6 +591,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(fit_errors_are_calibrated, 30),
                          TEST_CASE(fit_large_scale_and_offset, 10),
                          TEST_CASE(fit_skips_what_it_cannot_fit, 10),
+                         TEST_CASE(fit_log_growth_goes_to_the_bound, 10),
                          TEST_CASE(fit_bounds_and_se_floor, 10),
                          TEST_CASE(fixture_load_and_warnings, 10),
                          TEST_CASE(fixture_summary_values, 10),
