@@ -460,25 +460,44 @@ TEST(placement_spread_compact) {
     ASSERT(!strcmp(fk__topo_place_name(FK__PLACE_SPREAD), "spread"));
 }
 
-/* 8 workers on 2 PUs: round-robin, oversubscribed, not pinned; workers sharing a PU are at
- * distance 1.  Tree: Machine (0) > Package (1) > Core (2) > PU (3): PUs 0 and 1 meet at
- * the package, r = 2. */
+/* 8 workers on 2 PUs: round-robin, oversubscribed, not pinned; workers sharing a PU are as
+ * far apart as their PU is from the nearest other PU (never each other's closest victims).
+ * Tree: Machine (0) > Package (1) > Core (2) > PU (3): PUs 0 and 1 meet at the package,
+ * r = 2, so every other worker is at r = 2: one group of 7. */
 TEST(oversubscribed) {
     fk__topo *t = make("synthetic:pack:1 core:2 pu:1", 8, FK__PLACE_COMPACT);
     check_pus(t, (const int[]){0, 1, 0, 1, 0, 1, 0, 1}, 8);
     ASSERT(fk__topo_oversubscribed(t));
     ASSERT(!fk__topo_pins(t));
     ASSERT_EQ(fk__topo_bind(t, 0), 0); /* nothing to do */
-    ASSERT_EQ(fk__topo_distance(t, 0, 2), 1);
+    ASSERT_EQ(fk__topo_distance(t, 0, 2), 2);
     ASSERT_EQ(fk__topo_distance(t, 0, 1), 2);
-    ASSERT_EQ(fk__topo_ngroups(t, 0), 2);
-    check_group(t, 0, 0, 1, 3, 1.0 / 3);
-    check_group(t, 0, 1, 2, 4, 1.0 / 16);
-    check_members(t, 0, 0, (const unsigned[]){2, 4, 6}, 3);
-    check_members(t, 0, 1, (const unsigned[]){1, 3, 5, 7}, 4);
+    ASSERT_EQ(fk__topo_ngroups(t, 0), 1);
+    check_group(t, 0, 0, 2, 7, 1.0 / 28);
+    check_members(t, 0, 0, (const unsigned[]){1, 2, 3, 4, 5, 6, 7}, 7);
     char *out = printed(t);
     ASSERT_STR_CONTAINS(out, "workers: 8 on 2 PUs, placement compact, oversubscribed");
     free(out);
+    fk__topo_destroy(t);
+
+    /* 6 workers on "pack:2 core:2 pu:1" (4 PUs, compact 0 1 2 3 0 1): worker 0 shares PU 0
+     * with worker 4; PU 0's nearest other PU is PU 1 (same package, r = 2), so 4 joins the
+     * r = 2 group {1, 5}; the other package's workers 2, 3 stay at r = 3. */
+    t = make("synthetic:pack:2 core:2 pu:1", 6, FK__PLACE_COMPACT);
+    check_pus(t, (const int[]){0, 1, 2, 3, 0, 1}, 6);
+    ASSERT_EQ(fk__topo_distance(t, 0, 4), 2);
+    ASSERT_EQ(fk__topo_distance(t, 0, 2), 3);
+    ASSERT_EQ(fk__topo_ngroups(t, 0), 2);
+    check_members(t, 0, 0, (const unsigned[]){1, 4, 5}, 3);
+    check_members(t, 0, 1, (const unsigned[]){2, 3}, 2);
+    /* a worker alone on its PU (2) sees 0 and 4 at the same distance */
+    ASSERT_EQ(fk__topo_distance(t, 2, 0), fk__topo_distance(t, 2, 4));
+    fk__topo_destroy(t);
+
+    /* one PU only: every other worker at distance 1 */
+    t = make("synthetic:pack:1 core:1 pu:1", 3, FK__PLACE_COMPACT);
+    ASSERT_EQ(fk__topo_distance(t, 0, 1), 1);
+    ASSERT_EQ(fk__topo_ngroups(t, 0), 1);
     fk__topo_destroy(t);
 
     /* More than FK_MAX_WORKERS PUs, workers = 0: capped. */
@@ -687,7 +706,11 @@ TEST(real_machine) {
     ASSERT(!fk__topo_pins(t));
     ASSERT_STR_CONTAINS(fk__topo_pin_reason(t), "more workers than PUs");
     ASSERT_EQ(fk__topo_pu(t, n), 0);
-    ASSERT_EQ(fk__topo_distance(t, 0, n), 1);
+    unsigned nearest = n > 1 ? ~0u : 1; /* worker n shares PU 0: as far as PU 0's nearest other PU */
+    for (unsigned k = 1; k < n; k++)
+        if (fk__topo_distance(t, 0, k) < nearest)
+            nearest = fk__topo_distance(t, 0, k);
+    ASSERT_EQ(fk__topo_distance(t, 0, n), nearest);
     ASSERT_EQ(fk__topo_bind(t, 0), 0);
     ASSERT_EQ(hwloc_get_cpubind(hw, set, HWLOC_CPUBIND_THREAD), 0);
     ASSERT_EQ(hwloc_bitmap_first(set), fk__topo_pu_os(t, last)); /* still where the loop left it */
