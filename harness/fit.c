@@ -173,7 +173,7 @@ static double profile_at(const fit_data *d, const double *w, double n, double *a
  * refinement around the best grid point.  Ties go to the smallest n.  Returns chi2. */
 static double profile_min(const fit_data *d, const double *w, double *a, double *b, double *n) {
     enum { GRID = 80 };
-    const double top = 4.0;
+    const double top = FK_FIT_N_TOP;
     double best = INFINITY, bn = 0;
     for (int k = 0; k <= GRID; k++) {
         double t = top * k / GRID, ta, tb, c2 = profile_at(d, w, t, &ta, &tb);
@@ -359,6 +359,13 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
         out->chi2_dof = scale;
     }
     out->ok = 1;
+    if (!at_bound && out->n >= FK_FIT_N_TOP * (1 - 1e-6)) {
+        /* the profile's edge: the points jump (one high point, usually) rather than follow a
+         * power law; the numbers stay in fits.csv, but this is no fit to report or draw */
+        out->ok = 0;
+        note_add(out, "n at the search limit %g: the points jump rather than follow a power law (n undetermined)",
+                 FK_FIT_N_TOP);
+    }
     (void)iters;
     free(y);
     free(w);

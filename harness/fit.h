@@ -27,6 +27,9 @@
  *  - errors: square roots of the covariance diagonal (J^T W J)^-1, scaled by chi2/dof
  *    (dof = points - 3 > 0 always, since a fit needs points >= 4), as scipy's curve_fit does
  *    by default (absolute_sigma=False) — the paper's errors are of that kind;
+ *  - a best n at FK_FIT_N_TOP, the top of the profile's search, means the points jump rather
+ *    than follow a power law (one high point among flat ones): the fit is "skipped" with
+ *    that note, its numbers kept in fits.csv but neither reported in Table II nor drawn;
  *  - a fit needs 4 points (parameters + 1), a P = 1 point for M1, and M1 > 0; otherwise it is
  *    skipped with the reason in note. */
 #ifndef FK_FIT_H
@@ -39,6 +42,7 @@
 #define FK_FIT_SE_FLOOR_KIB 4.0
 #define FK_FIT_MIN_POINTS 4
 #define FK_FIT_N_LIMIT 1e-3 /* n below this is reported at the bound n = 0 */
+#define FK_FIT_N_TOP 4.0    /* the largest n searched; a best n there is no fit (skipped) */
 
 typedef struct fk_fit {
     char *benchmark, *variant; /* owned (NULL from fk_fit_power_law) */

@@ -673,12 +673,15 @@ static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, s
     const char *cols[256];
     size_t ncols = 0;
     for (size_t i = 0; i < nfits && ncols < 256; i++) {
-        if (!fits[i].ok)
-            continue;
         size_t k = 0;
         while (k < ncols && strcmp(cols[k], fits[i].variant))
             k++;
-        if (k == ncols)
+        if (k < ncols)
+            continue;
+        int any_ok = 0; /* (the order is the fits' order, whether or not the first one is ok) */
+        for (size_t j = i; j < nfits && !any_ok; j++)
+            any_ok = fits[j].ok && !strcmp(fits[j].variant, fits[i].variant);
+        if (any_ok)
             cols[ncols++] = fits[i].variant;
     }
     if (!ncols) {

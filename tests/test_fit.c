@@ -309,6 +309,16 @@ TEST(fit_bounds_and_se_floor) {
     ASSERT_STR_CONTAINS(f.note, "se raised to 4 KiB at 3 of 6 points");
 }
 
+TEST(fit_jump_is_not_a_fit) {
+    /* flat memory with one high point at the largest P: the best n is the search limit; the fit
+     * must say so and not claim n = 4 */
+    double P[] = {1, 2, 4, 8}, y[] = {16, 16, 12, 64}, se[] = {4, 4, 4, 4};
+    fk_fit f;
+    fk_fit_power_law(P, y, se, 4, 16, &f);
+    ASSERT_MSG(!f.ok, "n %g ± %g: %s", f.n, f.n_se, f.note);
+    ASSERT_STR_CONTAINS(f.note, "search limit");
+}
+
 TEST(fit_log_growth_goes_to_the_bound) {
     /* memory growing like log P (raw MRSS of a small process: 5000 + 60 ln P) is the model's
      * n -> 0, b -> infinity limit: the optimiser ends at n ~ 1e-6 with a ~ -1e8 KiB, which
@@ -592,6 +602,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(fit_large_scale_and_offset, 10),
                          TEST_CASE(fit_skips_what_it_cannot_fit, 10),
                          TEST_CASE(fit_log_growth_goes_to_the_bound, 10),
+                         TEST_CASE(fit_jump_is_not_a_fit, 10),
                          TEST_CASE(fit_bounds_and_se_floor, 10),
                          TEST_CASE(fixture_load_and_warnings, 10),
                          TEST_CASE(fixture_summary_values, 10),
