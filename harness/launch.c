@@ -549,11 +549,15 @@ int fk_launcher_run(fk_launcher *l, const fk_run_req *req, fk_run_res *res, int 
     int kill_sent = 0;
     for (;;) {
         struct pollfd fds[2] = {{l->sock, POLLIN, 0}, {intr_fd, POLLIN, 0}};
-        int n = poll(fds, intr_fd >= 0 && !kill_sent ? 2 : 1, -1);
+        int n = poll(fds, intr_fd >= 0 && !kill_sent ? 2 : 1, req->tick ? 1000 : -1);
         if (n < 0) {
             if (errno == EINTR)
                 continue;
             return -errno;
+        }
+        if (n == 0) { /* a second without news: let the caller show that time passes */
+            req->tick(req->tick_arg);
+            continue;
         }
         if (intr_fd >= 0 && !kill_sent && fds[1].revents) {
             if (send_msg(l->sock, MSG_KILL, NULL, 0, NULL, 0, NULL, 0))

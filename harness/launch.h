@@ -45,6 +45,8 @@ typedef struct fk_run_req {
     char *const *env;                   /* extra "NAME=VALUE" entries, NULL-terminated, or NULL */
     double time_limit_s;                /* 0: none */
     unsigned long long mem_limit_bytes; /* 0: none */
+    void (*tick)(void *arg);            /* called about once a second while the run lasts, or NULL */
+    void *tick_arg;
 } fk_run_req;
 
 enum fk_killed { FK_KILLED_NONE, FK_KILLED_TIMEOUT, FK_KILLED_MEMORY, FK_KILLED_INTERRUPT };

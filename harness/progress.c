@@ -11,7 +11,7 @@ struct fk_progress {
     FILE *out;
     int live;
     size_t cells, runs, cells_done, runs_done, runs_at_start;
-    double t0;
+    double t0, run_t0;
     char current[160];
     int line_shown;
 };
@@ -57,14 +57,20 @@ static void clear_line(fk_progress *p) {
 static void show(fk_progress *p) {
     if (!p->live)
         return;
-    double el = mono() - p->t0;
+    double now = mono(), el = now - p->t0;
     size_t done_here = p->runs_done - p->runs_at_start;
     char e[32], eta[32] = "?";
     fk_format_duration(el, e, sizeof e);
     if (done_here)
         fk_format_duration(el / (double)done_here * (double)(p->runs - p->runs_done), eta, sizeof eta);
-    fprintf(p->out, "\r\033[Kcells %zu/%zu  runs %zu/%zu  %s  elapsed %s  ETA %s", p->cells_done, p->cells,
-            p->runs_done, p->runs, p->current, e, eta);
+    char r[64] = "";
+    if (p->run_t0 > 0 && now - p->run_t0 >= 1) { /* a run that takes a while: say so */
+        char d[32];
+        fk_format_duration(now - p->run_t0, d, sizeof d);
+        snprintf(r, sizeof r, " (this run %s)", d);
+    }
+    fprintf(p->out, "\r\033[Kcells %zu/%zu  runs %zu/%zu  %s%s  elapsed %s  ETA %s", p->cells_done, p->cells,
+            p->runs_done, p->runs, p->current, r, e, eta);
     fflush(p->out);
     p->line_shown = 1;
 }
@@ -73,6 +79,7 @@ void fk_progress_run_start(fk_progress *p, const char *cell) {
     if (!p)
         return;
     snprintf(p->current, sizeof p->current, "%s", cell);
+    p->run_t0 = mono();
     show(p);
 }
 
@@ -80,7 +87,14 @@ void fk_progress_run_done(fk_progress *p) {
     if (!p)
         return;
     p->runs_done++;
+    p->run_t0 = 0;
     show(p);
+}
+
+void fk_progress_tick(void *arg) {
+    fk_progress *p = arg;
+    if (p && p->live && p->run_t0 > 0)
+        show(p);
 }
 
 void fk_progress_cell_done(fk_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,

@@ -20,6 +20,9 @@ fk_progress *fk_progress_new(FILE *out, int live, size_t cells, size_t runs, siz
 void fk_progress_run_start(fk_progress *p, const char *cell);
 /* A run finished (recorded). */
 void fk_progress_run_done(fk_progress *p);
+/* Refreshes the live line (elapsed, and how long the current run has been going); for
+ * fk_run_req.tick.  Does nothing off a terminal. */
+void fk_progress_tick(void *p);
 /* Every run of cell is done: n_ok successful runs with median time median_s (< 0 if none),
  * failures "" or e.g. "timeout:2;crash:1". */
 void fk_progress_cell_done(fk_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,

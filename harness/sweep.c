@@ -658,7 +658,7 @@ static int probe_drivers(sweep *s, json_t *env) {
         char **argv = run_argv(&c, 0, s->papi);
         if (!argv)
             return FK_EXIT_INTERNAL;
-        fk_run_req rq = {argv, s->env, 60, 0};
+        fk_run_req rq = {argv, s->env, 60, 0, NULL, NULL};
         fk_run_res r;
         int rc = fk_launcher_run(s->launcher, &rq, &r, s->intr_fd);
         free_argv(argv);
@@ -1051,7 +1051,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
             goto out_progress;
         }
         fk_progress_run_start(prog, c->id);
-        fk_run_req rq = {argv, s.env, cfg.time_limit_s, cfg.memory_limit_mib << 20};
+        fk_run_req rq = {argv, s.env, cfg.time_limit_s, cfg.memory_limit_mib << 20, fk_progress_tick, prog};
         fk_run_res r;
         double started = fk_wall_time();
         int e = fk_launcher_run(s.launcher, &rq, &r, s.intr_fd);

@@ -18,6 +18,7 @@
 #include "harness/config.h"
 #include "harness/exitcodes.h"
 #include "harness/launch.h"
+#include "harness/progress.h"
 #include "harness/sweep.h"
 
 extern char **environ;
@@ -591,11 +592,49 @@ TEST(record_and_env_fields) {
     json_decref(env);
 }
 
+/* ---- progress during a long run ------------------------------------------------------------------ */
+
+static void count_tick(void *arg) { ++*(int *)arg; }
+
+/* A run of 2.5 s ticks about once a second, and the live line then says how long the current
+ * run has been going (a single T3XXL run takes minutes: the line must not look stuck). */
+TEST(long_run_ticks) {
+    fk_launcher *l;
+    ASSERT_EQ(fk_launcher_start(&l), 0);
+    char *argv[] = {(char *)"/bin/sleep", (char *)"2.5", NULL};
+    int ticks = 0;
+    fk_run_req rq = {argv, NULL, 30, 0, count_tick, &ticks};
+    fk_run_res r;
+    ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
+    ASSERT(r.exited && r.exit_code == 0);
+    fk_run_res_free(&r);
+    fk_launcher_stop(l);
+    ASSERT_MSG(ticks >= 2 && ticks <= 3, "%d ticks in 2.5 s", ticks);
+
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ASSERT(f);
+    fk_progress *p = fk_progress_new(f, 1, 1, 1, 0, 0);
+    fk_progress_run_start(p, "fib|cont-seg-busy|2");
+    fk_progress_tick(p); /* under a second: no run time yet */
+    fflush(f);
+    ASSERT(!strstr(buf, "this run"));
+    sleep(1);
+    fk_progress_tick(p);
+    fflush(f);
+    ASSERT_STR_CONTAINS(buf, "fib|cont-seg-busy|2 (this run 1.");
+    fk_progress_run_done(p);
+    fk_progress_finish(p);
+    fclose(f);
+    free(buf);
+}
+
 /* ---- measurement honesty: maxrss ---------------------------------------------------------------- */
 
 static long run_maxrss(fk_launcher *l, const char *kernel, const char *n) {
     char *argv[] = {self_exe, (char *)"--kernel", (char *)kernel, (char *)"--n", (char *)n, NULL};
-    fk_run_req rq = {argv, NULL, 30, 0};
+    fk_run_req rq = {argv, NULL, 30, 0, NULL, NULL};
     fk_run_res r;
     ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
     ASSERT_MSG(r.exited && r.exit_code == 0, "fake %s %s failed: %s", kernel, n, r.err);
@@ -682,14 +721,14 @@ TEST(launcher_exec_failure_and_output) {
     fk_launcher *l;
     ASSERT_EQ(fk_launcher_start(&l), 0);
     char *argv[] = {(char *)"/nonexistent/driver", NULL};
-    fk_run_req rq = {argv, NULL, 5, 0};
+    fk_run_req rq = {argv, NULL, 5, 0, NULL, NULL};
     fk_run_res r;
     ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
     ASSERT_EQ(r.exec_errno, ENOENT);
     fk_run_res_free(&r);
     char *argv2[] = {(char *)"/bin/sh", (char *)"-c", (char *)"echo out; echo \"$FK_X\" >&2; exit 4", NULL};
     char *env[] = {(char *)"FK_X=extra-env", NULL};
-    fk_run_req rq2 = {argv2, env, 5, 0};
+    fk_run_req rq2 = {argv2, env, 5, 0, NULL, NULL};
     ASSERT_EQ(fk_launcher_run(l, &rq2, &r, -1), 0);
     ASSERT(r.exited && r.exit_code == 4);
     ASSERT(!strcmp(r.out, "out\n"));
@@ -712,6 +751,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(run_orders, 20),
                          TEST_CASE(dry_run_plan, 10),
                          TEST_CASE(record_and_env_fields, 20),
+                         TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),
                          {0},
                      });
