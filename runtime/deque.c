@@ -9,12 +9,41 @@
  * Thieves take the oldest public slot with a CAS on `top`.  The owner pushes and pops at
  * `bottom` with plain stores while the slot is private; that is the fast path (inline, in
  * forkscope/impl.h).  A thief that finds nothing public asks for work by storing 0 into the
- * owner's `limit`; the owner's next push then takes the slow path here and publishes its
- * oldest private slot (release store of split_pub).  When the owner pops a slot that is
- * public it takes it back as Chase-Lev's pop does, with one seq_cst fence and, for the last
- * public slot, a CAS race on `top`.  The fence-free owner path is Lace's idea (van Dijk &
- * van de Pol); the public part follows Chase-Lev with the orderings of Lê et al. (2013). */
+ * owner's `limit`; the owner's next push then takes the slow path here, writes its slot and
+ * publishes its oldest private slot, the new one included (release store of split_pub).
+ * When the owner pops a slot that is public it takes it back as Chase-Lev's pop does, with
+ * one seq_cst fence and, for the last public slot, a CAS race on `top`.  The fence-free
+ * owner path is Lace's idea (van Dijk & van de Pol); the public part follows Chase-Lev with
+ * the orderings of Lê et al. (2013).
+ *
+ * GREEDINESS: FORCED PUBLICATION
+ * An owner serves requests only when it pushes.  One that runs a long leaf (or works
+ * through a long join without forking) would keep its private slots from idle thieves for
+ * as long as that takes; a scheduler that lets a worker idle while work waits is not
+ * greedy, and the bound T_P <= T1/P + O(T_inf) needs one that is.  So a thief whose
+ * requests have gone unanswered for a while publishes the owner's oldest private slots
+ * itself (fk__force_publish):
+ *
+ *     thief (holding the owner's dq_lock)        owner (fast pop, no lock, no fence)
+ *       split = s + k       (store splitp)         cur = cur - 1       (store)
+ *       membarrier()        (a full fence on       compiler barrier
+ *                            every CPU running     if (cur >= splitp)   (load)
+ *                            one of our threads)       the slot is private: take it
+ *       b = bottom          (load cur)
+ *       split = min(s + k, b); publish [s, split)
+ *
+ * This is Dekker's pattern with the owner's fence supplied asymmetrically by the thief's
+ * membarrier: either the owner's load of splitp comes after the fence the IPI put in its
+ * instruction stream (it sees the new split, and pops below it take the slow path, which
+ * takes dq_lock and decides under it), or its store of cur came before that fence (the
+ * thief's load of cur sees it and leaves that slot private).  The owner's slow paths hold
+ * dq_lock, so a thief never moves split while the owner rearranges the deque.  Without
+ * membarrier (old kernels), requests are served at pushes only, and the pool says so. */
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "worker.h"
 
@@ -22,8 +51,13 @@
 #define FK_PUBLISH_BATCH 1 /* private slots made public per request (the oldest ones) */
 #endif
 
+/* A buffer's slots start on a cache line of their own, so a 64-byte record never straddles
+ * two lines. */
+#define DQ_HEADER 64
+_Static_assert(sizeof(fk__dqbuf) <= DQ_HEADER, "the deque buffer header fits a cache line");
+
 static fk__dqbuf *buf_new(uint64_t cap) {
-    fk__dqbuf *b = malloc(sizeof *b + cap * sizeof(fk__slot));
+    fk__dqbuf *b = aligned_alloc(64, DQ_HEADER + cap * sizeof(fk__slot));
     if (b) {
         b->cap = cap;
         b->prev = NULL;
@@ -31,22 +65,53 @@ static fk__dqbuf *buf_new(uint64_t cap) {
     return b;
 }
 
+static fk__slot *buf_slots(fk__dqbuf *b) { return (fk__slot *)(void *)((char *)b + DQ_HEADER); }
+
+/* ---- the owner's slow-path lock ----------------------------------------------------------
+ * Held by the owner in every slow path that reads or moves split, bottom or the buffer, and
+ * by a thief forcing a publication.  Uncontended except for those rare forcings. */
+
+static void dq_lock(fk_worker *w) {
+    while (atomic_exchange_explicit(&w->dq_lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&w->dq_lock, memory_order_relaxed))
+            fk__cpu_pause();
+}
+
+static int dq_trylock(fk_worker *w) {
+    return !atomic_load_explicit(&w->dq_lock, memory_order_relaxed) &&
+           !atomic_exchange_explicit(&w->dq_lock, 1, memory_order_acquire);
+}
+
+static void dq_unlock(fk_worker *w) { atomic_store_explicit(&w->dq_lock, 0, memory_order_release); }
+
 /* ---- the owner's cursor ----------------------------------------------------------------
  * The fast path knows only pointers (cur, splitp, limit); these convert to and from the
  * indices that the protocol is written in. */
 
 uint64_t fk__deque_bottom(const fk_worker *w) {
-    return w->hot.lap + (uint64_t)(w->hot.cur - w->hot.buf);
+    return w->hot.lap + (uint64_t)(atomic_load_explicit(&w->hot.cur, memory_order_relaxed) - w->hot.buf);
 }
 
-static void set_bottom(fk_worker *w, uint64_t b) {
-    w->hot.lap = b & ~w->hot.mask;
-    w->hot.cur = w->hot.buf + (b & w->hot.mask);
+/* split's slot, for the owner's test `cur - 1 >= splitp`.  Index x at or after the owner's
+ * lap maps to buf + (x - lap), which may be one past the buffer's last slot (x = lap + cap:
+ * then no slot of this lap is at or above it); an older x maps to its slot, which is then
+ * conservative (every slot of this lap is private anyway). */
+static fk__slot *split_ptr(const fk_worker *w, uint64_t x) {
+    if (x >= w->hot.lap)
+        return w->hot.buf + (x - w->hot.lap);
+    return w->hot.buf + (x & w->hot.mask);
 }
 
 static void set_split(fk_worker *w, uint64_t s) {
     w->hot.split = s;
-    w->hot.splitp = w->hot.buf + (s & w->hot.mask);
+    atomic_store_explicit(&w->hot.splitp, split_ptr(w, s), memory_order_relaxed);
+}
+
+/* Moves the cursor to index b; the lap may change, so split's pointer is recomputed. */
+static void set_bottom(fk_worker *w, uint64_t b) {
+    w->hot.lap = b & ~w->hot.mask;
+    atomic_store_explicit(&w->hot.cur, w->hot.buf + (b & w->hot.mask), memory_order_relaxed);
+    set_split(w, w->hot.split);
 }
 
 /* The slot at which push must stop: the end of the buffer, or the slot of index t + cap
@@ -63,14 +128,15 @@ int fk__deque_init(fk_worker *w) {
     if (!b)
         return FK_ENOMEM;
     w->dq_cur = b;
-    w->hot.buf = b->slots;
+    w->hot.buf = buf_slots(b);
     w->hot.mask = b->cap - 1;
+    w->hot.split = 0;
     set_bottom(w, 0);
-    set_split(w, 0);
     atomic_store_explicit(&w->hot.limit, limit_for(w, 0), memory_order_relaxed);
     atomic_store_explicit(&w->top, 0, memory_order_relaxed);
     atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
     atomic_store_explicit(&w->dq_buf, b, memory_order_relaxed);
+    atomic_store_explicit(&w->dq_lock, 0, memory_order_relaxed);
     return 0;
 }
 
@@ -103,20 +169,29 @@ static void grow(fk_worker *w, uint64_t t, uint64_t b) {
     if (!nb)
         fk__fatal("out of memory growing a deque to %llu slots", (unsigned long long)old->cap * 2);
     for (uint64_t x = t; x < b; x++)
-        copy_slot(&nb->slots[x & (nb->cap - 1)], &old->slots[x & (old->cap - 1)]);
+        copy_slot(&buf_slots(nb)[x & (nb->cap - 1)], &buf_slots(old)[x & (old->cap - 1)]);
     nb->prev = old;
     w->dq_cur = nb;
-    w->hot.buf = nb->slots;
+    w->hot.buf = buf_slots(nb);
     w->hot.mask = nb->cap - 1;
     set_bottom(w, b);
-    set_split(w, w->hot.split);
     /* Release: a thief that loads this pointer (acquire, in fk__steal) sees the copies. */
     atomic_store_explicit(&w->dq_buf, nb, memory_order_release);
 }
 
-fk__slot *fk__push_slow(fk_worker *w) {
-    struct fk__hot *h = &w->hot;
-    fk__slot *lim = atomic_load_explicit(&h->limit, memory_order_relaxed);
+/* Makes the private slots [split, split + n) public (owner, under dq_lock). */
+static void publish(fk_worker *w, uint64_t n) {
+    set_split(w, w->hot.split + n);
+    /* Release: pairs with the thief's acquire load of split_pub; it then sees the published
+     * slots and everything the owner wrote before pushing them (the frames or the records'
+     * arguments). */
+    atomic_store_explicit(&w->split_pub, w->hot.split, memory_order_release);
+}
+
+/* Owner, cur >= limit: room for the slot (wrap to the buffer's start, or grow), the slot
+ * written at index b, and a thief's request served with the oldest private slots. */
+static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
+    dq_lock(w);
     uint64_t b = fk__deque_bottom(w);
     /* Acquire: pairs with the thieves' CAS on top, so that the slots they took are theirs
      * before this push may write over them. */
@@ -125,27 +200,46 @@ fk__slot *fk__push_slow(fk_worker *w) {
         grow(w, t, b);
     else
         set_bottom(w, b); /* at the end of the buffer: wrap to its start */
-    int keep_asking = 0;
-    if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
-        uint64_t n = b - h->split;
-        if (n > FK_PUBLISH_BATCH)
-            n = FK_PUBLISH_BATCH;
-        if (n) {
-            set_split(w, h->split + n);
-            /* Release: pairs with the thief's acquire load of split_pub; it then sees the
-             * published slots and everything the owner wrote before pushing them (the
-             * frames the slots point to). */
-            atomic_store_explicit(&w->split_pub, h->split, memory_order_release);
-            FK__WSTAT(w, publishes);
-        } else {
-            keep_asking = 1; /* nothing to give yet: publish at the next push */
-        }
-    }
-    fk__slot *newlim = keep_asking ? NULL : limit_for(w, t);
-    /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
-    atomic_compare_exchange_strong_explicit(&h->limit, &lim, newlim, memory_order_relaxed, memory_order_relaxed);
-    return h->cur;
+    *t_out = t;
 }
+
+static void push_slow_end(fk_worker *w, uint64_t t) {
+    fk__slot *lim = atomic_load_explicit(&w->hot.limit, memory_order_relaxed);
+    if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
+        uint64_t n = fk__deque_bottom(w) - w->hot.split;
+        publish(w, n > FK_PUBLISH_BATCH ? FK_PUBLISH_BATCH : n);
+        FK__WSTAT(w, publishes);
+    }
+    /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
+    atomic_compare_exchange_strong_explicit(&w->hot.limit, &lim, limit_for(w, t), memory_order_relaxed,
+                                            memory_order_relaxed);
+    dq_unlock(w);
+}
+
+#if FK_STEAL == FK_STEAL_CONT
+void fk__push_slow(fk_worker *w, fk_frame *f) {
+    uint64_t t;
+    push_slow_begin(w, &t);
+    fk__slot *s = atomic_load_explicit(&w->hot.cur, memory_order_relaxed);
+    atomic_store_explicit(&s->frame, f, memory_order_relaxed);
+    atomic_store_explicit(&w->hot.cur, s + 1, memory_order_release);
+    push_slow_end(w, t);
+}
+#else
+void fk__push_slow(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret, const void *args, size_t size) {
+    uint64_t t, words[FK_RECORD_ARG_WORDS] = {0};
+    memcpy(words, args, size);
+    push_slow_begin(w, &t);
+    fk__slot *s = atomic_load_explicit(&w->hot.cur, memory_order_relaxed);
+    atomic_store_explicit(&s->thunk, (uintptr_t)thunk, memory_order_relaxed);
+    atomic_store_explicit(&s->link, link, memory_order_relaxed);
+    atomic_store_explicit(&s->ret, (uintptr_t)ret, memory_order_relaxed);
+    for (size_t i = 0; i < FK_RECORD_ARG_WORDS; i++)
+        atomic_store_explicit(&s->args[i], words[i], memory_order_relaxed);
+    atomic_store_explicit(&w->hot.cur, s + 1, memory_order_release);
+    push_slow_end(w, t);
+}
+#endif
 
 /* The owner takes back slot i = bottom - 1, which is public (so split == bottom).
  * Returns 1 if it is ours again, 0 if a thief has it; either way bottom and split end
@@ -159,7 +253,7 @@ static int reclaim(fk_worker *w, uint64_t i) {
     uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
     FK__WSTAT(w, reclaims);
     if (t < i) { /* slots [t, i) stay public; i is private again */
-        set_split(w, i);
+        w->hot.split = i;
         set_bottom(w, i);
         return 1;
     }
@@ -168,14 +262,15 @@ static int reclaim(fk_worker *w, uint64_t i) {
         won = atomic_compare_exchange_strong_explicit(&w->top, &t, i + 1, memory_order_seq_cst,
                                                       memory_order_relaxed);
     /* Empty now, with top == i + 1. */
+    w->hot.split = i + 1;
     set_bottom(w, i + 1);
-    set_split(w, i + 1);
     atomic_store_explicit(&w->split_pub, i + 1, memory_order_relaxed);
     return won;
 }
 
-/* The newest slot, index i = bottom - 1: private (the fast path's test failed only because
- * the buffer wrapped; step back a lap) or public (reclaim it). */
+/* The newest slot, index i (bottom has already been moved to i by the caller): private (the
+ * fast path's test failed only because the buffer wrapped, or because a forcing thief moved
+ * split and then gave the slot back) or public (reclaim it).  Under dq_lock. */
 static int take_newest(fk_worker *w, uint64_t i) {
     if (i >= w->hot.split) {
         set_bottom(w, i);
@@ -186,29 +281,37 @@ static int take_newest(fk_worker *w, uint64_t i) {
 
 #if FK_STEAL == FK_STEAL_CONT
 int fk__pop_slow(fk_worker *w) {
-    return take_newest(w, fk__deque_bottom(w) - 1);
+    dq_lock(w);
+    int r = take_newest(w, fk__deque_bottom(w));
+    dq_unlock(w);
+    return r;
 }
 #else
 const fk__record *fk__pop_slow(fk_worker *w, fk_frame *f, uint32_t nrec) {
-    uint64_t i = fk__deque_bottom(w) - 1;
+    dq_lock(w);
+    uint64_t i = fk__deque_bottom(w);
+    const fk__record *r = NULL;
     if (take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
-        return &w->hot.buf[i & w->hot.mask];
-    /* Slot i was stolen, and so were all older ones: all of f's records. */
-    f->steals += nrec;
-    return NULL;
+        r = &w->hot.buf[i & w->hot.mask];
+    else /* slot i was stolen, and so were all older ones: all of f's records */
+        f->steals += nrec;
+    dq_unlock(w);
+    return r;
 }
 #endif
 
 /* The owner takes its newest slot, whoever pushed it (records left behind by frames that
  * unwound).  Returns 1 with a copy in *out, 0 if the deque is empty or the slot was stolen. */
 int fk__pop_leftover(fk_worker *w, fk__slot *out) {
+    dq_lock(w);
+    int r = 0;
     uint64_t b = fk__deque_bottom(w);
-    if (b == atomic_load_explicit(&w->top, memory_order_relaxed))
-        return 0;
-    if (!take_newest(w, b - 1))
-        return 0;
-    copy_slot(out, &w->hot.buf[(b - 1) & w->hot.mask]);
-    return 1;
+    if (b != atomic_load_explicit(&w->top, memory_order_relaxed) && take_newest(w, b - 1)) {
+        copy_slot(out, &w->hot.buf[(b - 1) & w->hot.mask]);
+        r = 1;
+    }
+    dq_unlock(w);
+    return r;
 }
 
 int fk__steal(fk_worker *v, fk__slot *out) {
@@ -216,7 +319,7 @@ int fk__steal(fk_worker *v, fk__slot *out) {
      * argument: a later seq_cst fence must order after that CAS). */
     uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire);
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in reclaim */
-    /* Acquire: pairs with the release store of split_pub in fk__push_slow. */
+    /* Acquire: pairs with the release store of split_pub in publish (and a forcing thief's). */
     uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
     if (t >= s) {
         /* Nothing public: ask the owner to publish (only if not asked already, so that
@@ -227,11 +330,62 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     }
     /* Acquire: pairs with the release store in grow (the copied slots). */
     fk__dqbuf *b = atomic_load_explicit(&v->dq_buf, memory_order_acquire);
-    copy_slot(out, &b->slots[t & (b->cap - 1)]);
+    copy_slot(out, &buf_slots(b)[t & (b->cap - 1)]);
     /* The slot we read is ours only if top is still t: any overwrite of slot t needs the
      * owner to have seen top > t first.  seq_cst: ordered with the owner's fence. */
     if (!atomic_compare_exchange_strong_explicit(&v->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return FK__STEAL_LOST;
     return FK__STEAL_OK;
+}
+
+/* ---- forced publication ----------------------------------------------------------------- */
+
+static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
+static int membarrier_ok;
+
+static void membarrier_setup(void) {
+    long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    membarrier_ok = cmds >= 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+                    syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+}
+
+int fk__force_available(void) {
+    pthread_once(&membarrier_once, membarrier_setup);
+    return membarrier_ok;
+}
+
+int fk__deque_has_private(const fk_worker *v) {
+    /* A hint read without the lock: cur and splitp may be of different moments, and the
+     * pointer test may be wrong across a wrap (then the forcing finds nothing to do). */
+    return atomic_load_explicit(&v->hot.cur, memory_order_relaxed) >
+           atomic_load_explicit(&v->hot.splitp, memory_order_relaxed);
+}
+
+int fk__force_publish(fk_worker *v) {
+    if (!fk__force_available() || !dq_trylock(v))
+        return 0;
+    int published = 0;
+    uint64_t s = v->hot.split, b = fk__deque_bottom(v);
+    if (b > s) {
+        uint64_t k = (b - s + 1) / 2; /* half of the private slots, the oldest, at least one */
+        set_split(v, s + k);
+        /* The owner's fence, supplied by the kernel (see the comment at the top). */
+        if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+            set_split(v, s);
+        } else {
+            /* Acquire: pairs with the owner's release stores of cur; the slots below it and
+             * what they point to were written before. */
+            uint64_t b2 = v->hot.lap + (uint64_t)(atomic_load_explicit(&v->hot.cur, memory_order_acquire) -
+                                                  v->hot.buf); /* the owner may be taking slot b2 now */
+            uint64_t end = s + k < b2 ? s + k : b2;
+            set_split(v, end > s ? end : s);
+            if (end > s) {
+                atomic_store_explicit(&v->split_pub, end, memory_order_release);
+                published = 1;
+            }
+        }
+    }
+    dq_unlock(v);
+    return published;
 }

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "worker.h"
@@ -48,12 +49,10 @@ static void futex_wake(_Atomic uint32_t *addr, int n) {
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
 }
 
-static inline void cpu_pause(void) {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ __volatile__("yield");
-#endif
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* ---- joins ---------------------------------------------------------------------------- */
@@ -336,30 +335,72 @@ int fk__switch(fk_worker *w, fk_frame *f, unsigned k) {
 
 /* ---- the worker loop ----------------------------------------------------------------- */
 
+/* Runs what a successful steal took. */
+static void run_stolen(fk_worker *w, fk__slot *s) {
+    FK__WSTAT(w, steals);
+    become_active(w);
+#if FK_STEAL == FK_STEAL_CONT
+    fk_frame *f = atomic_load_explicit(&s->frame, memory_order_relaxed);
+    f->steals++; /* we own f's continuation now; its other children arrive later */
+    trampoline(w, f);
+#else
+    run_record(w, s);
+#endif
+}
+
+/* A thief that has found nothing for FK_FORCE_AFTER_NS forces a victim that holds private
+ * work to publish it (deque.c), at most once per FK_FORCE_INTERVAL_NS in the whole pool:
+ * each forcing costs every busy worker an interrupt. */
+static int try_force(fk_worker *w, fk_worker *v) {
+    fk_pool *p = w->pool;
+    uint64_t now = now_ns();
+    if (!w->hungry_since) {
+        w->hungry_since = now;
+        return 0;
+    }
+    if (now - w->hungry_since < FK_FORCE_AFTER_NS)
+        return 0;
+    uint64_t next = atomic_load_explicit(&p->force_next, memory_order_relaxed);
+    if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, now + FK_FORCE_INTERVAL_NS,
+                                                               memory_order_relaxed, memory_order_relaxed))
+        return 0;
+    if (!fk__force_publish(v))
+        return 0;
+    FK__WSTAT(w, forced);
+    return 1;
+}
+
 static int steal_round(fk_worker *w) {
     fk_pool *p = w->pool;
     unsigned tries = fk__victim_round(&w->victims);
+    fk_worker *hoarder = NULL; /* a victim with nothing public but private work */
     for (unsigned i = 0; i < tries; i++) {
         fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
         fk__slot s;
         int r = fk__steal(v, &s);
         if (r == FK__STEAL_OK) {
-            FK__WSTAT(w, steals);
-            become_active(w);
-#if FK_STEAL == FK_STEAL_CONT
-            fk_frame *f = atomic_load_explicit(&s.frame, memory_order_relaxed);
-            f->steals++; /* we own f's continuation now; its other children arrive later */
-            trampoline(w, f);
-#else
-            run_record(w, &s);
-#endif
+            w->hungry_since = 0;
+            run_stolen(w, &s);
             return 1;
         }
-        if (r == FK__STEAL_EMPTY)
+        if (r == FK__STEAL_EMPTY) {
             FK__WSTAT(w, steal_empty);
-        else
+            if (!hoarder && fk__deque_has_private(v))
+                hoarder = v;
+        } else {
             FK__WSTAT(w, steal_lost);
+        }
     }
+    if (hoarder && try_force(w, hoarder)) {
+        fk__slot s;
+        if (fk__steal(hoarder, &s) == FK__STEAL_OK) {
+            w->hungry_since = 0;
+            run_stolen(w, &s);
+            return 1;
+        }
+    }
+    if (!w->hungry_since)
+        w->hungry_since = now_ns();
     return 0;
 }
 
@@ -417,7 +458,7 @@ static void backoff(unsigned fails) {
     if (spins > FK_BUSY_MAX_PAUSE)
         spins = FK_BUSY_MAX_PAUSE;
     for (unsigned i = 0; i < spins; i++)
-        cpu_pause();
+        fk__cpu_pause();
 }
 
 static void worker_loop(fk_worker *w) {

@@ -14,7 +14,7 @@
 /* Per-worker statistics that are not on the fork fast path (those live in fk__hot).
  * Only the owner writes them (FK__COUNT: load + store); anyone may read them. */
 typedef struct fk__wstats {
-    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, reclaims, suspends, sleeps;
+    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, forced, reclaims, suspends, sleeps;
     _Atomic uint64_t stacklets_alloc, stacklets_freed;
 } fk__wstats;
 
@@ -37,10 +37,12 @@ enum fk__wstate { FK__W_ACTIVE, FK__W_THIEF, FK__W_ASLEEP };
 struct fk_worker {
     struct fk__hot hot; /* first: the fast path reaches it through FK__HOT(w) */
 
-    /* Deque, shared with thieves.  Slots [top, split_pub) are public. */
+    /* Deque, shared with thieves.  Slots [top, split_pub) are public.  dq_lock: held by the
+     * owner in its deque slow paths and by a thief forcing a publication (deque.c). */
     _Alignas(64) _Atomic uint64_t top;
     _Atomic uint64_t split_pub;
     _Atomic(fk__dqbuf *) dq_buf;
+    _Atomic int dq_lock;
 
     /* Owner only from here on. */
     _Alignas(64) fk_pool *pool;
@@ -51,6 +53,7 @@ struct fk_worker {
     fk_frame *pending; /* a frame to resume once the C stack has unwound (child stealing) */
     fk__victims victims;
     fk__wstats st;
+    uint64_t hungry_since; /* ns (monotonic) since which this thief has found no work, or 0 */
 
     /* Submissions from other threads (roots). */
     fk__mpsc inbox;
@@ -112,6 +115,7 @@ struct fk_pool {
     fk_stats *baseline;
 
     _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
+    _Atomic uint64_t force_next;  /* ns before which no thief may force a publication */
 
     /* Start-up handshake. */
     pthread_mutex_t lock;
@@ -132,6 +136,12 @@ int fk__deque_init(fk_worker *w);
 void fk__deque_destroy(fk_worker *w);
 enum { FK__STEAL_OK, FK__STEAL_EMPTY, FK__STEAL_LOST };
 int fk__steal(fk_worker *victim, fk__slot *out);
+/* Forced publication (a thief makes the oldest private slots of an owner that does not
+ * answer requests public; see deque.c).  fk__force_available: whether this kernel offers
+ * the membarrier() it needs.  fk__deque_has_private: a hint, read without locking. */
+int fk__force_available(void);
+int fk__deque_has_private(const fk_worker *victim);
+int fk__force_publish(fk_worker *victim);
 int fk__pop_leftover(fk_worker *w, fk__slot *out);
 uint64_t fk__deque_bottom(const fk_worker *w); /* the owner's bottom index */
 
@@ -148,6 +158,14 @@ void fk__stack_account(fk_pool *pool, int64_t bytes);
 /* For tests: sizes of the stacklets of w's current stack from the bottom (the one after
  * *current is the cached one); returns how many there are.  Linear: one region. */
 int fk__stack_describe(fk_worker *w, size_t *sizes, int max, int *current);
+
+static inline void fk__cpu_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
 
 /* error.c */
 FK__NORETURN FK__COLD void fk__fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

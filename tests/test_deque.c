@@ -2,10 +2,11 @@
  *
  * One owner pushes bursts (long enough to force the buffer to grow) and pops some back;
  * thieves steal as fast as they can and, by finding the public part empty, keep asking the
- * owner to publish.  Every item must be taken exactly once, by the owner or by one thief.
- * Built per stealing mode (slots are frames or records).  Run under ThreadSanitizer by
- * `make check-tsan`. */
+ * owner to publish, and now and then force a publication (membarrier) while the owner pops.
+ * Every item must be taken exactly once, by the owner or by one thief.  Built per stealing
+ * mode (slots are frames or records).  Run under ThreadSanitizer by `make check-tsan`. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "runtime/worker.h"
@@ -14,9 +15,9 @@
 #define THIEVES 3
 
 static fk_worker *owner;
-static _Atomic int done;
+static _Atomic int done, thieves_up;
 static _Atomic uint32_t *taken;
-static _Atomic uint64_t stolen_total;
+static _Atomic uint64_t stolen_total, stolen_live, forced_total;
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rnd(void) { /* xorshift64, owner thread only */
@@ -51,18 +52,47 @@ static int pop(fk_frame *f) {
 }
 #endif
 
+/* Steals; after 64 failures in a row forces a publication (if the owner holds private
+ * slots), as an idle worker does when its requests go unanswered. */
 static void *thief(void *arg) {
     (void)arg;
-    uint64_t n = 0;
+    uint64_t n = 0, forced = 0;
+    unsigned fails = 0;
+    atomic_fetch_add(&thieves_up, 1);
     while (!atomic_load_explicit(&done, memory_order_acquire)) {
         fk__slot s;
         if (fk__steal(owner, &s) == FK__STEAL_OK) {
             take(slot_id(&s));
             n++;
+            atomic_fetch_add_explicit(&stolen_live, 1, memory_order_relaxed);
+            fails = 0;
+        } else if (++fails >= 64) {
+            fails = 0;
+            if (fk__deque_has_private(owner) && fk__force_publish(owner))
+                forced++;
         }
     }
     atomic_fetch_add(&stolen_total, n);
+    atomic_fetch_add(&forced_total, forced);
     return NULL;
+}
+
+static void start_thieves(pthread_t *th) {
+    atomic_store(&done, 0);
+    atomic_store(&thieves_up, 0);
+    atomic_store(&stolen_total, 0);
+    atomic_store(&stolen_live, 0);
+    atomic_store(&forced_total, 0);
+    for (int i = 0; i < THIEVES; i++)
+        ASSERT_EQ(pthread_create(&th[i], NULL, thief, NULL), 0);
+    while (atomic_load(&thieves_up) < THIEVES) /* start together, whatever else the machine runs */
+        sched_yield();
+}
+
+static void stop_thieves(pthread_t *th) {
+    atomic_store_explicit(&done, 1, memory_order_release);
+    for (int i = 0; i < THIEVES; i++)
+        pthread_join(th[i], NULL);
 }
 
 static fk_worker *make_owner(void) {
@@ -73,22 +103,27 @@ static fk_worker *make_owner(void) {
     return w;
 }
 
-/* ids[] mirrors what the owner believes is still in its deque, newest last. */
+/* ids[] mirrors what the owner believes is still in its deque, newest last.  The owner
+ * pushes at least `total` items, for at least 0.25 s (pausing a little between bursts, so
+ * that thieves interleave with it), and goes on (for at most 60 s) until thieves have stolen
+ * some: on a loaded machine the thieves may not get a CPU for a while. */
 static void stress(uint64_t total, unsigned max_burst) {
     owner = make_owner();
-    taken = calloc(total, sizeof *taken);
+    uint64_t cap = total * 4;
+    taken = calloc(cap, sizeof *taken);
     ASSERT(taken);
-    uint64_t *ids = malloc(total * sizeof *ids), nids = 0, next = 0, popped = 0;
+    uint64_t *ids = malloc(cap * sizeof *ids), nids = 0, next = 0, popped = 0;
     fk_frame f;
     memset(&f, 0, sizeof f);
-    atomic_store(&done, 0);
-    atomic_store(&stolen_total, 0);
     pthread_t th[THIEVES];
-    for (int i = 0; i < THIEVES; i++)
-        ASSERT_EQ(pthread_create(&th[i], NULL, thief, NULL), 0);
-    while (next < total) {
+    start_thieves(th);
+    double t0 = test_now();
+    while (next < cap && (next < total || test_now() - t0 < 0.25 ||
+                          (atomic_load(&stolen_live) == 0 && test_now() - t0 < 60))) {
+        for (unsigned k = rnd() % 64; k; k--)
+            fk__cpu_pause();
         uint64_t burst = 1 + rnd() % max_burst;
-        for (uint64_t k = 0; k < burst && next < total; k++) {
+        for (uint64_t k = 0; k < burst && next < cap; k++) {
             push(next);
             ids[nids++] = next++;
         }
@@ -110,24 +145,65 @@ static void stress(uint64_t total, unsigned max_burst) {
             nids = 0;
         }
     }
-    atomic_store_explicit(&done, 1, memory_order_release);
-    for (int i = 0; i < THIEVES; i++)
-        pthread_join(th[i], NULL);
+    stop_thieves(th);
     uint64_t stolen = atomic_load(&stolen_total);
-    for (uint64_t id = 0; id < total; id++)
+    for (uint64_t id = 0; id < next; id++)
         ASSERT_MSG(atomic_load(&taken[id]) == 1, "item %llu taken %u times (popped %llu, stolen %llu)",
                    (unsigned long long)id, atomic_load(&taken[id]), (unsigned long long)popped,
                    (unsigned long long)stolen);
-    ASSERT_EQ_U(popped + stolen, total);
-    printf("  %llu items: %llu popped by the owner, %llu stolen, deque grew to %llu slots\n",
-           (unsigned long long)total, (unsigned long long)popped, (unsigned long long)stolen,
-           (unsigned long long)owner->dq_cur->cap);
+    ASSERT_EQ_U(popped + stolen, next);
+    printf("  %llu items: %llu popped by the owner, %llu stolen (%llu forced publications), deque grew to %llu "
+           "slots\n",
+           (unsigned long long)next, (unsigned long long)popped, (unsigned long long)stolen,
+           (unsigned long long)atomic_load(&forced_total), (unsigned long long)owner->dq_cur->cap);
     ASSERT_GT(owner->dq_cur->cap, FK_DEQUE_INITIAL); /* it had to grow */
     ASSERT_GT(stolen, 0);
     free(ids);
     free(taken);
     fk__deque_destroy(owner);
     free(owner);
+}
+
+/* An owner that pushes and then stops touching its deque (it runs a long leaf) still loses
+ * its work to thieves: they force the publication.  Then it pops what is left; every item
+ * once. */
+TEST(deque_forced_publication) {
+    ASSERT_MSG(fk__force_available(), "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is unavailable: thieves cannot "
+               "force an owner to publish, and the scheduler is not greedy on this kernel");
+    for (int round = 0; round < 20; round++) {
+        owner = make_owner();
+        enum { N = 16 };
+        taken = calloc(N, sizeof *taken);
+        for (uint64_t id = 0; id < N; id++) /* before any thief asks: all private */
+            push(id);
+        pthread_t th[THIEVES];
+        start_thieves(th);
+        double t0 = test_now();
+        while (atomic_load(&stolen_live) == 0 && test_now() - t0 < 10)
+            sched_yield(); /* "a long leaf": no push, no pop */
+        uint64_t got = atomic_load(&stolen_live);
+        fk_frame f;
+        memset(&f, 0, sizeof f);
+        uint64_t popped = 0;
+        for (uint64_t id = N; id-- > 0;) {
+            if (!pop(&f))
+                break;
+            take(id);
+            popped++;
+        }
+        stop_thieves(th);
+        ASSERT_MSG(got > 0, "round %d: nothing was stolen in 10 s from an owner that stopped with %d private slots",
+                   round, N);
+        uint64_t forced = atomic_load(&forced_total);
+        ASSERT_MSG(forced > 0, "round %d: items were stolen but no publication was forced", round);
+        for (uint64_t id = 0; id < N; id++)
+            ASSERT_MSG(atomic_load(&taken[id]) == 1, "round %d: item %llu taken %u times", round,
+                       (unsigned long long)id, atomic_load(&taken[id]));
+        ASSERT_EQ_U(popped + atomic_load(&stolen_total), N);
+        free(taken);
+        fk__deque_destroy(owner);
+        free(owner);
+    }
 }
 
 TEST(deque_small_bursts) { stress(400000, 8); }
@@ -208,6 +284,7 @@ int main(int argc, char **argv) {
         TEST_CASE(deque_owner_only, 30),
         TEST_CASE(deque_small_bursts, 120),
         TEST_CASE(deque_long_bursts, 120),
+        TEST_CASE(deque_forced_publication, 120),
         TEST_CASE(mpsc_every_node_once_in_order, 60),
         {0},
     });

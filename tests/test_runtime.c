@@ -6,6 +6,8 @@
  * no-hang and idle-CPU properties; misuse and failure reporting. */
 #define FK_STATS 2 /* count every fork and call (stats_counts checks them) */
 #include <pthread.h>
+#include <sched.h>
+#include <time.h>
 #include <sys/resource.h>
 #include <sys/time.h>
 
@@ -122,6 +124,99 @@ FK_TASK(wide, int64_t, wide_frame *f, (int, n), (int, inner)) {
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++)
         FK_FORK(&f->res[f->i], fib, f->inner);
+    FK_JOIN();
+    int64_t s = 0;
+    for (int i = 0; i < f->n; i++)
+        s += f->res[i];
+    FK_FREE(f->res);
+    FK_RETURN(s);
+} FK_END
+
+/* Leaves that sleep (no CPU: more workers than cores still overlap them) and leaves that
+ * wait for each other.  They test greediness: a scheduler that leaves a worker idle while
+ * work waits in a deque serializes them. */
+FK_LEAF_TASK(nap, int64_t, (int, ms)) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+    FK_RETURN(1);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t a, b;
+    int ms;
+} nap_pair_frame;
+
+/* fork + call: the parent's continuation (continuation stealing) or the forked child (child
+ * stealing) must be taken while this worker sleeps in the other leaf. */
+FK_TASK(nap_pair, int64_t, nap_pair_frame *f, (int, ms)) {
+    FK_BEGIN(f);
+    f->ms = ms;
+    FK_FORK(&f->a, nap, f->ms);
+    FK_CALL(&f->b, nap, f->ms);
+    FK_JOIN();
+    FK_RETURN(f->a + f->b);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t *res;
+    int i, n, ms, inner;
+} nap_loop_frame;
+
+/* A loop of forked leaves (inner == 0), or of forked loops of inner leaves each. */
+FK_TASK(nap_loop, int64_t, nap_loop_frame *f, (int, n), (int, inner), (int, ms)) {
+    FK_BEGIN(f);
+    f->n = n;
+    f->inner = inner;
+    f->ms = ms;
+    f->res = FK_ALLOC(int64_t, n);
+    for (f->i = 0; f->i < f->n; f->i++) {
+        if (f->inner)
+            FK_FORK(&f->res[f->i], nap_loop, f->inner, 0, f->ms);
+        else
+            FK_FORK(&f->res[f->i], nap, f->ms);
+    }
+    FK_JOIN();
+    int64_t s = 0;
+    for (int i = 0; i < f->n; i++)
+        s += f->res[i];
+    FK_FREE(f->res);
+    FK_RETURN(s);
+} FK_END
+
+/* n leaves that all wait for each other (spinning, yielding, for at most 10 s): they finish
+ * only if n workers run them at the same time. */
+static _Atomic int meet_count, meet_target;
+
+FK_LEAF_TASK(meet, int64_t, (int, unused)) {
+    (void)unused;
+    atomic_fetch_add(&meet_count, 1);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        if (atomic_load(&meet_count) >= atomic_load(&meet_target))
+            FK_RETURN(1);
+        sched_yield();
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    } while (t.tv_sec - t0.tv_sec < 10);
+    FK_RETURN(0);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t *res;
+    int i, n;
+} meet_loop_frame;
+
+FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    f->n = n;
+    f->res = FK_ALLOC(int64_t, n);
+    for (f->i = 0; f->i < f->n - 1; f->i++)
+        FK_FORK(&f->res[f->i], meet, 0);
+    FK_CALL(&f->res[f->n - 1], meet, 0);
     FK_JOIN();
     int64_t s = 0;
     for (int i = 0; i < f->n; i++)
@@ -320,6 +415,79 @@ TEST(lazy_idle_cpu) {
     ASSERT_MSG(cpu < 0.02 * wall, "idle lazy pool burnt %.1f ms of CPU in %.2f s", cpu * 1e3, wall);
     fk_pool_destroy(p);
 }
+
+/* ---- greediness ------------------------------------------------------------------------ *
+ * Work pushed just before a long leaf must reach idle workers while the leaf runs: these
+ * took the serial sum of their leaves before the scheduler could force a publication. */
+
+struct nap_case {
+    const char *what;
+    int n, inner, ms; /* nap_loop(n, inner, ms), or nap_pair(ms) if n == 0 */
+};
+
+static double nap_run(fk_pool *p, const struct nap_case *c, int64_t *r) {
+    double t0 = test_now();
+    if (c->n)
+        ASSERT_EQ(FK_RUN(p, r, nap_loop, c->n, c->inner, c->ms), 0);
+    else
+        ASSERT_EQ(FK_RUN(p, r, nap_pair, c->ms), 0);
+    return test_now() - t0;
+}
+
+static void greedy_on(fk_sched sched) {
+    static const struct nap_case cases[] = {
+        {"fork + call of two 100 ms leaves", 0, 0, 100},
+        {"a loop of 8 forked 40 ms leaves", 8, 0, 40},
+        {"4 forked loops of 4 forked 20 ms leaves", 4, 4, 20},
+    };
+    for (unsigned workers = 2; workers <= 4; workers += 2) {
+        fk_pool *p = make_pool(workers, sched);
+        for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+            const struct nap_case *c = &cases[k];
+            int leaves = c->n ? c->n * (c->inner ? c->inner : 1) : 2;
+            double serial = leaves * c->ms * 1e-3;
+            double ideal = (leaves + workers - 1) / workers * c->ms * 1e-3;
+            int64_t r = 0;
+            double best = 1e9;
+            for (int rep = 0; rep < 2; rep++) { /* the better of two: a VM may stall once */
+                double t = nap_run(p, c, &r);
+                ASSERT_EQ(r, leaves);
+                best = t < best ? t : best;
+            }
+            printf("  %u workers (%s), %s: %.0f ms (serial %.0f ms, ideal %.0f ms)\n", workers,
+                   fk_sched_name(sched), c->what, best * 1e3, serial * 1e3, ideal * 1e3);
+            /* Well under the serial sum: at most halfway between the ideal and serial. */
+            ASSERT_MSG(best < (ideal + serial) / 2, "%s on %u workers took %.0f ms: serial is %.0f ms, ideal %.0f ms",
+                       c->what, workers, best * 1e3, serial * 1e3, ideal * 1e3);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+TEST(greedy_busy) { greedy_on(FK_SCHED_BUSY); }
+TEST(greedy_lazy) { greedy_on(FK_SCHED_LAZY); }
+
+/* n leaves that wait for each other complete only if all n run at once: with n workers, a
+ * greedy scheduler must hand every forked leaf to an idle worker while the owner waits in
+ * the leaf it runs itself.  A non-greedy one hangs here until the leaves give up (10 s). */
+static void meet_on(fk_sched sched) {
+    for (unsigned workers = 2; workers <= 4; workers++) {
+        fk_pool *p = make_pool(workers, sched);
+        for (int rep = 0; rep < 3; rep++) {
+            atomic_store(&meet_count, 0);
+            atomic_store(&meet_target, (int)workers);
+            int64_t r = 0;
+            double t0 = test_now();
+            ASSERT_EQ(FK_RUN(p, &r, meet_loop, (int)workers), 0);
+            ASSERT_MSG(r == (int64_t)workers, "%u leaves waiting for each other on %u workers (%s): %lld of them met, "
+                       "after %.1f s", workers, workers, fk_sched_name(sched), (long long)r, test_now() - t0);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+TEST(greedy_meet_busy) { meet_on(FK_SCHED_BUSY); }
+TEST(greedy_meet_lazy) { meet_on(FK_SCHED_LAZY); }
 
 /* Statistics count what happened: on one worker, fib(n) forks and calls once per internal
  * node and nothing is stolen. */
@@ -843,6 +1011,10 @@ int main(int argc, char **argv) {
         TEST_CASE(deep_chain, 60),
         TEST_CASE(lazy_no_hang, 120),
         TEST_CASE(lazy_idle_cpu, 30),
+        TEST_CASE(greedy_busy, 60),
+        TEST_CASE(greedy_lazy, 60),
+        TEST_CASE(greedy_meet_busy, 90),
+        TEST_CASE(greedy_meet_lazy, 90),
         TEST_CASE(stats_counts, 30),
         TEST_CASE(api_errors, 10),
         TEST_CASE(run_from_worker_refused, 10),

@@ -178,6 +178,8 @@ typedef struct fk_stats {
     uint64_t steal_empty;           /* attempts that found the victim's public deque empty */
     uint64_t steal_lost;            /* attempts that lost a race with another thief or the owner */
     uint64_t publishes, reclaims;   /* owner made deque slots public / took public slots back */
+    uint64_t forced;                /* publications this thief forced on an owner that did not
+                                       answer its requests (greediness; see deque.c) */
     uint64_t suspends;              /* joins (explicit or implicit) that could not continue */
     uint64_t sleeps;                /* times a lazy worker went to sleep */
     uint64_t stacklets_alloc, stacklets_freed; /* segmented: stacklets; linear: regions */
@@ -227,6 +229,13 @@ unsigned fk__worker_id(const fk_worker *w);
     static FK__UNUSED int name##__resume(fk_worker *fk__w, fk_frame *fk__f) {             \
         return name(fk__w, (uintptr_t)fk__f | FK__LINK_RESUME, (RET *)fk__f->ret,          \
                     FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__));                            \
+    }                                                                                      \
+    /* Calls the task with arguments evaluated earlier (a fork evaluates them before it */ \
+    /* pushes the parent: once pushed, the parent may be resumed elsewhere at once). */    \
+    static inline __attribute__((always_inline, unused)) int name##__apply(               \
+        fk_worker *fk__w, uintptr_t fk__l, RET *fk__ret, const struct name##__args *fk__ap) { \
+        const struct name##__args fk__a = *fk__ap;                                         \
+        return name(fk__w, fk__l, fk__ret, FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));      \
     }
 
 #define FK_TASK(name, RET, FRAMEDECL, ...)                                                 \
@@ -363,10 +372,13 @@ unsigned fk__worker_id(const fk_worker *w);
 
 #define FK__SCOPE_LOCALS
 
-/* Push our continuation, run the child.  Child returned 0: it was suspended, so our
- * continuation (older in the deque) was stolen before it: our C frame is dead, unwind.
- * Pop failed: a thief has our continuation; arrive at our join counter as the child
- * that finished; if we are last, the parent is waiting at its join: continue there. */
+/* Evaluate the child's result address and arguments (they may read the frame), push our
+ * continuation, run the child.  Once pushed, the continuation may be stolen and run
+ * elsewhere at once, so nothing may read the frame between the push and the call.
+ * Child returned 0: it was suspended, so our continuation (older in the deque) was stolen
+ * before it: our C frame is dead, unwind.  Pop failed: a thief has our continuation;
+ * arrive at our join counter as the child that finished; if we are last, the parent is
+ * waiting at its join: continue there. */
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
         (void)fk__resumable;                                                               \
@@ -374,9 +386,11 @@ unsigned fk__worker_id(const fk_worker *w);
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__SCOPE_OPEN();                                                                  \
         FK__STAT_INC(fk__w, n_fork);                                                       \
+        task##__ret_t *const fk__res = (slot);                                             \
+        const struct task##__args fk__fa = {__VA_ARGS__};                                  \
         fk__self->resume = &&L;                                                            \
         fk__push(fk__w, fk__self);                                                         \
-        if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self, (slot), __VA_ARGS__)))          \
+        if (FK__UNLIKELY(!task##__apply(fk__w, (uintptr_t)fk__self, fk__res, &fk__fa)))    \
             return 0;                                                                      \
         if (FK__UNLIKELY(!fk__pop(fk__w))) {                                               \
             if (!fk__arrive(fk__w, fk__self, 1))                                           \

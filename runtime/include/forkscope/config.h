@@ -87,4 +87,13 @@
 #define FK_BUSY_YIELD_AFTER 1024
 #endif
 
+/* Greediness: a thief that has found no work for this long forces a victim holding private
+ * work to publish it (a membarrier() in deque.c), at most once per interval pool-wide. */
+#ifndef FK_FORCE_AFTER_NS
+#define FK_FORCE_AFTER_NS 100000u
+#endif
+#ifndef FK_FORCE_INTERVAL_NS
+#define FK_FORCE_INTERVAL_NS 50000u
+#endif
+
 #endif

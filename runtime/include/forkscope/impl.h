@@ -107,12 +107,14 @@ struct fk__hot {
     char *lo;
     /* Deque, owner's private view.  Slot index x lives at buf[x & mask]; the owner keeps a
      * cursor instead of its bottom index: bottom = lap + (cur - buf).  Slots from split to
-     * bottom are private: thieves never touch them, so push and pop need no fence.  Slots
-     * from top to split are public.  splitp is split's slot; cur - 1 >= splitp means the
-     * newest slot is private (when the buffer wraps the test may say no wrongly, never yes
-     * wrongly: the slow path sorts it out). */
-    fk__slot *cur;
-    fk__slot *splitp;
+     * bottom are private: thieves never take them, so push and pop need no fence.  Slots
+     * from top to split are public.  splitp is split's slot (see fk__split_ptr); cur - 1 >=
+     * splitp means the newest slot is private (when the buffer wraps the test may say no
+     * wrongly, never yes wrongly: the slow path sorts it out).
+     * cur and splitp are atomic because a thief that forces a publication (deque.c) reads
+     * cur and moves split; the owner's accesses are relaxed (plain moves on x86-64). */
+    _Atomic(fk__slot *) cur;
+    _Atomic(fk__slot *) splitp;
     uint64_t lap;
     uint64_t split;
     fk__slot *buf;
@@ -141,10 +143,11 @@ struct fk__hot {
 
 /* ---- out-of-line slow paths (runtime) ---------------------------------------------- */
 
-fk__slot *fk__push_slow(fk_worker *w);
 #if FK_STEAL == FK_STEAL_CONT
+void fk__push_slow(fk_worker *w, fk_frame *f);
 int fk__pop_slow(fk_worker *w);
 #else
+void fk__push_slow(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret, const void *args, size_t size);
 const fk__record *fk__pop_slow(fk_worker *w, fk_frame *f, uint32_t nrec);
 void fk__join_unwound(fk_worker *w, fk_frame *f, uint32_t detached);
 #endif
@@ -188,60 +191,69 @@ static inline void fk__free(fk_worker *w, void *p) {
 
 /* ---- deque, owner side --------------------------------------------------------------- */
 
-/* Makes room for one more slot and returns it; the caller fills it and then sets
- * cur = slot + 1.  Ordering: slots are written relaxed; thieves see them only after the
- * owner publishes them with a release store of `split_pub` in fk__push_slow (paired with
- * the thief's acquire load of split_pub in fk__steal). */
-static inline fk__slot *fk__push_slot(fk_worker *w) {
-    struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = h->cur;
-    if (FK__UNLIKELY(s >= atomic_load_explicit(&h->limit, memory_order_relaxed)))
-        s = fk__push_slow(w);
-    return s;
-}
+#define FK__RELAXED memory_order_relaxed
 
+/* Pushes one slot.  Fast path: the slot at cur is below limit; it is written with relaxed
+ * stores and becomes visible to thieves only when the owner publishes it (a release store
+ * of split_pub in deque.c, paired with the thief's acquire load).  Slow path (limit
+ * reached: the buffer's end, a full buffer, or a thief's request): fk__push_slow writes the
+ * slot itself and, if a thief asked, publishes the oldest private slots, the new one
+ * included (so a parent that forks and then runs a long leaf can be stolen at once). */
 #if FK_STEAL == FK_STEAL_CONT
 static inline void fk__push(fk_worker *w, fk_frame *f) {
-    fk__slot *s = fk__push_slot(w);
-    atomic_store_explicit(&s->frame, f, memory_order_relaxed);
-    FK__HOT(w)->cur = s + 1;
+    struct fk__hot *h = FK__HOT(w);
+    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED);
+    if (FK__UNLIKELY(s >= atomic_load_explicit(&h->limit, FK__RELAXED))) {
+        fk__push_slow(w, f);
+        return;
+    }
+    atomic_store_explicit(&s->frame, f, FK__RELAXED);
+    atomic_store_explicit(&h->cur, s + 1, memory_order_release);
 }
 
 /* Takes back the frame pushed last.  Returns 1 if it was still there; 0 if a thief stole
- * it (then the parent's continuation runs elsewhere). */
+ * it (then the parent's continuation runs elsewhere).  The cursor is stored before split is
+ * read (the owner's half of the Dekker pattern with a thief that forces a publication: the
+ * thief moves split, then runs membarrier(), then reads cur; see deque.c). */
 static inline int fk__pop(fk_worker *w) {
     struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = h->cur - 1;
-    if (FK__LIKELY(s >= h->splitp)) { /* private: no thief can reach it */
-        h->cur = s;
+    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED) - 1;
+    atomic_store_explicit(&h->cur, s, memory_order_release);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (FK__LIKELY(s >= atomic_load_explicit(&h->splitp, FK__RELAXED))) /* private */
         return 1;
-    }
     return fk__pop_slow(w);
 }
 #else
 static inline void fk__push_record(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret,
                                    const void *args, size_t size) {
+    struct fk__hot *h = FK__HOT(w);
+    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED);
+    if (FK__UNLIKELY(s >= atomic_load_explicit(&h->limit, FK__RELAXED))) {
+        fk__push_slow(w, thunk, link, ret, args, size);
+        return;
+    }
     uint64_t words[FK_RECORD_ARG_WORDS];
-    fk__slot *s = fk__push_slot(w);
     words[(size + 7) / 8 - 1] = 0; /* the last word may be partly filled */
     memcpy(words, args, size);
-    atomic_store_explicit(&s->thunk, (uintptr_t)thunk, memory_order_relaxed);
-    atomic_store_explicit(&s->link, link, memory_order_relaxed);
-    atomic_store_explicit(&s->ret, (uintptr_t)ret, memory_order_relaxed);
+    atomic_store_explicit(&s->thunk, (uintptr_t)thunk, FK__RELAXED);
+    atomic_store_explicit(&s->link, link, FK__RELAXED);
+    atomic_store_explicit(&s->ret, (uintptr_t)ret, FK__RELAXED);
     for (size_t i = 0; i < (size + 7) / 8; i++)
-        atomic_store_explicit(&s->args[i], words[i], memory_order_relaxed);
-    FK__HOT(w)->cur = s + 1;
+        atomic_store_explicit(&s->args[i], words[i], FK__RELAXED);
+    atomic_store_explicit(&h->cur, s + 1, memory_order_release);
 }
 
 /* Takes back the record pushed last (one of f's nrec records), or returns NULL if it was
- * stolen: then so were all of f's older ones, and f->steals counts them. */
+ * stolen: then so were all of f's older ones, and f->steals counts them.  Stores the cursor
+ * before reading split, as fk__pop does. */
 static inline const fk__record *fk__pop_record(fk_worker *w, fk_frame *f, uint32_t nrec) {
     struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = h->cur - 1;
-    if (FK__LIKELY(s >= h->splitp)) {
-        h->cur = s;
+    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED) - 1;
+    atomic_store_explicit(&h->cur, s, memory_order_release);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (FK__LIKELY(s >= atomic_load_explicit(&h->splitp, FK__RELAXED)))
         return s;
-    }
     return fk__pop_slow(w, f, nrec);
 }
 #endif
