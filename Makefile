@@ -22,7 +22,7 @@ BUILD   := build
 CC      := gcc
 CLANG   := clang
 MODES   := rel debug tsan asan
-VARIANTS := cont-seg cont-lin child-seg child-lin
+VARIANTS := cont-seg cont-lin child-seg child-lin child-native
 BASELINES := serial omp omp-llvm
 
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
@@ -31,8 +31,11 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointe
 WERROR ?=
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -pthread -Iruntime/include -Iruntime -I. -MMD -MP $(WARN) $(WERROR)
 
-MODE_rel   := -O3 -g -DNDEBUG
-MODE_debug := -O1 -g -DFK_DEBUG=1
+# Release and debug builds are not position-independent: a task's resume points and a
+# record's thunk are then one-instruction stores of 32-bit addresses (PIE needs a lea and a
+# store each).  Sanitizer builds stay PIE, as the sanitizers' runtimes expect.
+MODE_rel   := -O3 -g -DNDEBUG -fno-pie
+MODE_debug := -O1 -g -DFK_DEBUG=1 -fno-pie
 MODE_tsan  := -O1 -g -fsanitize=thread -Wno-tsan -DFK_DEBUG=1
 MODE_asan  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DFK_DEBUG=1
 
@@ -40,10 +43,14 @@ VAR_cont-seg  := -DFK_STEAL=1 -DFK_STACK=1
 VAR_cont-lin  := -DFK_STEAL=1 -DFK_STACK=2
 VAR_child-seg := -DFK_STEAL=2 -DFK_STACK=1
 VAR_child-lin := -DFK_STEAL=2 -DFK_STACK=2
+VAR_child-native := -DFK_STEAL=2 -DFK_STACK=3
 VAR_serial    := -DFK_BASELINE_SERIAL=1
 VAR_omp       := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_omp-llvm  := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_common    :=
+
+LDMODE_rel   := -no-pie
+LDMODE_debug := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
 $(foreach v,$(VARIANTS) serial omp common,$(eval CC_$(v) := $(CC)))
@@ -97,7 +104,7 @@ FORCE:
 RT_TESTS := test_runtime test_stack test_deque $(if $(wildcard tests/test_topology.c),test_topology)
 define TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(BUILD)/$(1)/$(2)/libforkscope.a
-	$$(CC_$(2)) $$(MODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
+	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
 
@@ -109,7 +116,7 @@ SUITE_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_uts.c tests/test_ker
 SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c
 define SUITE_TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(SUITE_SRC)) $(4)
-	$$(CC_$(2)) $$(MODE_$(1)) $$(VAR_$(2)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) $$(VAR_$(2)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(SUITE_TESTS),$(eval $(call SUITE_TEST_RULES,$(m),$(v),$(t),$(BUILD)/$(m)/$(v)/libforkscope.a)))))
 $(foreach m,$(MODES),$(foreach v,$(BASELINES),$(foreach t,$(SUITE_TESTS),$(eval $(call SUITE_TEST_RULES,$(m),$(v),$(t),)))))
@@ -120,7 +127,7 @@ suite_tests = $(foreach v,$(VARIANTS) $(BASELINES),$(foreach t,$(SUITE_TESTS),$(
 define DRIVER_RULES
 $(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC)) $(BUILD)/rel/$(1)/buildinfo.o $(2)
 	@mkdir -p $$(@D)
-	$$(CC_$(1)) $$(MODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
 endef
 $(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a)))
 $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
@@ -129,11 +136,11 @@ DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 # ---- the harness ------------------------------------------------------------------------------
 $(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC) $(HARNESS_RT_SRC))
 	@mkdir -p $(@D)
-	$(CC) $(MODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
+	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
 
 define COMMON_TEST_RULES
 $(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %.c,$(BUILD)/$(1)/common/%.o,$$(HARNESS_LIB_SRC))
-	$$(CC) $$(MODE_$(1)) -pthread $$^ -o $$@ $$(HARNESS_LIBS)
+	$$(CC) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ $$(HARNESS_LIBS)
 endef
 $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES,$(m),$(t)))))
 common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))

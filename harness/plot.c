@@ -45,6 +45,7 @@ static const struct style {
     {"cont-seg-busy", "#1f77b4", 5},  {"cont-seg-lazy", "#17becf", 13}, {"cont-lin-busy", "#2ca02c", 15},
     {"cont-lin-lazy", "#bcbd22", 7},  {"child-seg-busy", "#d62728", 5}, {"child-seg-lazy", "#ff7f0e", 13},
     {"child-lin-busy", "#9467bd", 15}, {"child-lin-lazy", "#7f7f7f", 9},
+    {"child-native-busy", "#e6550d", 11}, {"child-native-lazy", "#fd8d3c", 5},
 };
 #define NKNOWN (sizeof known_styles / sizeof *known_styles)
 

@@ -18,6 +18,8 @@ static const struct axis_value steal_axis[] = {
 static const struct axis_value stack_axis[] = {
     {"seg", "segmented frame stacks: linked stacklets that double in size"},
     {"lin", "linear frame stacks: one contiguous reserved region per stack"},
+    {"native", "frames in the tasks' own C stack frames; a join that must wait steals meanwhile "
+               "(leapfrogging, as Lace) instead of suspending; child stealing only"},
     {NULL, NULL},
 };
 static const struct axis_value sched_axis[] = {
@@ -39,9 +41,19 @@ static const struct baseline baselines[] = {
 };
 
 const char *const fk_variant_names[] = {
-    "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy", "cont-lin-lazy", "child-seg-busy", "child-seg-lazy",
-    "child-lin-busy", "child-lin-lazy", "serial",        "omp",           "omp-llvm",       NULL,
+    "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
+    "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "serial",         "omp",
+    "omp-llvm",       NULL,
 };
+
+/* Stealing-stack pairs that do not exist, and why. */
+static const char *refused_pair(const char *steal, const char *stack) {
+    if (!strcmp(steal, "cont") && !strcmp(stack, "native"))
+        return "continuation stealing with frames on the native C stack would need Fibril's stack switching "
+               "(a thief resumes a frame that lives on another worker's stack), which forkscope does not "
+               "implement; use cont-seg or cont-lin, or child-native";
+    return NULL;
+}
 
 static const char *axis_list(const struct axis_value *a, char *buf, size_t len) {
     buf[0] = 0;
@@ -115,6 +127,9 @@ int fk_variant_parse(const char *name, fk_variant *v, char *err, size_t errlen) 
                    -1;
         p = dash ? dash + 1 : p + n;
     }
+    const char *why = refused_pair(steal_axis[idx[0]].name, stack_axis[idx[1]].name);
+    if (why)
+        return snprintf(err, errlen, "'%s': %s", name, why), -1;
     v->kind = FK_VARIANT_RUNTIME;
     snprintf(v->name, sizeof v->name, "%s-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
              sched_axis[idx[2]].name);
@@ -155,16 +170,16 @@ void fk_variants_print(FILE *out) {
     fprintf(out, "Runtime variants (stealing-stack-scheduler):\n");
     for (size_t s = 0; steal_axis[s].name; s++)
         for (size_t k = 0; stack_axis[k].name; k++)
-            for (size_t h = 0; sched_axis[h].name; h++) {
+            for (size_t h = 0; sched_axis[h].name && !refused_pair(steal_axis[s].name, stack_axis[k].name); h++) {
                 char name[32];
                 snprintf(name, sizeof name, "%s-%s-%s", steal_axis[s].name, stack_axis[k].name, sched_axis[h].name);
-                fprintf(out, "  %-16s %s stealing, %s stacks, %s scheduler  (fk-bench-%s-%s --sched %s)\n", name,
+                fprintf(out, "  %-18s %s stealing, %s stacks, %s scheduler  (fk-bench-%s-%s --sched %s)\n", name,
                         steal_axis[s].name, stack_axis[k].name, sched_axis[h].name, steal_axis[s].name,
                         stack_axis[k].name, sched_axis[h].name);
             }
     fprintf(out, "Baselines:\n");
     for (size_t b = 0; baselines[b].name; b++)
-        fprintf(out, "  %-16s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
+        fprintf(out, "  %-18s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
     fprintf(out, "\nNaming: a runtime variant takes one value on each axis, in this order:\n");
     const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};
     static const char *const titles[3] = {"stealing", "frame stack", "scheduler"};
@@ -172,13 +187,15 @@ void fk_variants_print(FILE *out) {
         fprintf(out, "  %s%s:\n", titles[a], a < 2 ? " (compiled in: one driver per stealing-stack pair)"
                                                     : " (chosen at run time: the driver's --sched)");
         for (size_t i = 0; axes[a][i].name; i++)
-            fprintf(out, "    %-6s %s\n", axes[a][i].name, axes[a][i].what);
+            fprintf(out, "    %-7s %s\n", axes[a][i].name, axes[a][i].what);
     }
     fprintf(out, "\nA name is refused when:\n"
                  "  - an axis value is unknown (e.g. 'cont-seg-fast': 'fast' is not a scheduler value);\n"
                  "  - an axis is missing (e.g. 'cont-seg': every runtime variant names its scheduler);\n"
                  "  - a baseline is given a scheduler (e.g. 'omp-busy': serial/omp/omp-llvm take no scheduler);\n"
-                 "  - it has parts after the scheduler.\n"
+                 "  - it has parts after the scheduler;\n"
+                 "  - the pair does not exist: cont-native (continuation stealing on the native C stack needs\n"
+                 "    Fibril-style stack switching, not implemented).\n"
                  "In a sweep, 'serial' runs on 1 worker only: its cells at other worker counts are skipped.\n"
                  "Drivers are looked up next to the forkscope executable; FORKSCOPE_DRIVER=PATH runs PATH for\n"
                  "every variant instead (for tests).\n");

@@ -89,7 +89,7 @@ static void dq_unlock(fk_worker *w) { atomic_store_explicit(&w->dq_lock, 0, memo
  * indices that the protocol is written in. */
 
 uint64_t fk__deque_bottom(const fk_worker *w) {
-    return w->hot.lap + (uint64_t)(atomic_load_explicit(&w->hot.cur, memory_order_relaxed) - w->hot.buf);
+    return w->hot->lap + (uint64_t)(atomic_load_explicit(&w->hot->cur, memory_order_relaxed) - w->hot->buf);
 }
 
 /* split's slot, for the owner's test `cur - 1 >= splitp`.  Index x at or after the owner's
@@ -97,30 +97,30 @@ uint64_t fk__deque_bottom(const fk_worker *w) {
  * then no slot of this lap is at or above it); an older x maps to its slot, which is then
  * conservative (every slot of this lap is private anyway). */
 static fk__slot *split_ptr(const fk_worker *w, uint64_t x) {
-    if (x >= w->hot.lap)
-        return w->hot.buf + (x - w->hot.lap);
-    return w->hot.buf + (x & w->hot.mask);
+    if (x >= w->hot->lap)
+        return w->hot->buf + (x - w->hot->lap);
+    return w->hot->buf + (x & w->hot->mask);
 }
 
 static void set_split(fk_worker *w, uint64_t s) {
-    w->hot.split = s;
-    atomic_store_explicit(&w->hot.splitp, split_ptr(w, s), memory_order_relaxed);
+    w->hot->split = s;
+    atomic_store_explicit(&w->hot->splitp, split_ptr(w, s), memory_order_relaxed);
 }
 
 /* Moves the cursor to index b; the lap may change, so split's pointer is recomputed. */
 static void set_bottom(fk_worker *w, uint64_t b) {
-    w->hot.lap = b & ~w->hot.mask;
-    atomic_store_explicit(&w->hot.cur, w->hot.buf + (b & w->hot.mask), memory_order_relaxed);
-    set_split(w, w->hot.split);
+    w->hot->lap = b & ~w->hot->mask;
+    atomic_store_explicit(&w->hot->cur, w->hot->buf + (b & w->hot->mask), memory_order_relaxed);
+    set_split(w, w->hot->split);
 }
 
 /* The slot at which push must stop: the end of the buffer, or the slot of index t + cap
  * (which must not be overwritten: it still holds index t) if that comes first. */
 static fk__slot *limit_for(const fk_worker *w, uint64_t t) {
-    uint64_t stop = t + w->dq_cur->cap, lap = w->hot.lap;
+    uint64_t stop = t + w->dq_cur->cap, lap = w->hot->lap;
     if (stop < lap + w->dq_cur->cap)
-        return w->hot.buf + (stop - lap);
-    return w->hot.buf + w->dq_cur->cap;
+        return w->hot->buf + (stop - lap);
+    return w->hot->buf + w->dq_cur->cap;
 }
 
 int fk__deque_init(fk_worker *w) {
@@ -128,11 +128,11 @@ int fk__deque_init(fk_worker *w) {
     if (!b)
         return FK_ENOMEM;
     w->dq_cur = b;
-    w->hot.buf = buf_slots(b);
-    w->hot.mask = b->cap - 1;
-    w->hot.split = 0;
+    w->hot->buf = buf_slots(b);
+    w->hot->mask = b->cap - 1;
+    w->hot->split = 0;
     set_bottom(w, 0);
-    atomic_store_explicit(&w->hot.limit, limit_for(w, 0), memory_order_relaxed);
+    atomic_store_explicit(&w->hot->limit, limit_for(w, 0), memory_order_relaxed);
     atomic_store_explicit(&w->top, 0, memory_order_relaxed);
     atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
     atomic_store_explicit(&w->dq_buf, b, memory_order_relaxed);
@@ -172,8 +172,8 @@ static void grow(fk_worker *w, uint64_t t, uint64_t b) {
         copy_slot(&buf_slots(nb)[x & (nb->cap - 1)], &buf_slots(old)[x & (old->cap - 1)]);
     nb->prev = old;
     w->dq_cur = nb;
-    w->hot.buf = buf_slots(nb);
-    w->hot.mask = nb->cap - 1;
+    w->hot->buf = buf_slots(nb);
+    w->hot->mask = nb->cap - 1;
     set_bottom(w, b);
     /* Release: a thief that loads this pointer (acquire, in fk__steal) sees the copies. */
     atomic_store_explicit(&w->dq_buf, nb, memory_order_release);
@@ -181,11 +181,11 @@ static void grow(fk_worker *w, uint64_t t, uint64_t b) {
 
 /* Makes the private slots [split, split + n) public (owner, under dq_lock). */
 static void publish(fk_worker *w, uint64_t n) {
-    set_split(w, w->hot.split + n);
+    set_split(w, w->hot->split + n);
     /* Release: pairs with the thief's acquire load of split_pub; it then sees the published
      * slots and everything the owner wrote before pushing them (the frames or the records'
      * arguments). */
-    atomic_store_explicit(&w->split_pub, w->hot.split, memory_order_release);
+    atomic_store_explicit(&w->split_pub, w->hot->split, memory_order_release);
 }
 
 /* Owner, cur >= limit: room for the slot (wrap to the buffer's start, or grow), the slot
@@ -204,39 +204,36 @@ static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
 }
 
 static void push_slow_end(fk_worker *w, uint64_t t) {
-    fk__slot *lim = atomic_load_explicit(&w->hot.limit, memory_order_relaxed);
+    fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
     if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
-        uint64_t n = fk__deque_bottom(w) - w->hot.split;
+        uint64_t n = fk__deque_bottom(w) - w->hot->split;
         publish(w, n > FK_PUBLISH_BATCH ? FK_PUBLISH_BATCH : n);
         FK__WSTAT(w, publishes);
     }
     /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
-    atomic_compare_exchange_strong_explicit(&w->hot.limit, &lim, limit_for(w, t), memory_order_relaxed,
+    atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, limit_for(w, t), memory_order_relaxed,
                                             memory_order_relaxed);
     dq_unlock(w);
 }
 
 #if FK_STEAL == FK_STEAL_CONT
-void fk__push_slow(fk_worker *w, fk_frame *f) {
+void fk__push_slow(fk_frame *f) {
+    fk_worker *w = FK__H->w;
     uint64_t t;
     push_slow_begin(w, &t);
-    fk__slot *s = atomic_load_explicit(&w->hot.cur, memory_order_relaxed);
+    fk__slot *s = atomic_load_explicit(&w->hot->cur, memory_order_relaxed);
     atomic_store_explicit(&s->frame, f, memory_order_relaxed);
-    atomic_store_explicit(&w->hot.cur, s + 1, memory_order_release);
+    atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
     push_slow_end(w, t);
 }
 #else
-void fk__push_slow(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret, const void *args, size_t size) {
-    uint64_t t, words[FK_RECORD_ARG_WORDS] = {0};
-    memcpy(words, args, size);
+void fk__push_slow(void) {
+    fk_worker *w = FK__H->w;
+    uint64_t t;
     push_slow_begin(w, &t);
-    fk__slot *s = atomic_load_explicit(&w->hot.cur, memory_order_relaxed);
-    atomic_store_explicit(&s->thunk, (uintptr_t)thunk, memory_order_relaxed);
-    atomic_store_explicit(&s->link, link, memory_order_relaxed);
-    atomic_store_explicit(&s->ret, (uintptr_t)ret, memory_order_relaxed);
-    for (size_t i = 0; i < FK_RECORD_ARG_WORDS; i++)
-        atomic_store_explicit(&s->args[i], words[i], memory_order_relaxed);
-    atomic_store_explicit(&w->hot.cur, s + 1, memory_order_release);
+    fk__slot *s = atomic_load_explicit(&w->hot->cur, memory_order_relaxed);
+    copy_slot(s, &w->hot->scratch);
+    atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
     push_slow_end(w, t);
 }
 #endif
@@ -253,7 +250,7 @@ static int reclaim(fk_worker *w, uint64_t i) {
     uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
     FK__WSTAT(w, reclaims);
     if (t < i) { /* slots [t, i) stay public; i is private again */
-        w->hot.split = i;
+        w->hot->split = i;
         set_bottom(w, i);
         return 1;
     }
@@ -262,7 +259,7 @@ static int reclaim(fk_worker *w, uint64_t i) {
         won = atomic_compare_exchange_strong_explicit(&w->top, &t, i + 1, memory_order_seq_cst,
                                                       memory_order_relaxed);
     /* Empty now, with top == i + 1. */
-    w->hot.split = i + 1;
+    w->hot->split = i + 1;
     set_bottom(w, i + 1);
     atomic_store_explicit(&w->split_pub, i + 1, memory_order_relaxed);
     return won;
@@ -272,33 +269,70 @@ static int reclaim(fk_worker *w, uint64_t i) {
  * fast path's test failed only because the buffer wrapped, or because a forcing thief moved
  * split and then gave the slot back) or public (reclaim it).  Under dq_lock. */
 static int take_newest(fk_worker *w, uint64_t i) {
-    if (i >= w->hot.split) {
+    if (i >= w->hot->split) {
         set_bottom(w, i);
         return 1;
     }
     return reclaim(w, i);
 }
 
-#if FK_STEAL == FK_STEAL_CONT
-int fk__pop_slow(fk_worker *w) {
+/* The owner's fast pop failed: take the newest slot back if it is still ours (1), under the
+ * lock; 0 if a thief has it.  (For tests and fk__pop_slow.) */
+int fk__pop_settle(fk_worker *w) {
     dq_lock(w);
-    int r = take_newest(w, fk__deque_bottom(w));
+    int mine = take_newest(w, fk__deque_bottom(w));
     dq_unlock(w);
-    return r;
+    return mine;
+}
+
+#if FK_STEAL == FK_STEAL_CONT
+/* The pop after a fork found its slot public (or the buffer wrapped): the slot is ours
+ * again (go on: FK__POP_CONTINUE), or a thief has the parent's continuation.  Then, if the
+ * child completed, arrive at the parent's join counter as that child: continue at the
+ * parent's resume point if we are last (FK__POP_RESUME), else unwind (FK__POP_UNWIND).  If
+ * the child's C frame died instead (unwinding), the child finishes elsewhere: unwind
+ * without arriving; or, if we got the slot back (only a child that hopped to another
+ * worker leaves its parent's slot behind), count the child as finishing elsewhere and
+ * continue at the fork's resume point in the slow clone, whose join waits for it. */
+int fk__pop_slow(fk_frame *f) {
+    struct fk__hot *h = FK__H;
+    fk_worker *w = h->w;
+    if (fk__pop_settle(w)) {
+        if (!h->unwinding)
+            return FK__POP_CONTINUE;
+        h->unwinding = 0;
+        f->steals++;
+        return FK__POP_RESUME;
+    }
+    if (h->unwinding)
+        return FK__POP_UNWIND;
+    if (fk__arrive(w, f, 1))
+        return FK__POP_RESUME;
+    h->unwinding = 1;
+    return FK__POP_UNWIND;
 }
 #else
-const fk__record *fk__pop_slow(fk_worker *w, fk_frame *f, uint32_t nrec) {
+const fk__record *fk__pop_slow(void) {
+    fk_worker *w = FK__H->w;
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
     const fk__record *r = NULL;
     if (take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
-        r = &w->hot.buf[i & w->hot.mask];
-    else /* slot i was stolen, and so were all older ones: all of f's records */
-        f->steals += nrec;
-    dq_unlock(w);
+        r = &w->hot->buf[i & w->hot->mask];
+    dq_unlock(w); /* NULL: slot i was stolen, and so were all older ones */
     return r;
 }
 #endif
+
+/* Makes every private slot public (FK_SWITCH_TO: the parent's slot must not be popped as
+ * private once its child has hopped away; see fk__pop_slow). */
+void fk__deque_publish_all(fk_worker *w) {
+    dq_lock(w);
+    uint64_t b = fk__deque_bottom(w);
+    if (b > w->hot->split)
+        publish(w, b - w->hot->split);
+    dq_unlock(w);
+}
 
 /* The owner takes its newest slot, whoever pushed it (records left behind by frames that
  * unwound).  Returns 1 with a copy in *out, 0 if the deque is empty or the slot was stolen. */
@@ -307,7 +341,7 @@ int fk__pop_leftover(fk_worker *w, fk__slot *out) {
     int r = 0;
     uint64_t b = fk__deque_bottom(w);
     if (b != atomic_load_explicit(&w->top, memory_order_relaxed) && take_newest(w, b - 1)) {
-        copy_slot(out, &w->hot.buf[(b - 1) & w->hot.mask]);
+        copy_slot(out, &w->hot->buf[(b - 1) & w->hot->mask]);
         r = 1;
     }
     dq_unlock(w);
@@ -324,8 +358,8 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     if (t >= s) {
         /* Nothing public: ask the owner to publish (only if not asked already, so that
          * idle thieves do not keep invalidating the owner's cache line). */
-        if (atomic_load_explicit(&v->hot.limit, memory_order_relaxed) != 0)
-            atomic_store_explicit(&v->hot.limit, NULL, memory_order_relaxed);
+        if (atomic_load_explicit(&v->hot->limit, memory_order_relaxed) != 0)
+            atomic_store_explicit(&v->hot->limit, NULL, memory_order_relaxed);
         return FK__STEAL_EMPTY;
     }
     /* Acquire: pairs with the release store in grow (the copied slots). */
@@ -358,15 +392,15 @@ int fk__force_available(void) {
 int fk__deque_has_private(const fk_worker *v) {
     /* A hint read without the lock: cur and splitp may be of different moments, and the
      * pointer test may be wrong across a wrap (then the forcing finds nothing to do). */
-    return atomic_load_explicit(&v->hot.cur, memory_order_relaxed) >
-           atomic_load_explicit(&v->hot.splitp, memory_order_relaxed);
+    return atomic_load_explicit(&v->hot->cur, memory_order_relaxed) >
+           atomic_load_explicit(&v->hot->splitp, memory_order_relaxed);
 }
 
 int fk__force_publish(fk_worker *v) {
     if (!fk__force_available() || !dq_trylock(v))
         return 0;
     int published = 0;
-    uint64_t s = v->hot.split, b = fk__deque_bottom(v);
+    uint64_t s = v->hot->split, b = fk__deque_bottom(v);
     if (b > s) {
         uint64_t k = (b - s + 1) / 2; /* half of the private slots, the oldest, at least one */
         set_split(v, s + k);
@@ -376,8 +410,8 @@ int fk__force_publish(fk_worker *v) {
         } else {
             /* Acquire: pairs with the owner's release stores of cur; the slots below it and
              * what they point to were written before. */
-            uint64_t b2 = v->hot.lap + (uint64_t)(atomic_load_explicit(&v->hot.cur, memory_order_acquire) -
-                                                  v->hot.buf); /* the owner may be taking slot b2 now */
+            uint64_t b2 = v->hot->lap + (uint64_t)(atomic_load_explicit(&v->hot->cur, memory_order_acquire) -
+                                                  v->hot->buf); /* the owner may be taking slot b2 now */
             uint64_t end = s + k < b2 ? s + k : b2;
             set_split(v, end > s ? end : s);
             if (end > s) {

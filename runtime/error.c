@@ -28,6 +28,12 @@ void fk__fatal(const char *fmt, ...) {
     abort();
 }
 
+void fk__bad_resume(const fk__task_info *task, uint64_t idx) {
+    fk__fatal("task %s resumed at point %llu, which its body does not have: is an FK_FORK, FK_CALL, "
+              "FK_JOIN or FK_SWITCH_TO inside a switch statement of the task? (not allowed)", task->name,
+              (unsigned long long)(idx - FK__RP_BASE));
+}
+
 void fk__misuse(const char *what, const char *task, const char *file, int line) {
     fprintf(stderr, "forkscope: misuse in task %s (%s:%d): %s\n", task, file, line, what);
     abort();
@@ -48,13 +54,12 @@ typedef struct dbg_block {
 } dbg_block;
 #define BLOCK_MAGIC 0xA110CA7EDB10C000ull
 
-void *fk__dbg_alloc(fk_worker *w, fk_frame *f, size_t n, int has_frame, const char *task, const char *file,
-                    int line) {
+void *fk__dbg_alloc(fk_frame *f, size_t n, int has_frame, const char *task, const char *file, int line) {
     if (!has_frame)
         fk__misuse("FK_ALLOC before FK_BEGIN", task, file, line);
     if (f->dbg_scope)
         fk__misuse("FK_ALLOC inside a fork-join scope (between FK_FORK and FK_JOIN)", task, file, line);
-    dbg_block *b = fk__alloc(w, FK__ROUND(sizeof *b) + n);
+    dbg_block *b = fk__alloc(FK__ROUND(sizeof *b) + n);
     b->prev = f->dbg_top_alloc;
     b->magic = BLOCK_MAGIC;
     void *p = (char *)b + FK__ROUND(sizeof *b);
@@ -62,7 +67,7 @@ void *fk__dbg_alloc(fk_worker *w, fk_frame *f, size_t n, int has_frame, const ch
     return p;
 }
 
-void fk__dbg_free(fk_worker *w, fk_frame *f, void *p, const char *task, const char *file, int line) {
+void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int line) {
     if (f->dbg_scope)
         fk__misuse("FK_FREE inside a fork-join scope (between FK_FORK and FK_JOIN)", task, file, line);
     if (!p || p != f->dbg_top_alloc)
@@ -72,6 +77,6 @@ void fk__dbg_free(fk_worker *w, fk_frame *f, void *p, const char *task, const ch
         fk__misuse("FK_FREE of a corrupted block", task, file, line);
     f->dbg_top_alloc = b->prev;
     b->magic = 0;
-    fk__free(w, b);
+    fk__free(b);
 }
 #endif

@@ -120,8 +120,10 @@ const char *fk_build_variant(void) {
     return "cont-lin";
 #elif FK_STACK == FK_STACK_SEG
     return "child-seg";
-#else
+#elif FK_STACK == FK_STACK_LIN
     return "child-lin";
+#else
+    return "child-native";
 #endif
 }
 
@@ -166,9 +168,7 @@ static void free_groups(fk_pool *p) {
 
 static void free_workers(fk_pool *p, unsigned n) {
     for (unsigned i = 0; i < n; i++) {
-        fk__victims_free(&p->workers[i]->victims);
-        fk__stack_destroy(p->workers[i]);
-        fk__deque_destroy(p->workers[i]);
+        fk__victims_free(&p->workers[i]->victims); /* deque and stack: freed by the worker */
         free(p->workers[i]);
     }
     free(p->workers);
@@ -240,10 +240,15 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
 
     pthread_attr_t attr;
     pthread_attr_init(&attr);
-    if (pthread_attr_setstacksize(&attr, opts.thread_stack_bytes)) {
+    /* A large guard below each worker's C stack: a task frame bigger than one page still
+     * lands in it, where fk__cstack_overflow recognises the fault. */
+    if (pthread_attr_setstacksize(&attr, opts.thread_stack_bytes) ||
+        pthread_attr_setguardsize(&attr, FK_CSTACK_GUARD_BYTES)) {
+        pthread_attr_destroy(&attr);
         err = FK_EINVAL;
         goto fail_threads;
     }
+    fk__cstack_guard_install();
     unsigned running = 0;
     for (; running < p->n; running++)
         if (pthread_create(&p->workers[running]->thread, &attr, fk__worker_main, p->workers[running]))
@@ -317,8 +322,8 @@ void fk_pool_describe(const fk_pool *p, FILE *out) {
 
 static void worker_stats(const fk_worker *w, fk_stats *s) {
     memset(s, 0, sizeof *s);
-    s->forks = LOAD(w->hot.n_fork); /* 0 unless tasks were compiled with FK_STATS >= 2 */
-    s->calls = LOAD(w->hot.n_call);
+    s->forks = LOAD(w->hot->n_fork); /* 0 unless tasks were compiled with FK_STATS >= 2 */
+    s->calls = LOAD(w->hot->n_call);
 #if FK_STATS
     s->roots = LOAD(w->st.roots);
     s->steals = LOAD(w->st.steals);
@@ -329,6 +334,7 @@ static void worker_stats(const fk_worker *w, fk_stats *s) {
     s->reclaims = LOAD(w->st.reclaims);
     s->suspends = LOAD(w->st.suspends);
     s->sleeps = LOAD(w->st.sleeps);
+    s->leaps = LOAD(w->st.leaps);
     s->stacklets_alloc = LOAD(w->st.stacklets_alloc);
     s->stacklets_freed = LOAD(w->st.stacklets_freed);
 #else
@@ -338,7 +344,7 @@ static void worker_stats(const fk_worker *w, fk_stats *s) {
 
 /* The counters of fk_stats, for summing and subtracting field by field. */
 #define COUNTERS(X) X(forks) X(calls) X(roots) X(steals) X(steal_empty) X(steal_lost) X(publishes) X(forced) \
-    X(reclaims) X(suspends) X(sleeps) X(stacklets_alloc) X(stacklets_freed)
+    X(reclaims) X(suspends) X(sleeps) X(leaps) X(stacklets_alloc) X(stacklets_freed)
 #define ADD(f) t->f += w->f;
 #define SUB(f) s->f -= b->f;
 

@@ -35,11 +35,12 @@
 
 #include "worker.h"
 
-static _Thread_local fk_worker *tls_worker;
+/* The hot state of this thread's worker (forkscope/impl.h); zero on other threads. */
+_Thread_local struct fk__hot fk__tls __attribute__((tls_model(FK_TLS_MODEL)));
 
-fk_worker *fk__current_worker(void) { return tls_worker; }
+fk_worker *fk__current_worker(void) { return FK__H->w; }
 
-unsigned fk__worker_id(const fk_worker *w) { return w->id; }
+unsigned fk__worker_id(void) { return FK__H->w->id; }
 
 static void futex_wait(_Atomic uint32_t *addr, uint32_t expected) {
     syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAIT_PRIVATE, expected, NULL, NULL, 0);
@@ -57,6 +58,7 @@ static uint64_t now_ns(void) {
 
 /* ---- joins ---------------------------------------------------------------------------- */
 
+#if FK_STACK != FK_STACK_NATIVE
 int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
     int mine = !fk__stack_empty(w);
 #if FK_DEBUG
@@ -82,15 +84,22 @@ int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
     return 1;
 }
 
-int fk__join(fk_worker *w, fk_frame *f) {
-    return fk__arrive(w, f, FK__JOIN_K - f->steals);
+/* The task macros' join with stolen children: 1 to go on, 0 (unwinding set) to unwind. */
+int fk__join(fk_frame *f) {
+    struct fk__hot *h = FK__H;
+    if (fk__arrive(h->w, f, FK__JOIN_K - f->steals))
+        return 1;
+    h->unwinding = 1;
+    return 0;
 }
+#endif
 
-#if FK_STEAL == FK_STEAL_CHILD
-/* f's inline child returned 0 during f's join: that child and f's records left finish
+#if FK_STEAL == FK_STEAL_CHILD && FK_STACK != FK_STACK_NATIVE
+/* f's inline child unwound during f's join: that child and f's records left finish
  * elsewhere.  f arrives now; if it is last, it is resumed once this worker's C stack has
  * unwound (its ancestors' C frames are dead too), on its own stack. */
-void fk__join_unwound(fk_worker *w, fk_frame *f, uint32_t detached) {
+void fk__join_unwound(fk_frame *f, uint32_t detached) {
+    fk_worker *w = FK__H->w;
     f->steals += detached;
     f->nrec = 0;
     uint32_t add = FK__JOIN_K - f->steals;
@@ -105,6 +114,12 @@ void fk__join_unwound(fk_worker *w, fk_frame *f, uint32_t detached) {
         fk__fatal("internal error: two frames pending on worker %u", w->id);
     w->pending = f;
 }
+#elif FK_STEAL == FK_STEAL_CONT
+void fk__join_unwound(fk_frame *f, uint32_t detached) {
+    (void)f;
+    (void)detached;
+    fk__fatal("internal error: fk__join_unwound with continuation stealing");
+}
 #endif
 
 /* ---- running frames and records ------------------------------------------------------ */
@@ -115,6 +130,7 @@ static void root_done(fk__root *r) {
     futex_wake(&r->done, 1);
 }
 
+#if FK_STACK != FK_STACK_NATIVE
 /* A task with the given link completed: who runs next (NULL: nobody, go steal). */
 static fk_frame *complete(fk_worker *w, uintptr_t link) {
     if (link & FK__LINK_ROOT) {
@@ -148,7 +164,19 @@ static fk_frame *take_pending(fk_worker *w) {
 #endif
 }
 
-/* Resumes f, then whatever its completion makes runnable, until nothing is. */
+/* After a task returned at the bottom of this worker's C stack: if it unwound, clear the
+ * flag and take a pending frame (child stealing); if it completed, announce it. */
+static fk_frame *after_run(fk_worker *w, uintptr_t link) {
+    if (w->hot->unwinding) {
+        w->hot->unwinding = 0;
+        return take_pending(w);
+    }
+    return complete(w, link);
+}
+
+/* Resumes f, then whatever its completion makes runnable, until nothing is.  A resumed
+ * frame is entered from here, never from deep C recursion, so the C stack of a worker
+ * stays as deep as one strand of fast-path calls. */
 static void trampoline(fk_worker *w, fk_frame *f) {
     while (f) {
         uintptr_t link = f->link;
@@ -156,7 +184,8 @@ static void trampoline(fk_worker *w, fk_frame *f) {
         if (f->dbg_magic != FK__DBG_MAGIC)
             fk__fatal("internal error: worker %u resumes a dead frame %p", w->id, (void *)f);
 #endif
-        f = f->fn(w, f) ? complete(w, link) : take_pending(w);
+        f->rp->info->resume(f);
+        f = after_run(w, link);
     }
 }
 
@@ -168,9 +197,29 @@ static void run_record(fk_worker *w, const fk__record *r) {
     if (!fk__stack_empty(w))
         fk__fatal("internal error: worker %u runs a detached record on a busy stack", w->id);
 #endif
-    trampoline(w, fk__record_thunk(r)(w, r) ? complete(w, link) : take_pending(w));
+    fk__record_thunk(r)(r);
+    trampoline(w, after_run(w, link));
 }
-
+#else
+/* Native frames: a stolen child runs to completion on this C stack (it never unwinds),
+ * then reports to its parent's join cell, or to the root's submitter. */
+static void run_record(fk_worker *w, const fk__record *r) {
+    uintptr_t link = fk__record_link(r);
+    if (link & FK__LINK_ROOT) {
+        fk__record_thunk(r)(r);
+        root_done((fk__root *)(link & ~FK__LINK_MASK));
+        return;
+    }
+    fk_frame *cell = (fk_frame *)link;
+    /* The parent is waiting (or will wait) at its join for this child: say who has it, so
+     * that it can steal back from us meanwhile. */
+    atomic_store_explicit(&cell->thief, w->id + 1, memory_order_relaxed);
+    fk__record_thunk(r)(r);
+    /* Release: the child's result (and everything it wrote) before the parent's acquire
+     * load of done. */
+    atomic_fetch_add_explicit(&cell->done, 1, memory_order_release);
+}
+#endif
 
 /* ---- lazy scheduler: who is awake ---------------------------------------------------- *
  * active: workers running tasks (pool-wide); groups[g].thieves: workers of group g (a NUMA
@@ -311,11 +360,17 @@ void fk__submit(fk_pool *p, fk__sub *sub, int worker) {
     fk__wake(target);
 }
 
+#if FK_STACK != FK_STACK_NATIVE
 /* FK_SWITCH_TO: f asks to continue on worker k.  If f's stack is ours (f on top), it goes
  * with f; if our stack is empty, f lives on a stack nobody holds (it was stolen) and k runs
- * it on its own, as a thief would.  Returns 0: f now belongs to worker k, unwind.  (A frame
- * that hops leaves its ancestors' continuations in our deque; local_work resumes them.) */
-int fk__switch(fk_worker *w, fk_frame *f, unsigned k) {
+ * it on its own, as a thief would.  f's C frame then dies, and with it those of the
+ * ancestors below it on this C stack: unwinding.  Every slot in our deque is the
+ * continuation of one of those ancestors that forked: publishing them all makes each
+ * ancestor's pop take the slow path, which either finds its continuation stolen (unwind
+ * on) or takes it back and continues it in the slow clone, counting the child it forked as
+ * finishing elsewhere (fk__pop_slow). */
+void fk__switch(fk_frame *f, unsigned k) {
+    fk_worker *w = FK__H->w;
     fk_pool *p = w->pool;
     if (k >= p->n)
         fk__fatal("FK_SWITCH_TO(%u): the pool has %u workers", k, p->n);
@@ -325,12 +380,95 @@ int fk__switch(fk_worker *w, fk_frame *f, unsigned k) {
     h->sub.kind = FK__SUB_FRAME;
     h->frame = f;
     h->stack = NULL;
+#if FK_STEAL == FK_STEAL_CONT
+    fk__deque_publish_all(w);
+#endif
     if (!fk__stack_empty(w)) {
         h->stack = f->stack = fk__stack_handle(w);
         fk__stack_replace(w);
     }
+    w->hot->unwinding = 1;
     fk__submit(p, &h->sub, (int)k); /* the queue's release publishes f and its stack to k */
-    return 0;
+}
+#endif
+
+#if FK_STACK == FK_STACK_NATIVE
+/* ---- native frames: a join that waits ---------------------------------------------------
+ * `stolen` children of the scope whose join cell is f were stolen; wait until all have
+ * reported (f->done), doing useful work meanwhile:
+ *  - leapfrogging: steal from the worker that took one of them (f->thief).  What it has
+ *    public are descendants of the child it took (its older slots were all stolen before
+ *    it could take ours), so each such steal runs a task deeper in the tree than the frame
+ *    waiting here: a worker's C stack stays as deep as one path of the task tree;
+ *  - after FK_LEAP_TRIES failed attempts, steal from anyone, but only while this worker's
+ *    C stack is shallower than FK_LEAP_RANDOM_STACK (such a task may be shallow in the
+ *    tree: it restarts the depth count).  Bound: the C stack never holds more than
+ *    FK_LEAP_RANDOM_STACK bytes plus one task-tree path of frames;
+ *  - force a publication from the thief if it does not answer (greediness), and yield the
+ *    CPU now and then (more workers than cores). */
+static void backoff(unsigned fails);
+static int try_force(fk_worker *w, fk_worker *v);
+
+static size_t c_stack_used(const fk_worker *w) {
+    char here;
+    return (size_t)(w->stack_base - &here);
+}
+
+void fk__lf_join(fk_frame *f, uint32_t stolen) {
+    fk_worker *w = FK__H->w;
+    fk_pool *p = w->pool;
+    unsigned fails = 0;
+    FK__WSTAT(w, suspends);
+    /* Acquire: pairs with each thief's release increment; their children's results and
+     * writes are then visible here. */
+    while (atomic_load_explicit(&f->done, memory_order_acquire) < stolen) {
+        uint32_t t = atomic_load_explicit(&f->thief, memory_order_relaxed);
+        fk__slot s;
+        if (t && t - 1 != w->id) {
+            fk_worker *v = p->workers[t - 1];
+            int r = fk__steal(v, &s);
+            if (r == FK__STEAL_OK) {
+                FK__WSTAT(w, leaps);
+                w->hungry_since = 0;
+                run_record(w, &s);
+                fails = 0;
+                continue;
+            }
+            if (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) &&
+                fk__steal(v, &s) == FK__STEAL_OK) {
+                FK__WSTAT(w, leaps);
+                w->hungry_since = 0;
+                run_record(w, &s);
+                fails = 0;
+                continue;
+            }
+        }
+        if (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < FK_LEAP_RANDOM_STACK) {
+            fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
+            if (fk__steal(v, &s) == FK__STEAL_OK) {
+                FK__WSTAT(w, leaps);
+                w->hungry_since = 0;
+                run_record(w, &s);
+                fails = 0;
+                continue;
+            }
+        }
+        backoff(fails);
+    }
+    f->sync0 = 0; /* every thief is done with the cell: ready for the next scope */
+}
+#endif
+
+static void backoff(unsigned fails) {
+    if (fails >= FK_BUSY_YIELD_AFTER) {
+        sched_yield();
+        return;
+    }
+    unsigned spins = 1u << (fails < 10 ? fails : 10);
+    if (spins > FK_BUSY_MAX_PAUSE)
+        spins = FK_BUSY_MAX_PAUSE;
+    for (unsigned i = 0; i < spins; i++)
+        fk__cpu_pause();
 }
 
 /* ---- the worker loop ----------------------------------------------------------------- */
@@ -339,7 +477,7 @@ int fk__switch(fk_worker *w, fk_frame *f, unsigned k) {
 static void run_stolen(fk_worker *w, fk__slot *s) {
     FK__WSTAT(w, steals);
     become_active(w);
-#if FK_STEAL == FK_STEAL_CONT
+#if FK_STEAL == FK_STEAL_CONT && FK_STACK != FK_STACK_NATIVE
     fk_frame *f = atomic_load_explicit(&s->frame, memory_order_relaxed);
     f->steals++; /* we own f's continuation now; its other children arrive later */
     trampoline(w, f);
@@ -414,7 +552,7 @@ static int drain_leftovers(fk_worker *w) {
     while (fk__pop_leftover(w, &s)) {
         become_active(w);
         did = 1;
-#if FK_STEAL == FK_STEAL_CONT
+#if FK_STEAL == FK_STEAL_CONT && FK_STACK != FK_STACK_NATIVE
         fk_frame *f = atomic_load_explicit(&s.frame, memory_order_relaxed);
         f->steals++;
         trampoline(w, f);
@@ -437,29 +575,22 @@ static int local_work(fk_worker *w) {
             FK__WSTAT(w, roots);
             run_record(w, &((fk__root *)(void *)sub)->rec);
         } else {
+#if FK_STACK != FK_STACK_NATIVE
             fk__hop *h = (fk__hop *)(void *)sub;
             fk_frame *f = h->frame;
             if (h->stack)
                 fk__stack_adopt(w, h->stack);
             free(h);
             trampoline(w, f);
+#else
+            fk__fatal("internal error: a frame hop with native frames");
+#endif
         }
         drain_leftovers(w);
     }
     return did;
 }
 
-static void backoff(unsigned fails) {
-    if (fails >= FK_BUSY_YIELD_AFTER) {
-        sched_yield();
-        return;
-    }
-    unsigned spins = 1u << (fails < 10 ? fails : 10);
-    if (spins > FK_BUSY_MAX_PAUSE)
-        spins = FK_BUSY_MAX_PAUSE;
-    for (unsigned i = 0; i < spins; i++)
-        fk__cpu_pause();
-}
 
 static void worker_loop(fk_worker *w) {
     fk_pool *p = w->pool;
@@ -468,7 +599,7 @@ static void worker_loop(fk_worker *w) {
 #if FK_DEBUG
         if (!fk__stack_empty(w) || w->pending)
             fk__fatal("internal error: worker %u is idle with a busy stack (%td bytes) or a pending frame (%p)",
-                      w->id, w->hot.sp - w->hot.lo, (void *)w->pending);
+                      w->id, w->hot->sp - w->hot->lo, (void *)w->pending);
 #endif
         int did = local_work(w);
         if (!did && p->n > 1) {
@@ -494,7 +625,11 @@ static void worker_loop(fk_worker *w) {
 void *fk__worker_main(void *arg) {
     fk_worker *w = arg;
     fk_pool *p = w->pool;
-    tls_worker = w;
+    char base;
+    w->stack_base = &base;
+    FK__H->w = w;
+    w->hot = FK__H;
+    fk__cstack_guard_enter(w);
     /* Pinned first (when pinning applies), then the worker initialises its own deque and
      * stack, so that their memory is first touched on its NUMA node.  A failed pin is a
      * warning: the pool still works. */
@@ -514,11 +649,26 @@ void *fk__worker_main(void *arg) {
     pthread_mutex_unlock(&p->lock);
     if (!err)
         worker_loop(w);
+    /* The deque and the stack point into this thread's fk__tls, which dies with the thread:
+     * wait until no other worker can still be stealing from us. */
+    pthread_mutex_lock(&p->lock);
+    p->left++;
+    pthread_cond_broadcast(&p->cond);
+    while (p->left < p->started)
+        pthread_cond_wait(&p->cond, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+    fk__stack_destroy(w);
+    fk__deque_destroy(w);
+    fk__cstack_guard_leave(w);
+    atomic_store_explicit(&w->final_forks, atomic_load_explicit(&w->hot->n_fork, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&w->final_calls, atomic_load_explicit(&w->hot->n_call, memory_order_relaxed),
+                          memory_order_relaxed);
     return NULL;
 }
 
 int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size) {
-    if (tls_worker && tls_worker->pool == pool)
+    if (FK__H->w && FK__H->w->pool == pool)
         return FK_EDEADLK;
     if (stopping(pool))
         return FK_ESHUTDOWN;

@@ -14,11 +14,13 @@
 
 #include "worker.h"
 
-fk_frame *fk__frame_new_slow(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret) {
-    fk_frame *f = fk__alloc_slow(w, n);
-    fk__frame_init(f, fn, link, ret);
+#if FK_STACK != FK_STACK_NATIVE
+fk_frame *fk__frame_new_slow(uintptr_t link, void *ret, size_t n) {
+    fk_frame *f = fk__alloc_slow(n);
+    fk__frame_init(f, link, ret);
     return f;
 }
+#endif
 
 void fk__stack_account(fk_pool *pool, int64_t bytes) {
     int64_t now = atomic_fetch_add_explicit(&pool->stack_bytes, bytes, memory_order_relaxed) + bytes;
@@ -28,8 +30,8 @@ void fk__stack_account(fk_pool *pool, int64_t bytes) {
         ;
 }
 
-#if FK_STACK == FK_STACK_SEG
-/* ==== segmented stacks =================================================================
+#if FK_STACK != FK_STACK_LIN
+/* ==== segmented stacks (also native frames' FK_ALLOC blocks) =================================================================
  *
  * A stack is a doubly linked list of stacklets, each with a 48-byte header.  When a frame
  * does not fit the current stacklet, the next one is the cached empty stacklet if it is big
@@ -83,9 +85,9 @@ static void stack_free(fk_worker *w, fk__stacklet *s) {
 
 static void install(fk_worker *w, fk__stacklet *s) {
     w->stk_cur = s;
-    w->hot.lo = s->lo;
-    w->hot.hi = s->hi;
-    w->hot.sp = s->sp;
+    w->hot->lo = s->lo;
+    w->hot->hi = s->hi;
+    w->hot->sp = s->sp;
 }
 
 static size_t first_size(const fk_worker *w) {
@@ -118,9 +120,10 @@ void fk__stack_destroy(fk_worker *w) {
     w->stk_cur = w->stk_spare = NULL;
 }
 
-void *fk__alloc_slow(fk_worker *w, size_t n) {
+void *fk__alloc_slow(size_t n) {
+    fk_worker *w = FK__H->w;
     fk__stacklet *cur = w->stk_cur, *s = cur->next;
-    cur->sp = w->hot.sp;
+    cur->sp = w->hot->sp;
     if (s && (size_t)(s->hi - s->lo) < n) { /* the cached stacklet is too small */
         stacklet_free(w, s);
         cur->next = s = NULL;
@@ -138,10 +141,11 @@ void *fk__alloc_slow(fk_worker *w, size_t n) {
     return s->lo;
 }
 
-void fk__free_slow(fk_worker *w, void *p) {
+void fk__free_slow(void *p) {
+    fk_worker *w = FK__H->w;
     fk__stacklet *cur = w->stk_cur, *prev = cur->prev;
     if (!prev) { /* the bottom stacklet just empties */
-        w->hot.sp = p;
+        w->hot->sp = p;
         return;
     }
     if (cur->next) { /* keep at most one empty stacklet cached: cur */
@@ -157,12 +161,12 @@ void fk__free_slow(fk_worker *w, void *p) {
 
 int fk__stack_empty(const fk_worker *w) {
     const fk__stacklet *s = w->stk_cur;
-    return !s->prev && w->hot.sp == w->hot.lo;
+    return !s->prev && w->hot->sp == w->hot->lo;
 }
 
 int fk__stack_holds(const fk_worker *w, const void *p) {
     for (const fk__stacklet *s = w->stk_cur; s; s = s->prev) {
-        const char *top = s == w->stk_cur ? w->hot.sp : s->sp;
+        const char *top = s == w->stk_cur ? w->hot->sp : s->sp;
         if ((const char *)p >= s->lo && (const char *)p < top)
             return 1;
     }
@@ -171,7 +175,7 @@ int fk__stack_holds(const fk_worker *w, const void *p) {
 
 void *fk__stack_handle(fk_worker *w) {
     fk__stacklet *s = w->stk_cur;
-    s->sp = w->hot.sp;
+    s->sp = w->hot->sp;
     return s;
 }
 
@@ -185,7 +189,7 @@ void fk__stack_replace(fk_worker *w) {
 
 void fk__stack_adopt(fk_worker *w, void *handle) {
     fk__stacklet *old = w->stk_cur;
-    old->sp = w->hot.sp; /* == old->lo: the caller's stack is empty */
+    old->sp = w->hot->sp; /* == old->lo: the caller's stack is empty */
     if (!w->stk_spare)
         w->stk_spare = old;
     else
@@ -195,7 +199,7 @@ void fk__stack_adopt(fk_worker *w, void *handle) {
 
 int fk__stack_describe(fk_worker *w, size_t *sizes, int max, int *current) {
     fk__stacklet *s = w->stk_cur;
-    s->sp = w->hot.sp;
+    s->sp = w->hot->sp;
     while (s->prev)
         s = s->prev;
     int n = 0;
@@ -264,9 +268,9 @@ static void region_free(fk_worker *w, fk__region *r) {
 
 static void install(fk_worker *w, fk__region *r) {
     w->stk_cur = r;
-    w->hot.lo = r->lo;
-    w->hot.hi = r->mark;
-    w->hot.sp = r->sp;
+    w->hot->lo = r->lo;
+    w->hot->hi = r->mark;
+    w->hot->sp = r->sp;
 }
 
 int fk__stack_init(fk_worker *w) {
@@ -286,9 +290,10 @@ void fk__stack_destroy(fk_worker *w) {
     w->stk_cur = w->stk_spare = NULL;
 }
 
-void *fk__alloc_slow(fk_worker *w, size_t n) {
+void *fk__alloc_slow(size_t n) {
+    fk_worker *w = FK__H->w;
     fk__region *r = w->stk_cur;
-    char *p = w->hot.sp;
+    char *p = w->hot->sp;
     if ((size_t)(r->end - p) < n)
         fk__fatal("linear frame stack overflow: a stack holds %zu bytes and %zu more were needed "
                   "(raise FORKSCOPE_LINEAR_STACK or fk_pool_opts.linear_stack_bytes, or use "
@@ -296,26 +301,26 @@ void *fk__alloc_slow(fk_worker *w, size_t n) {
     char *mark = mark_for(r, p + n);
     fk__stack_account(w->pool, (int64_t)(mark - r->mark));
     r->mark = mark;
-    w->hot.hi = mark;
-    w->hot.sp = p + n;
+    w->hot->hi = mark;
+    w->hot->sp = p + n;
     return p;
 }
 
-void fk__free_slow(fk_worker *w, void *p) {
-    w->hot.sp = p;
+void fk__free_slow(void *p) {
+    FK__H->sp = p;
 }
 
 int fk__stack_empty(const fk_worker *w) {
-    return w->hot.sp == w->hot.lo;
+    return w->hot->sp == w->hot->lo;
 }
 
 int fk__stack_holds(const fk_worker *w, const void *p) {
-    return (const char *)p >= w->hot.lo && (const char *)p < w->hot.sp;
+    return (const char *)p >= w->hot->lo && (const char *)p < w->hot->sp;
 }
 
 void *fk__stack_handle(fk_worker *w) {
     fk__region *r = w->stk_cur;
-    r->sp = w->hot.sp;
+    r->sp = w->hot->sp;
     return r;
 }
 
@@ -327,7 +332,7 @@ void fk__stack_replace(fk_worker *w) {
 
 void fk__stack_adopt(fk_worker *w, void *handle) {
     fk__region *old = w->stk_cur;
-    old->sp = w->hot.sp; /* == old->lo: the caller's stack is empty */
+    old->sp = w->hot->sp; /* == old->lo: the caller's stack is empty */
     if (!w->stk_spare)
         w->stk_spare = old;
     else

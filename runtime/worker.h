@@ -14,7 +14,7 @@
 /* Per-worker statistics that are not on the fork fast path (those live in fk__hot).
  * Only the owner writes them (FK__COUNT: load + store); anyone may read them. */
 typedef struct fk__wstats {
-    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, forced, reclaims, suspends, sleeps;
+    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, forced, reclaims, suspends, sleeps, leaps;
     _Atomic uint64_t stacklets_alloc, stacklets_freed;
 } fk__wstats;
 
@@ -35,7 +35,9 @@ typedef struct fk__dqbuf {
 enum fk__wstate { FK__W_ACTIVE, FK__W_THIEF, FK__W_ASLEEP };
 
 struct fk_worker {
-    struct fk__hot hot; /* first: the fast path reaches it through FK__HOT(w) */
+    /* The worker thread's fk__tls (forkscope/impl.h): set by the worker itself when it
+     * starts; other threads (thieves) reach its deque fields through it. */
+    struct fk__hot *hot;
 
     /* Deque, shared with thieves.  Slots [top, split_pub) are public.  dq_lock: held by the
      * owner in its deque slow paths and by a thief forcing a publication (deque.c). */
@@ -51,9 +53,13 @@ struct fk_worker {
     void *stk_cur;   /* current stack: fk__stacklet * (seg) or fk__region * (lin) */
     void *stk_spare; /* one empty stack kept for the next release, or NULL */
     fk_frame *pending; /* a frame to resume once the C stack has unwound (child stealing) */
+    char *stack_base;  /* near the bottom of the worker thread's C stack (leapfrogging's bound) */
+    char *cstack_lo;   /* lowest usable address of the worker's C stack (0: unknown) */
+    void *altstack;    /* the signal stack on which a C stack overflow is reported */
     fk__victims victims;
     fk__wstats st;
     uint64_t hungry_since; /* ns (monotonic) since which this thief has found no work, or 0 */
+    _Atomic uint64_t final_forks, final_calls; /* hot->n_fork/n_call when the worker exited */
 
     /* Submissions from other threads (roots). */
     fk__mpsc inbox;
@@ -121,15 +127,22 @@ struct fk_pool {
     pthread_mutex_t lock;
     pthread_cond_t cond;
     unsigned started;
+    unsigned left; /* workers that have left their loop (they free their deques after all have) */
     int start_err;
 };
 
 /* sched.c */
 void *fk__worker_main(void *arg);
 fk_worker *fk__current_worker(void);
+int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add);
 void fk__wake(fk_worker *w);
 void fk__submit(fk_pool *pool, fk__sub *sub, int worker); /* worker < 0: any */
 void fk__wake_all(fk_pool *pool);
+
+/* cstack.c */
+void fk__cstack_guard_install(void);
+void fk__cstack_guard_enter(fk_worker *w);
+void fk__cstack_guard_leave(fk_worker *w);
 
 /* deque.c */
 int fk__deque_init(fk_worker *w);
@@ -142,6 +155,8 @@ int fk__steal(fk_worker *victim, fk__slot *out);
 int fk__force_available(void);
 int fk__deque_has_private(const fk_worker *victim);
 int fk__force_publish(fk_worker *victim);
+void fk__deque_publish_all(fk_worker *w);
+int fk__pop_settle(fk_worker *w);
 int fk__pop_leftover(fk_worker *w, fk__slot *out);
 uint64_t fk__deque_bottom(const fk_worker *w); /* the owner's bottom index */
 

@@ -250,6 +250,8 @@ TEST(variant_names) {
     } cases[] = {
         {"cont-seg-busy", "fk-bench-cont-seg", 1},
         {"child-lin-lazy", "fk-bench-child-lin", 1},
+        {"child-native-busy", "fk-bench-child-native", 1},
+        {"cont-native-busy", "Fibril's stack switching", 0},
         {"serial", "fk-bench-serial", 1},
         {"omp", "fk-bench-omp", 1},
         {"omp-llvm", "fk-bench-omp-llvm", 1},

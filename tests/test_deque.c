@@ -34,21 +34,18 @@ static fk_frame *as_frame(uint64_t id) { return (fk_frame *)(uintptr_t)((id + 1)
 static uint64_t slot_id(fk__slot *s) {
     return ((uintptr_t)atomic_load_explicit(&s->frame, memory_order_relaxed) >> 4) - 1;
 }
-static void push(uint64_t id) { fk__push(owner, as_frame(id)); }
+static void push(uint64_t id) { fk__push(as_frame(id)); }
 static int pop(fk_frame *f) {
     (void)f;
-    return fk__pop(owner);
+    return fk__pop_fast() || fk__pop_settle(owner);
 }
 #else
-static int dummy_thunk(fk_worker *w, const fk__record *r) {
-    (void)w;
-    (void)r;
-    return 1;
-}
+static void dummy_thunk(const fk__record *r) { (void)r; }
 static uint64_t slot_id(fk__slot *s) { return atomic_load_explicit(&s->args[0], memory_order_relaxed); }
-static void push(uint64_t id) { fk__push_record(owner, dummy_thunk, 0, NULL, &id, sizeof id); }
+static void push(uint64_t id) { fk__push_record(dummy_thunk, 0, NULL, &id, 1); }
 static int pop(fk_frame *f) {
-    return fk__pop_record(owner, f, 1) != NULL;
+    (void)f;
+    return fk__pop_record() != NULL;
 }
 #endif
 
@@ -99,6 +96,8 @@ static fk_worker *make_owner(void) {
     fk_worker *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
     ASSERT(w);
     memset(w, 0, sizeof *w);
+    w->hot = FK__H; /* this thread owns the deque: its fast path is this thread's fk__tls */
+    FK__H->w = w;
     ASSERT_EQ(fk__deque_init(w), 0);
     return w;
 }

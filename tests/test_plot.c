@@ -350,8 +350,8 @@ TEST(style_table_is_fixed) {
     /* known variants: fixed, distinct colours, neighbours never share a marker */
     static const char *const known[] = {"serial", "omp", "omp-llvm", "cont-seg-busy", "cont-seg-lazy", "cont-lin-busy",
                                         "cont-lin-lazy", "child-seg-busy", "child-seg-lazy", "child-lin-busy",
-                                        "child-lin-lazy"};
-    for (size_t i = 0; i < 11; i++) {
+                                        "child-lin-lazy", "child-native-busy", "child-native-lazy"};
+    for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         int r = fk_plot_style(known[i], &c1, &p1);
         ASSERT_EQ(r, (long long)i);
         ASSERT(c1[0] == '#' && strlen(c1) == 7 && p1 % 2 == 1 && p1 >= 5);
@@ -366,7 +366,8 @@ TEST(style_table_is_fixed) {
     }
     /* unknown: deterministic, after the known ones */
     int r1 = fk_plot_style("cont-seg-busy*", &c1, &p1), r2 = fk_plot_style("cont-seg-busy*", &c2, &p2);
-    ASSERT(r1 == 11 && r2 == 11 && c1 == c2 && p1 == p2);
+    long long nknown = (long long)(sizeof known / sizeof *known);
+    ASSERT(r1 == nknown && r2 == nknown && c1 == c2 && p1 == p2);
 }
 
 int main(int argc, char **argv) {

@@ -707,6 +707,7 @@ TEST(run_on_worker) {
     }
 }
 
+#if FK_STACK != FK_STACK_NATIVE /* FK_SWITCH_TO moves frames between workers */
 typedef struct {
     fk_frame fk;
     unsigned k, before, after;
@@ -802,6 +803,8 @@ TEST(switch_in_trees) {
         }
 }
 
+#endif
+
 /* ---- failures are reported, never silent ------------------------------------------------- */
 
 /* A chain of 4 KiB frames: the frame stack runs out long before the native stack. */
@@ -868,11 +871,14 @@ TEST(alloc_failure_reported) {
 }
 
 /* Deep recursion exhausts the frame stack: with the address space capped (segmented) or a
- * small region (linear), the runtime says so instead of crashing. */
+ * small region (linear), the runtime says so instead of crashing.  Native frames live on
+ * the worker's C stack: a small one overflows, and that is reported too. */
 static void deep_small_stack(void *arg) {
     (void)arg;
 #if FK_STACK == FK_STACK_LIN
     setenv("FORKSCOPE_LINEAR_STACK", "1M", 1);
+#elif FK_STACK == FK_STACK_NATIVE
+    setenv("FORKSCOPE_THREAD_STACK", "1M", 1);
 #else
     struct rlimit rl = {1u << 30, 1u << 30};
     setrlimit(RLIMIT_AS, &rl);
@@ -883,24 +889,58 @@ static void deep_small_stack(void *arg) {
 }
 
 TEST(stack_exhaustion_reported) {
-    if (TEST_SANITIZED && FK_STACK == FK_STACK_SEG)
-        return; /* sanitizers need the address space that this test takes away */
+    if (TEST_SANITIZED && FK_STACK != FK_STACK_LIN)
+        return; /* sanitizers need the address space that this test takes away (seg), and
+                   report C stack overflows themselves (native) */
     char *err;
     int st = test_run_capturing(deep_small_stack, NULL, &err);
     ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
 #if FK_STACK == FK_STACK_LIN
     ASSERT_STR_CONTAINS(err, "linear frame stack overflow");
     ASSERT_STR_CONTAINS(err, "FORKSCOPE_LINEAR_STACK");
+#elif FK_STACK == FK_STACK_NATIVE
+    ASSERT_STR_CONTAINS(err, "overflowed its C stack");
+    ASSERT_STR_CONTAINS(err, "FORKSCOPE_THREAD_STACK");
 #else
     ASSERT_STR_CONTAINS(err, "out of memory");
 #endif
     free(err);
 }
 
+/* Fast-path calls recurse on the worker's C stack in every variant: a chain deeper than a
+ * small C stack holds is reported, naming the setting to raise. */
+static void deep_small_cstack(void *arg) {
+    (void)arg;
+    setenv("FORKSCOPE_THREAD_STACK", "256K", 1);
+    int64_t r;
+    FK_RUN(one_worker(), &r, chain, 1000000);
+    _exit(0);
+}
+
+TEST(cstack_overflow_reported) {
+    if (TEST_SANITIZED)
+        return; /* the sanitizers report stack overflows themselves */
+    char *err;
+    int st = test_run_capturing(deep_small_cstack, NULL, &err);
+    ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
+    ASSERT_STR_CONTAINS(err, "overflowed its C stack");
+    ASSERT_STR_CONTAINS(err, "FORKSCOPE_THREAD_STACK");
+    free(err);
+}
+
 #if FK_DEBUG
 /* ---- misuse caught by FK_DEBUG builds ------------------------------------------------------ */
 
-/* (A task with no FK_BEGIN at all does not compile; these reach a fork or join first.) */
+/* (A task with no FK_BEGIN at all does not compile; with frame stacks neither does a fork
+ * or join before FK_BEGIN: its resume point would stand outside FK_BEGIN's switch.  Native
+ * frames have no resume points: these reach a fork or join first.) */
+FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_FORK(&f->a, fib, n);
+    FK_RETURN(0); /* no FK_JOIN */
+} FK_END
+
+#if FK_STACK == FK_STACK_NATIVE
 static int64_t dummy_slot;
 FK_TASK(bad_noframe_fork, int64_t, fib_frame *f, (int, n)) {
     if (n >= 0) {
@@ -912,12 +952,6 @@ FK_TASK(bad_noframe_fork, int64_t, fib_frame *f, (int, n)) {
     FK_RETURN(1);
 } FK_END
 
-FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
-    FK_BEGIN(f);
-    FK_FORK(&f->a, fib, n);
-    FK_RETURN(0); /* no FK_JOIN */
-} FK_END
-
 FK_TASK(bad_join_noframe, int64_t, fib_frame *f, (int, n)) {
     if (n >= 0) {
         FK_JOIN(); /* before FK_BEGIN */
@@ -926,6 +960,7 @@ FK_TASK(bad_join_noframe, int64_t, fib_frame *f, (int, n)) {
     FK_BEGIN(f);
     FK_RETURN(1);
 } FK_END
+#endif
 
 typedef struct {
     fk_frame fk;
@@ -964,9 +999,11 @@ static void run_misuse(void *arg) {
     fk_pool *p = make_pool(1, FK_SCHED_BUSY);
     int64_t r;
     switch (misuse_which) {
+#if FK_STACK == FK_STACK_NATIVE
     case 0: FK_RUN(p, &r, bad_noframe_fork, 3); break;
-    case 1: FK_RUN(p, &r, bad_unjoined, 3); break;
     case 2: FK_RUN(p, &r, bad_join_noframe, 3); break;
+#endif
+    case 1: FK_RUN(p, &r, bad_unjoined, 3); break;
     case 3: FK_RUN(p, &r, bad_free_order, 3); break;
     case 4: FK_RUN(p, &r, bad_leak_alloc, 3); break;
     case 5: FK_RUN(p, &r, bad_alloc_in_scope, 3); break;
@@ -984,6 +1021,8 @@ TEST(misuse_detected) {
         {"bad_alloc_in_scope", "FK_ALLOC inside a fork-join scope"},
     };
     for (misuse_which = 0; misuse_which < 6; misuse_which++) {
+        if (FK_STACK != FK_STACK_NATIVE && (misuse_which == 0 || misuse_which == 2))
+            continue; /* does not compile (see above) */
         char *err;
         int st = test_run_capturing(run_misuse, NULL, &err);
         ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "misuse %s: expected abort, got status %d",
@@ -1022,10 +1061,13 @@ int main(int argc, char **argv) {
         TEST_CASE(lazy_numa_thief_per_node, 120),
         TEST_CASE(topology_options, 30),
         TEST_CASE(run_on_worker, 60),
+#if FK_STACK != FK_STACK_NATIVE
         TEST_CASE(switch_to_worker, 60),
         TEST_CASE(switch_in_trees, 120),
+#endif
         TEST_CASE(alloc_failure_reported, 60),
         TEST_CASE(stack_exhaustion_reported, 120),
+        TEST_CASE(cstack_overflow_reported, 60),
 #if FK_DEBUG
         TEST_CASE(misuse_detected, 30),
 #endif

@@ -180,7 +180,10 @@ typedef struct fk_stats {
     uint64_t publishes, reclaims;   /* owner made deque slots public / took public slots back */
     uint64_t forced;                /* publications this thief forced on an owner that did not
                                        answer its requests (greediness; see deque.c) */
-    uint64_t suspends;              /* joins (explicit or implicit) that could not continue */
+    uint64_t suspends;              /* joins (explicit or implicit) that could not continue at once
+                                       (native frames: joins that waited for stolen children) */
+    uint64_t leaps;                 /* native frames: children stolen back from the thief of an
+                                       awaited child, or from anyone, while a join waited */
     uint64_t sleeps;                /* times a lazy worker went to sleep */
     uint64_t stacklets_alloc, stacklets_freed; /* segmented: stacklets; linear: regions */
     uint64_t stack_bytes_peak;      /* pool-wide peak of frame-stack bytes held (segmented:
@@ -202,304 +205,47 @@ const char *fk_sched_name(fk_sched s);
 int fk_sched_parse(const char *name, fk_sched *out);
 
 /* Inside a task: the index (0..workers-1) of the worker running it. */
-#define FK_WORKER_ID() fk__worker_id(fk__w)
+#define FK_WORKER_ID() fk__worker_id()
 /* Inside a task, outside a fork-join scope, after FK_BEGIN: continue on worker k (for
  * example the thread that owns a resource that is not thread-safe).  The task's frame is
  * handed to k through k's submission queue; like a fork, this may resume the task on
  * another worker, so rule 1 applies.  Aborts if the pool has no worker k. */
-#define FK_SWITCH_TO(k) FK__SWITCH(FK__CAT(fk__L, __COUNTER__), k)
-unsigned fk__worker_id(const fk_worker *w);
+#define FK_SWITCH_TO(k) FK__SWITCH(__COUNTER__, k)
 
 /* ---- the task macros ----------------------------------------------------------------- */
 
-#define FK__TASK_COMMON(name, RET, ...)                                                    \
-    static FK__TASK_ATTR int name(fk_worker *, uintptr_t, RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)); \
-    struct name##__args {                                                                  \
-        FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)                                         \
-    };                                                                                     \
-    typedef RET name##__ret_t;                                                             \
-    _Static_assert(sizeof(struct name##__args) <= 8 * FK_RECORD_ARG_WORDS,                 \
-                   "the arguments of task " #name " do not fit a record: pass a pointer"); \
-    static FK__UNUSED int name##__thunk(fk_worker *fk__w, const fk__record *fk__r) {       \
-        struct name##__args fk__a;                                                         \
-        fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
-        return name(fk__w, fk__record_link(fk__r), (RET *)fk__record_ret(fk__r),           \
-                    FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));                             \
-    }                                                                                      \
-    static FK__UNUSED int name##__resume(fk_worker *fk__w, fk_frame *fk__f) {             \
-        return name(fk__w, (uintptr_t)fk__f | FK__LINK_RESUME, (RET *)fk__f->ret,          \
-                    FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__));                            \
-    }                                                                                      \
-    /* Calls the task with arguments evaluated earlier (a fork evaluates them before it */ \
-    /* pushes the parent: once pushed, the parent may be resumed elsewhere at once). */    \
-    static inline __attribute__((always_inline, unused)) int name##__apply(               \
-        fk_worker *fk__w, uintptr_t fk__l, RET *fk__ret, const struct name##__args *fk__ap) { \
-        const struct name##__args fk__a = *fk__ap;                                         \
-        return name(fk__w, fk__l, fk__ret, FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));      \
-    }
-
-#define FK_TASK(name, RET, FRAMEDECL, ...)                                                 \
-    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
-    static int name(fk_worker *fk__w, uintptr_t fk__link, RET *fk__ret,                    \
-                    FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {                          \
-        static const char fk__task_name[] FK__UNUSED = #name;                              \
-        fk__resume_fn *const fk__self_fn FK__UNUSED = name##__resume;                      \
-        fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
-        FK__SCOPE_LOCALS                                                                   \
-        FRAMEDECL FK__UNUSED;                                                              \
-        fk_frame *fk__self FK__UNUSED = NULL;                                              \
-        int fk__has_frame FK__UNUSED = 0;                                                  \
-        const int fk__resumable FK__UNUSED = 1;                                            \
-        if (FK__UNLIKELY(fk__link & FK__LINK_RESUME)) {                                    \
-            fk__self = (fk_frame *)(fk__link & ~FK__LINK_MASK);                            \
-            goto fk__begin;                                                                \
-        }
+/* FK_TASK(name, result type, frame declaration, (type, param)...) { body } FK_END */
+#define FK_TASK(name, RET, FRAMEDECL, ...) FK__TASK(name, RET, FRAMEDECL, __VA_ARGS__)
 
 /* A task that never forks, calls or joins (so it never needs a frame and is never
  * resumed): FK_LEAF_TASK(name, result type, (type, param)...) { ... FK_RETURN(v); } FK_END.
  * It can be forked, called and run as a root like any task. */
-#define FK_LEAF_TASK(name, RET, ...)                                                       \
-    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
-    static int name(fk_worker *fk__w, uintptr_t fk__link, RET *fk__ret,                    \
-                    FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {                          \
-        static const char fk__task_name[] FK__UNUSED = #name;                              \
-        fk_frame *const fk__self FK__UNUSED = NULL;                                        \
-        enum { fk__has_frame = 0 };                                                        \
-        (void)fk__w;                                                                       \
-        (void)fk__link;
+#define FK_LEAF_TASK(name, RET, ...) FK__LEAF_TASK(name, RET, __VA_ARGS__)
 
-/* Closes the body of an FK_TASK. */
-#define FK_END }
+/* Closes the body of an FK_TASK or FK_LEAF_TASK. */
+#define FK_END FK__END
 
-/* Allocates the task's frame (the variable named in FK_TASK) on the worker's frame stack.
- * Every FK_TASK has exactly one FK_BEGIN, before its first fork, call, join or FK_ALLOC
- * (a task without one does not compile: use FK_LEAF_TASK).  A resumed task jumps from its
- * prologue straight to the stub here, which jumps on to its resume point; so the code
- * before FK_BEGIN runs only on a fresh call. */
-#define FK_BEGIN(var)                                                                      \
-    if (0) {                                                                               \
-    fk__begin:                                                                             \
-        (var) = (void *)fk__self;                                                          \
-        fk__has_frame = 1;                                                                 \
-        (void)&&fk__begin; /* clang rejects an indirect goto in a task that never forks */ \
-        goto *fk__self->resume;                                                            \
-    }                                                                                      \
-    do {                                                                                   \
-        FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                               \
-        (void)fk__resumable;                                                               \
-        fk__self = fk__frame_new(fk__w, FK__ROUND(sizeof *(var)), fk__self_fn, fk__link, fk__ret); \
-        (var) = (void *)fk__self;                                                          \
-        fk__has_frame = 1;                                                                 \
-    } while (0)
+/* Allocates the task's frame (the variable named in FK_TASK): on the worker's frame stack,
+ * or (native variants) in the task's own C stack frame.  Every FK_TASK has exactly one
+ * FK_BEGIN, at the top level of its body, before its first fork, call, join or FK_ALLOC (a
+ * task without one does not compile: use FK_LEAF_TASK).  The code before FK_BEGIN runs
+ * only on a fresh call: a resumed task continues at its resume point. */
+#define FK_BEGIN(var) FK__BEGIN(var)
 
 /* FK_FORK(&result, task, args...): start a child that may run in parallel. */
-#define FK_FORK(slot, task, ...) FK__FORK(FK__CAT(fk__L, __COUNTER__), slot, task, __VA_ARGS__)
+#define FK_FORK(slot, task, ...) FK__FORK(__COUNTER__, slot, task, __VA_ARGS__)
 /* FK_CALL(&result, task, args...): run a child to completion before going on. */
-#define FK_CALL(slot, task, ...) FK__CALL(FK__CAT(fk__L, __COUNTER__), slot, task, __VA_ARGS__)
+#define FK_CALL(slot, task, ...) FK__CALL(__COUNTER__, slot, task, __VA_ARGS__)
 /* FK_JOIN(): wait until every child forked since the last join has finished. */
-#define FK_JOIN() FK__JOIN(FK__CAT(fk__L, __COUNTER__))
+#define FK_JOIN() FK__JOIN(__COUNTER__)
 
 /* FK_RETURN(value): free the frame (if any), deliver value, return from the task. */
-#define FK_RETURN(v)                                                                       \
-    do {                                                                                   \
-        __typeof__(*fk__ret) fk__v = (v);                                                  \
-        __typeof__(fk__ret) fk__r = fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret; \
-        FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");         \
-        *fk__r = fk__v; /* before the free: nothing has to live across its slow path */    \
-        FK__RETURN_FREE();                                                                 \
-        return 1;                                                                          \
-    } while (0)
-#define FK_RETURN_VOID()                                                                   \
-    do {                                                                                   \
-        FK__RETURN_FREE();                                                                 \
-        return 1;                                                                          \
-    } while (0)
+#define FK_RETURN(v) FK__RETURN_VALUE(v)
+#define FK_RETURN_VOID() FK__RETURN_NOVALUE()
 
-/* FK_ALLOC(type, n): n objects of type on the task's frame stack (16-byte aligned).
+/* FK_ALLOC(type, n): n objects of type on the worker's frame stack (16-byte aligned).
  * Only outside a fork-join scope, after FK_BEGIN; free with FK_FREE in reverse order. */
-#if FK_DEBUG
-#define FK_ALLOC(T, n)                                                                     \
-    ((T *)fk__dbg_alloc(fk__w, fk__self, fk__scratch_bytes((n), sizeof(T)), fk__has_frame, \
-                        fk__task_name, __FILE__, __LINE__))
-#define FK_FREE(p) fk__dbg_free(fk__w, fk__self, (p), fk__task_name, __FILE__, __LINE__)
-#else
-#define FK_ALLOC(T, n) ((T *)fk__alloc(fk__w, fk__scratch_bytes((n), sizeof(T))))
-#define FK_FREE(p) fk__free(fk__w, (p))
-#endif
-
-/* ---- how the macros are made ---------------------------------------------------------- */
-
-#if FK_DEBUG
-#define FK__SCOPE_OPEN() (fk__self->dbg_scope++)
-#define FK__SCOPE_CLOSE() (fk__self->dbg_scope = 0)
-#define FK__RETURN_FREE()                                                                  \
-    do {                                                                                   \
-        if (fk__has_frame) {                                                               \
-            FK__CHECK(fk__self->dbg_scope == 0, "FK_RETURN with forked children not joined"); \
-            FK__CHECK(fk__self->dbg_top_alloc == NULL, "FK_RETURN with FK_ALLOC blocks not freed"); \
-            fk__self->dbg_magic = 0;                                                       \
-            fk__free(fk__w, fk__self);                                                     \
-        }                                                                                  \
-    } while (0)
-#else
-#define FK__SCOPE_OPEN() ((void)0)
-#define FK__SCOPE_CLOSE() ((void)0)
-#define FK__RETURN_FREE()                                                                  \
-    do {                                                                                   \
-        if (fk__has_frame)                                                                 \
-            fk__free(fk__w, fk__self);                                                     \
-    } while (0)
-#endif
-
-#define FK__SWITCH(L, k)                                                                   \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_SWITCH_TO before FK_BEGIN");                          \
-        FK__CHECK(fk__self->dbg_scope == 0, "FK_SWITCH_TO inside a fork-join scope");      \
-        unsigned fk__k = (unsigned)(k);                                                    \
-        if (fk__k != fk__worker_id(fk__w)) {                                               \
-            fk__self->resume = &&L;                                                        \
-            if (!fk__switch(fk__w, fk__self, fk__k))                                       \
-                return 0;                                                                  \
-        }                                                                                  \
-    L:;                                                                                    \
-    } while (0)
-
-/* Result-address type check shared by the three call forms. */
-#define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
-
-#if FK_STEAL == FK_STEAL_CONT
-
-#define FK__SCOPE_LOCALS
-
-/* Evaluate the child's result address and arguments (they may read the frame), push our
- * continuation, run the child.  Once pushed, the continuation may be stolen and run
- * elsewhere at once, so nothing may read the frame between the push and the call.
- * Child returned 0: it was suspended, so our continuation (older in the deque) was stolen
- * before it: our C frame is dead, unwind.  Pop failed: a thief has our continuation;
- * arrive at our join counter as the child that finished; if we are last, the parent is
- * waiting at its join: continue there. */
-#define FK__FORK(L, slot, task, ...)                                                       \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__SCOPE_OPEN();                                                                  \
-        FK__STAT_INC(fk__w, n_fork);                                                       \
-        task##__ret_t *const fk__res = (slot);                                             \
-        const struct task##__args fk__fa = {__VA_ARGS__};                                  \
-        fk__self->resume = &&L;                                                            \
-        fk__push(fk__w, fk__self);                                                         \
-        if (FK__UNLIKELY(!task##__apply(fk__w, (uintptr_t)fk__self, fk__res, &fk__fa)))    \
-            return 0;                                                                      \
-        if (FK__UNLIKELY(!fk__pop(fk__w))) {                                               \
-            if (!fk__arrive(fk__w, fk__self, 1))                                           \
-                return 0;                                                                  \
-            goto *fk__self->resume;                                                        \
-        }                                                                                  \
-    L:;                                                                                    \
-    } while (0)
-
-#define FK__CALL(L, slot, task, ...)                                                       \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__STAT_INC(fk__w, n_call);                                                       \
-        fk__self->resume = &&L;                                                            \
-        if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__))) \
-            return 0;                                                                      \
-    L:;                                                                                    \
-    } while (0)
-
-#define FK__JOIN(L)                                                                        \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
-        FK__SCOPE_CLOSE();                                                                 \
-        if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
-            fk__self->resume = &&L;                                                        \
-            if (!fk__join(fk__w, fk__self))                                                \
-                return 0;                                                                  \
-        }                                                                                  \
-    L:;                                                                                    \
-    } while (0)
-
-#else /* FK_STEAL_CHILD */
-
-#define FK__SCOPE_LOCALS uint32_t fk__nrec FK__UNUSED = 0;
-
-/* fk__nrec (a register): records this scope pushed that it has not popped or lost.  It is
- * spilled to the frame only before FK_CALL, where a resumer may need it; on every path that
- * resumes the frame its value is 0 (the prologue's), which is right: a join that completed
- * has none, and the resumer after an unwound call has counted them as steals. */
-#define FK__FORK(L, slot, task, ...)                                                       \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__SCOPE_OPEN();                                                                  \
-        FK__STAT_INC(fk__w, n_fork);                                                       \
-        fk__push_record(fk__w, task##__thunk, (uintptr_t)fk__self, (slot),                 \
-                        &(struct task##__args){__VA_ARGS__}, sizeof(struct task##__args)); \
-        fk__nrec++;                                                                        \
-    } while (0)
-
-/* A called child that returns 0 was suspended: whoever finishes it resumes us after the
- * call, and counts our records still in this worker's deque (nrec) as children that
- * finish elsewhere (fk__complete).  We unwind at once. */
-#define FK__CALL(L, slot, task, ...)                                                       \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__STAT_INC(fk__w, n_call);                                                       \
-        fk__self->resume = &&L;                                                            \
-        fk__self->nrec = fk__nrec;                                                         \
-        if (FK__UNLIKELY(!task(fk__w, (uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__))) \
-            return 0;                                                                      \
-    L:;                                                                                    \
-    } while (0)
-
-/* Run our children still in the deque, newest first: a child of the task's own kind by a
- * direct call (recursive tasks), others through their thunk.  A pop that fails means the
- * rest of the scope was stolen.  A child that returns 0 was suspended: it and our records
- * left finish elsewhere; fk__join_unwound arrives for us and we unwind. */
-#define FK__JOIN(L)                                                                        \
-    do {                                                                                   \
-        (void)fk__resumable;                                                               \
-        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
-        FK__SCOPE_CLOSE();                                                                 \
-        while (fk__nrec) {                                                                 \
-            const fk__record *fk__r = fk__pop_record(fk__w, fk__self, fk__nrec);           \
-            if (!fk__r) {                                                                  \
-                fk__nrec = 0;                                                              \
-                break;                                                                     \
-            }                                                                              \
-            fk__nrec--;                                                                    \
-            fk__thunk_fn *fk__t = fk__record_thunk(fk__r);                                 \
-            int fk__done = fk__t == fk__self_thunk ? fk__self_thunk(fk__w, fk__r) : fk__t(fk__w, fk__r); \
-            if (FK__UNLIKELY(!fk__done)) {                                                 \
-                fk__self->resume = &&L;                                                    \
-                fk__join_unwound(fk__w, fk__self, 1 + fk__nrec);                           \
-                return 0;                                                                  \
-            }                                                                              \
-        }                                                                                  \
-        if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
-            fk__self->resume = &&L;                                                        \
-            if (!fk__join(fk__w, fk__self))                                                \
-                return 0;                                                                  \
-        }                                                                                  \
-    L:;                                                                                    \
-    } while (0)
-
-#endif
-
-static inline size_t fk__scratch_bytes(size_t n, size_t size) {
-    size_t bytes;
-    if (__builtin_mul_overflow(n, size, &bytes) || bytes > SIZE_MAX - FK__ALIGN)
-        fk__misuse("FK_ALLOC size overflows", "?", __FILE__, __LINE__);
-    return FK__ROUND(bytes);
-}
+#define FK_ALLOC(T, n) FK__ALLOC(T, n)
+#define FK_FREE(p) FK__FREE(p)
 
 #endif

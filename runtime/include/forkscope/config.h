@@ -2,7 +2,9 @@
  *
  * Compile-time axes (they sit on the fork/join fast path, so a build fixes them):
  *   FK_STEAL   FK_STEAL_CONT (continuation stealing, default) or FK_STEAL_CHILD
- *   FK_STACK   FK_STACK_SEG (segmented geometric stacks, default) or FK_STACK_LIN (linear)
+ *   FK_STACK   FK_STACK_SEG (segmented geometric stacks, default), FK_STACK_LIN (linear), or
+ *              FK_STACK_NATIVE (frames in the tasks' own C stack frames; child stealing
+ *              only: a join that must wait steals meanwhile instead of suspending)
  *   FK_STATS   1 (default): per-worker statistics of the slow paths (steals, sleeps,
  *              stacklets...), which cost nothing on the fork/join fast path; 2: also
  *              count every fork and call (a few instructions each); 0: no counters
@@ -16,6 +18,7 @@
 #define FK_STEAL_CHILD 2
 #define FK_STACK_SEG 1
 #define FK_STACK_LIN 2
+#define FK_STACK_NATIVE 3
 
 #ifndef FK_STEAL
 #define FK_STEAL FK_STEAL_CONT
@@ -33,8 +36,18 @@
 #if FK_STEAL != FK_STEAL_CONT && FK_STEAL != FK_STEAL_CHILD
 #error "FK_STEAL must be FK_STEAL_CONT (1) or FK_STEAL_CHILD (2)"
 #endif
-#if FK_STACK != FK_STACK_SEG && FK_STACK != FK_STACK_LIN
-#error "FK_STACK must be FK_STACK_SEG (1) or FK_STACK_LIN (2)"
+#if FK_STACK != FK_STACK_SEG && FK_STACK != FK_STACK_LIN && FK_STACK != FK_STACK_NATIVE
+#error "FK_STACK must be FK_STACK_SEG (1), FK_STACK_LIN (2) or FK_STACK_NATIVE (3)"
+#endif
+#if FK_STACK == FK_STACK_NATIVE && FK_STEAL != FK_STEAL_CHILD
+#error "native frames need child stealing: continuation stealing on the native C stack (Fibril's stack switching) is not implemented"
+#endif
+
+/* The TLS model of the worker's hot state (forkscope/impl.h): "local-exec" (one instruction
+ * per access) when the library is linked into an executable; "initial-exec" when it is
+ * linked into a shared object. */
+#ifndef FK_TLS_MODEL
+#define FK_TLS_MODEL "local-exec"
 #endif
 
 /* Most workers a pool may have. */
@@ -73,6 +86,12 @@
 #define FK_THREAD_STACK_BYTES (256u << 20)
 #endif
 
+/* Guard region below each worker's C stack (address space only).  A fault in it is
+ * reported as a C stack overflow naming FORKSCOPE_THREAD_STACK. */
+#ifndef FK_CSTACK_GUARD_BYTES
+#define FK_CSTACK_GUARD_BYTES (1u << 20)
+#endif
+
 /* Idle policy.  A thief that fails this many steal rounds in a row backs off (busy) or
  * offers to sleep (lazy). */
 #ifndef FK_STEAL_ROUNDS
@@ -91,6 +110,17 @@
  * work to publish it (a membarrier() in deque.c), at most once per interval pool-wide. */
 #ifndef FK_FORCE_AFTER_NS
 #define FK_FORCE_AFTER_NS 100000u
+#endif
+/* Native frames: a join waiting for stolen children first steals back from their thief
+ * (leapfrogging: only the awaited child's descendants, so the C stack grows only as deep as
+ * the task tree).  After this many failed tries it also steals from anyone, but only
+ * while the worker's C stack is shallower than FK_LEAP_RANDOM_STACK bytes: that bounds the
+ * C stack at FK_LEAP_RANDOM_STACK plus one task tree's depth of frames. */
+#ifndef FK_LEAP_TRIES
+#define FK_LEAP_TRIES 32
+#endif
+#ifndef FK_LEAP_RANDOM_STACK
+#define FK_LEAP_RANDOM_STACK (16u << 20)
 #endif
 #ifndef FK_FORCE_INTERVAL_NS
 #define FK_FORCE_INTERVAL_NS 50000u

@@ -1,11 +1,37 @@
-/* forkscope/impl.h — the inline machinery behind the task macros of forkscope.h.
+/* forkscope/impl.h — the machinery behind the task macros of forkscope.h.
  *
  * Nothing here is API: names start with fk__ and may change.  It is in the public header
  * directory only because the fork/join fast path must be inlined into user tasks.
  *
- * Layout of a worker, as far as the fast path sees it (struct fk__hot, the first member of
- * every struct fk_worker): the frame-stack pointers, the owner's private view of its deque,
- * and, on a cache line of its own, `limit`, the one word that thieves write. */
+ * HOW A TASK IS COMPILED (frame-stack variants: seg, lin)
+ *   FK_TASK(name, ...) { body } FK_END makes the body an always-inline function and
+ *   instantiates it twice:
+ *     name          the fast clone: entered by an ordinary call (a fork, a call, a root).  It
+ *                   never resumes anything, so it has no dispatch at its entry, and a leaf
+ *                   (a task that returns before FK_BEGIN) costs what a C leaf costs;
+ *     name__slow    the slow clone: entered only to resume a frame (after a steal, a join
+ *                   that waited, a hop).  FK_BEGIN opens a `switch` on the frame's resume
+ *                   point and every FK_FORK, FK_CALL, FK_JOIN and FK_SWITCH_TO puts a `case`
+ *                   after itself (Duff's device): that is how a resumed task continues in
+ *                   the middle of its body.
+ *   A resume point is a static descriptor {task info, index}; the frame holds a pointer to
+ *   the last one passed.  Tasks return void; a task whose C frame must die because its
+ *   rest runs elsewhere sets the worker's `unwinding` flag and returns; its callers see
+ *   the flag (after FK_CALL) or a failed pop (after FK_FORK) and return too, up to the
+ *   worker's loop, which clears it.
+ *
+ * THE WORKER'S HOT STATE is thread-local (struct fk__hot, one per thread; workers use
+ * theirs): the fast path reaches the frame-stack pointer and the deque cursor with one
+ * %fs-relative instruction each and no register is spent on a worker pointer.  Thieves
+ * reach another worker's through fk_worker.hot.
+ *
+ * SLOW PATHS THAT MUST NOT COST THE FAST PATH REGISTERS (x86-64): a slow call in the
+ * middle of a task (frame allocation past a stacklet's end, a push that serves a thief's
+ * request or grows the deque) would make every value live across it need a callee-saved
+ * register, which the compiler then saves in the prologue that leaves share.  These are
+ * called through an asm stub that preserves every register, the vector state included
+ * (runtime/tramp.c), so to the compiler they cost nothing.  Elsewhere (other
+ * architectures, sanitizer builds) they are plain calls. */
 #ifndef FORKSCOPE_IMPL_H
 #define FORKSCOPE_IMPL_H
 
@@ -31,36 +57,43 @@ typedef struct fk__record fk__record;
 #define FK__NOINLINE __attribute__((noinline))
 #define FK__COLD __attribute__((cold, noinline))
 #define FK__UNUSED __attribute__((unused))
+#define FK__INLINE static inline __attribute__((always_inline, unused))
 #define FK__NORETURN _Noreturn
-/* A task's resume points are label addresses (&&label), which differ between copies of a
- * function: a task must exist exactly once, never inlined or cloned. */
-#if defined(__has_attribute)
-#if __has_attribute(noclone)
-#define FK__TASK_ATTR __attribute__((noinline, noclone))
-#endif
-#endif
-#ifndef FK__TASK_ATTR
-#define FK__TASK_ATTR __attribute__((noinline))
-#endif
+#define FK__RELAXED memory_order_relaxed
 
 /* A frame's link to whoever waits for it: the parent's frame, or a root record. */
 #define FK__LINK_CALLED ((uintptr_t)1) /* parent called us (no fork): resume it directly */
 #define FK__LINK_ROOT ((uintptr_t)2)   /* link is an fk__root, not a frame */
-#define FK__LINK_RESUME ((uintptr_t)4) /* only as a task argument: "re-enter this frame" */
 #define FK__LINK_MASK ((uintptr_t)7)
 
 /* The join counter: children that finish after their parent was stolen add 1, the parent
  * adds K - steals when it reaches the join; whoever brings it to K continues the parent. */
 #define FK__JOIN_K ((uint32_t)1 << 31)
 
-typedef int fk__resume_fn(fk_worker *, fk_frame *);
-typedef int fk__thunk_fn(fk_worker *, const fk__record *);
+typedef void fk__thunk_fn(const fk__record *);
+typedef void fk__resume_fn(fk_frame *);
 
+/* What every task knows about itself (one static object per task), and a resume point. */
+typedef struct fk__task_info {
+    fk__resume_fn *resume; /* the slow clone, entered with the frame */
+    const char *name;
+} fk__task_info;
+typedef struct fk__rp {
+    const fk__task_info *info;
+    uint64_t idx; /* the `case` of the resume point in the task's body */
+} fk__rp;
+/* Resume points are numbered from here, so that an FK_FORK written inside a user's own
+ * switch on an int is rejected by the compiler ("case label value exceeds maximum value
+ * for type"; -Wswitch-outside-range) instead of resuming nowhere. */
+#define FK__RP_BASE 0x4B00000000ull
+
+/* ---- frames ----------------------------------------------------------------------------- */
+
+#if FK_STACK != FK_STACK_NATIVE
 /* The header every task frame starts with (member `fk` of the user's frame struct).
  * All fields are private to the runtime. */
 struct fk_frame {
-    void *resume;           /* label to continue at: set before each fork/call, and at a join that waits */
-    fk__resume_fn *fn;      /* re-enters this task at `resume` */
+    const fk__rp *rp;       /* where to continue: set before each fork/call, and at a join that waits */
     uintptr_t link;         /* parent frame (| CALLED) or root record (| ROOT) */
     void *ret;              /* where the task's result goes */
     union { /* zeroed together by one store when the frame is made */
@@ -80,6 +113,26 @@ struct fk_frame {
     void *dbg_top_alloc;    /* latest live FK_ALLOC block of this task */
 #endif
 };
+#else
+/* Native frames live in the task's C stack frame and are never resumed: the header is the
+ * join cell through which thieves report the children they took, and the result address
+ * (kept here rather than in a callee-saved register across the task's calls). */
+struct fk_frame {
+    void *ret;
+    union {
+        struct {
+            _Atomic uint32_t done;  /* stolen children of the current scope that finished */
+            _Atomic uint32_t thief; /* 1 + the worker that stole one of them last, or 0 */
+        };
+        uint64_t sync0;
+    };
+#if FK_DEBUG
+    uint32_t dbg_magic;
+    uint32_t dbg_scope;
+    void *dbg_top_alloc;
+#endif
+};
+#endif
 
 /* A child-stealing deque slot, and a root submitted from outside: a call waiting to happen.
  * Every word is atomic because a thief may read a slot while its owner rewrites it (the
@@ -99,6 +152,8 @@ typedef struct fk__slot {
 typedef struct fk__record fk__slot;
 #endif
 
+/* ---- the worker's hot state (thread-local) ------------------------------------------------ */
+
 struct fk__hot {
     /* Frame stack (owner only).  [lo, hi) is the usable part of the current stacklet or
      * region; sp is the next free byte. */
@@ -108,21 +163,29 @@ struct fk__hot {
     /* Deque, owner's private view.  Slot index x lives at buf[x & mask]; the owner keeps a
      * cursor instead of its bottom index: bottom = lap + (cur - buf).  Slots from split to
      * bottom are private: thieves never take them, so push and pop need no fence.  Slots
-     * from top to split are public.  splitp is split's slot (see fk__split_ptr); cur - 1 >=
-     * splitp means the newest slot is private (when the buffer wraps the test may say no
-     * wrongly, never yes wrongly: the slow path sorts it out).
+     * from top to split are public.  splitp is split's slot; cur - 1 >= splitp means the
+     * newest slot is private (when the buffer wraps the test may say no wrongly, never yes
+     * wrongly: the slow path sorts it out).
      * cur and splitp are atomic because a thief that forces a publication (deque.c) reads
-     * cur and moves split; the owner's accesses are relaxed (plain moves on x86-64). */
+     * cur and moves split.  The owner stores cur with release (a plain move on x86-64): a
+     * forcing thief's acquire load of cur then orders the slots and what they point to (the
+     * frames, the records' arguments) before its use of them; the owner's other accesses are
+     * relaxed. */
     _Atomic(fk__slot *) cur;
     _Atomic(fk__slot *) splitp;
     uint64_t lap;
     uint64_t split;
     fk__slot *buf;
     uint64_t mask;
+    fk_worker *w;         /* the worker this thread is (NULL on other threads) */
+    uint8_t unwinding;    /* the C stack is unwinding: the rest of a task runs elsewhere */
     /* Counted by the task macros when compiled with FK_STATS >= 2 (the layout does not
      * depend on FK_STATS).  Written by the owner only (load + store, no atomic RMW); atomic
      * so that anyone may read them at any time. */
     _Atomic uint64_t n_fork, n_call;
+#if FK_STEAL == FK_STEAL_CHILD
+    fk__record scratch;   /* a record on its way to the push slow path (x86-64 stub) */
+#endif
     /* push takes its slow path when cur >= limit: limit is the end of the buffer or the
      * slot that top + capacity maps to, whichever comes first, or NULL: a thief asks the
      * owner to publish work.  Thieves write it rarely and only when it is not already NULL,
@@ -131,35 +194,112 @@ struct fk__hot {
     char fk__pad[64 - sizeof(void *)];
 };
 
-#define FK__HOT(w) ((struct fk__hot *)(void *)(w))
+extern _Thread_local struct fk__hot fk__tls __attribute__((tls_model(FK_TLS_MODEL)));
+#define FK__H (&fk__tls)
+
+/* The owner's accesses to its cur, splitp and limit.  GCC reaches a thread-local _Atomic
+ * through the thread pointer (two instructions and a register kept across calls); a
+ * volatile access is one %fs-relative instruction.  On x86-64 an aligned 8-byte move is
+ * atomic, a compiler fence before the store gives release order (TSO does the rest), and
+ * the loads here are relaxed.  Elsewhere, and under ThreadSanitizer, C11 atomics. */
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+FK__INLINE fk__slot *fk__hload(_Atomic(fk__slot *) *p) { return *(fk__slot *volatile *)(void *)p; }
+/* The bound a fast-path test compares with (limit, splitp): a plain load, which the
+ * compiler folds into the compare.  It is read once per push or pop, after a call or a
+ * compiler fence, so it cannot be cached across the events that change it. */
+FK__INLINE fk__slot *fk__hbound(_Atomic(fk__slot *) *p) { return *(fk__slot **)(void *)p; }
+FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
+    atomic_signal_fence(memory_order_release);
+    *(fk__slot *volatile *)(void *)p = v;
+}
+#else
+FK__INLINE fk__slot *fk__hload(_Atomic(fk__slot *) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
+FK__INLINE fk__slot *fk__hbound(_Atomic(fk__slot *) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
+FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
+    atomic_store_explicit(p, v, memory_order_release);
+}
+#endif
 
 #define FK__COUNT(c) \
     atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + 1, memory_order_relaxed)
 #if FK_STATS >= 2
-#define FK__STAT_INC(w, field) FK__COUNT(FK__HOT(w)->field)
+#define FK__STAT_INC(field) FK__COUNT(FK__H->field)
 #else
-#define FK__STAT_INC(w, field) ((void)0)
+#define FK__STAT_INC(field) ((void)0)
 #endif
 
 /* ---- out-of-line slow paths (runtime) ---------------------------------------------- */
 
+enum { FK__POP_CONTINUE, FK__POP_RESUME, FK__POP_UNWIND };
+
+void *fk__alloc_slow(size_t n);
+fk_frame *fk__frame_new_slow(uintptr_t link, void *ret, size_t n);
+void fk__free_slow(void *p);
 #if FK_STEAL == FK_STEAL_CONT
-void fk__push_slow(fk_worker *w, fk_frame *f);
-int fk__pop_slow(fk_worker *w);
+void fk__push_slow(fk_frame *f);
+int fk__pop_slow(fk_frame *f);
 #else
-void fk__push_slow(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret, const void *args, size_t size);
-const fk__record *fk__pop_slow(fk_worker *w, fk_frame *f, uint32_t nrec);
-void fk__join_unwound(fk_worker *w, fk_frame *f, uint32_t detached);
+void fk__push_slow(void); /* the record is in FK__H->scratch */
+const fk__record *fk__pop_slow(void);
 #endif
-int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add);
-int fk__join(fk_worker *w, fk_frame *f);
-void *fk__alloc_slow(fk_worker *w, size_t n);
-fk_frame *fk__frame_new_slow(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret);
-void fk__free_slow(fk_worker *w, void *p);
+#if FK_STACK != FK_STACK_NATIVE
+int fk__join(fk_frame *f);
+void fk__join_unwound(fk_frame *f, uint32_t detached);
+void fk__switch(fk_frame *f, unsigned worker);
+#else
+void fk__lf_join(fk_frame *f, uint32_t stolen);
+#endif
 int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size);
-int fk__switch(fk_worker *w, fk_frame *f, unsigned worker);
+unsigned fk__worker_id(void);
 
 FK__NORETURN FK__COLD void fk__misuse(const char *what, const char *task, const char *file, int line);
+FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t idx);
+
+/* Slow calls that preserve every register (see the top of this file). */
+#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(FK_NO_STUBS)
+#define FK__STUB_CALL_(stub, ...)                                                          \
+    __asm__ volatile("lea -128(%%rsp), %%rsp\n\t" /* step over the red zone */             \
+                     "call " #stub "\n\t"                                                  \
+                     "lea 128(%%rsp), %%rsp"                                               \
+                     : __VA_ARGS__                                                         \
+                     : "memory", "cc")
+#define FK__SLOW_FRAME_NEW(n, link, ret)                                                   \
+    ({                                                                                     \
+        fk_frame *fk__sr;                                                                  \
+        FK__STUB_CALL_(fk__frame_new_slow_stub, "=a"(fk__sr) : "D"(link), "S"(ret), "d"((size_t)(n))); \
+        fk__sr;                                                                            \
+    })
+#define FK__SLOW_ALLOC(n)                                                                  \
+    ({                                                                                     \
+        void *fk__sr;                                                                      \
+        FK__STUB_CALL_(fk__alloc_slow_stub, "=a"(fk__sr) : "D"((size_t)(n)));              \
+        fk__sr;                                                                            \
+    })
+/* (rax is the stubs' result register: a void slow path still changes it.) */
+#if FK_STEAL == FK_STEAL_CONT
+#define FK__SLOW_PUSH(f)                                                                   \
+    do {                                                                                   \
+        uintptr_t fk__sd;                                                                  \
+        FK__STUB_CALL_(fk__push_slow_stub, "=a"(fk__sd) : "D"(f));                         \
+        (void)fk__sd;                                                                      \
+    } while (0)
+#else
+#define FK__SLOW_PUSH()                                                                    \
+    do {                                                                                   \
+        uintptr_t fk__sd;                                                                  \
+        FK__STUB_CALL_(fk__push_slow_stub, "=a"(fk__sd) :);                                \
+        (void)fk__sd;                                                                      \
+    } while (0)
+#endif
+#else
+#define FK__SLOW_FRAME_NEW(n, link, ret) fk__frame_new_slow((link), (ret), (n))
+#define FK__SLOW_ALLOC(n) fk__alloc_slow(n)
+#if FK_STEAL == FK_STEAL_CONT
+#define FK__SLOW_PUSH(f) fk__push_slow(f)
+#else
+#define FK__SLOW_PUSH() fk__push_slow()
+#endif
+#endif
 
 /* ---- frame stack --------------------------------------------------------------------- */
 
@@ -168,21 +308,21 @@ FK__NORETURN FK__COLD void fk__misuse(const char *what, const char *task, const 
 
 /* Allocates n bytes (a multiple of FK__ALIGN) on the worker's current stack.  (The
  * comparison is on addresses: a stack never ends within n bytes of the address space's.) */
-static inline void *fk__alloc(fk_worker *w, size_t n) {
-    struct fk__hot *h = FK__HOT(w);
+FK__INLINE void *fk__alloc(size_t n) {
+    struct fk__hot *h = FK__H;
     char *p = h->sp;
     if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
-        return fk__alloc_slow(w, n);
+        return FK__SLOW_ALLOC(n);
     h->sp = p + n;
     return p;
 }
 
 /* Frees the latest allocation p (FILO). */
-static inline void fk__free(fk_worker *w, void *p) {
-    struct fk__hot *h = FK__HOT(w);
-#if FK_STACK == FK_STACK_SEG
+FK__INLINE void fk__free(void *p) {
+    struct fk__hot *h = FK__H;
+#if FK_STACK != FK_STACK_LIN
     if (FK__UNLIKELY((char *)p == h->lo)) { /* the stacklet becomes empty */
-        fk__free_slow(w, p);
+        fk__free_slow(p);
         return;
     }
 #endif
@@ -191,76 +331,78 @@ static inline void fk__free(fk_worker *w, void *p) {
 
 /* ---- deque, owner side --------------------------------------------------------------- */
 
-#define FK__RELAXED memory_order_relaxed
-
 /* Pushes one slot.  Fast path: the slot at cur is below limit; it is written with relaxed
  * stores and becomes visible to thieves only when the owner publishes it (a release store
  * of split_pub in deque.c, paired with the thief's acquire load).  Slow path (limit
- * reached: the buffer's end, a full buffer, or a thief's request): fk__push_slow writes the
+ * reached: the buffer's end, a full buffer, or a thief's request): the slow path writes the
  * slot itself and, if a thief asked, publishes the oldest private slots, the new one
  * included (so a parent that forks and then runs a long leaf can be stolen at once). */
 #if FK_STEAL == FK_STEAL_CONT
-static inline void fk__push(fk_worker *w, fk_frame *f) {
-    struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED);
-    if (FK__UNLIKELY(s >= atomic_load_explicit(&h->limit, FK__RELAXED))) {
-        fk__push_slow(w, f);
+FK__INLINE void fk__push(fk_frame *f) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = fk__hload(&h->cur);
+    if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
+        FK__SLOW_PUSH(f);
         return;
     }
     atomic_store_explicit(&s->frame, f, FK__RELAXED);
-    atomic_store_explicit(&h->cur, s + 1, memory_order_release);
+    fk__hstore_release(&h->cur, s + 1);
 }
 
-/* Takes back the frame pushed last.  Returns 1 if it was still there; 0 if a thief stole
- * it (then the parent's continuation runs elsewhere).  The cursor is stored before split is
- * read (the owner's half of the Dekker pattern with a thief that forces a publication: the
- * thief moves split, then runs membarrier(), then reads cur; see deque.c). */
-static inline int fk__pop(fk_worker *w) {
-    struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED) - 1;
-    atomic_store_explicit(&h->cur, s, memory_order_release);
+/* Takes back the frame pushed last: 1 if it was still private (the common case); else the
+ * slow path decides (FK__POP_*).  The cursor is stored before split is read (the owner's
+ * half of the Dekker pattern with a thief that forces a publication: the thief moves
+ * split, then runs membarrier(), then reads cur; see deque.c). */
+FK__INLINE int fk__pop_fast(void) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = fk__hload(&h->cur) - 1;
+    fk__hstore_release(&h->cur, s);
     atomic_signal_fence(memory_order_seq_cst);
-    if (FK__LIKELY(s >= atomic_load_explicit(&h->splitp, FK__RELAXED))) /* private */
-        return 1;
-    return fk__pop_slow(w);
+    return s >= fk__hbound(&h->splitp);
 }
 #else
-static inline void fk__push_record(fk_worker *w, fk__thunk_fn *thunk, uintptr_t link, void *ret,
-                                   const void *args, size_t size) {
-    struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED);
-    if (FK__UNLIKELY(s >= atomic_load_explicit(&h->limit, FK__RELAXED))) {
-        fk__push_slow(w, thunk, link, ret, args, size);
-        return;
-    }
-    uint64_t words[FK_RECORD_ARG_WORDS];
-    words[(size + 7) / 8 - 1] = 0; /* the last word may be partly filled */
-    memcpy(words, args, size);
+/* A record's arguments as the 8-byte words they are stored in.  (The bytes past the
+ * arguments in the last word are never read.) */
+#define FK__ARG_WORDS(T) ((sizeof(T) + 7) / 8)
+
+FK__INLINE void fk__record_write(fk__record *s, fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w,
+                                 size_t nw) {
     atomic_store_explicit(&s->thunk, (uintptr_t)thunk, FK__RELAXED);
     atomic_store_explicit(&s->link, link, FK__RELAXED);
     atomic_store_explicit(&s->ret, (uintptr_t)ret, FK__RELAXED);
-    for (size_t i = 0; i < (size + 7) / 8; i++)
-        atomic_store_explicit(&s->args[i], words[i], FK__RELAXED);
-    atomic_store_explicit(&h->cur, s + 1, memory_order_release);
+    for (size_t i = 0; i < nw; i++)
+        atomic_store_explicit(&s->args[i], w[i], FK__RELAXED);
 }
 
-/* Takes back the record pushed last (one of f's nrec records), or returns NULL if it was
- * stolen: then so were all of f's older ones, and f->steals counts them.  Stores the cursor
- * before reading split, as fk__pop does. */
-static inline const fk__record *fk__pop_record(fk_worker *w, fk_frame *f, uint32_t nrec) {
-    struct fk__hot *h = FK__HOT(w);
-    fk__slot *s = atomic_load_explicit(&h->cur, FK__RELAXED) - 1;
-    atomic_store_explicit(&h->cur, s, memory_order_release);
+FK__INLINE void fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = fk__hload(&h->cur);
+    if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
+        fk__record_write(&h->scratch, thunk, link, ret, w, nw);
+        FK__SLOW_PUSH();
+        return;
+    }
+    fk__record_write(s, thunk, link, ret, w, nw);
+    fk__hstore_release(&h->cur, s + 1);
+}
+
+/* Takes back the record pushed last, or returns NULL if it was stolen: then so were all
+ * of the scope's older ones (the caller counts them).  Stores the cursor before reading
+ * split, as continuation stealing's pop does. */
+FK__INLINE const fk__record *fk__pop_record(void) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = fk__hload(&h->cur) - 1;
+    fk__hstore_release(&h->cur, s);
     atomic_signal_fence(memory_order_seq_cst);
-    if (FK__LIKELY(s >= atomic_load_explicit(&h->splitp, FK__RELAXED)))
+    if (FK__LIKELY(s >= fk__hbound(&h->splitp)))
         return s;
-    return fk__pop_slow(w, f, nrec);
+    return fk__pop_slow();
 }
 #endif
 
 /* ---- records ----------------------------------------------------------------------- */
 
-static inline void fk__record_args(const fk__record *r, void *args, size_t size) {
+FK__INLINE void fk__record_args(const fk__record *r, void *args, size_t size) {
     uint64_t words[FK_RECORD_ARG_WORDS];
     for (size_t i = 0; i < (size + 7) / 8; i++)
         words[i] = atomic_load_explicit(&r->args[i], memory_order_relaxed);
@@ -274,12 +416,13 @@ static inline void fk__record_args(const fk__record *r, void *args, size_t size)
 
 #define FK__DBG_MAGIC 0xF0F0C0DEu
 
-static inline void fk__frame_init(fk_frame *f, fk__resume_fn *fn, uintptr_t link, void *ret) {
-    f->fn = fn;
+#if FK_STACK != FK_STACK_NATIVE
+FK__INLINE void fk__frame_init(fk_frame *f, uintptr_t link, void *ret) {
     f->link = link;
     f->ret = ret;
     f->sync0 = 0; /* steals and joins; the frame is not shared yet */
 #if FK_DEBUG
+    f->rp = NULL;
     f->dbg_magic = FK__DBG_MAGIC;
     f->dbg_scope = 0;
     f->dbg_top_alloc = NULL;
@@ -287,16 +430,17 @@ static inline void fk__frame_init(fk_frame *f, fk__resume_fn *fn, uintptr_t link
 }
 
 /* Allocates and initialises a task frame of n bytes.  The slow path (a new stacklet) does
- * the initialisation itself, so that nothing has to survive a call on the fast path. */
-static inline fk_frame *fk__frame_new(fk_worker *w, size_t n, fk__resume_fn *fn, uintptr_t link, void *ret) {
-    struct fk__hot *h = FK__HOT(w);
+ * the initialisation itself. */
+FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
+    struct fk__hot *h = FK__H;
     char *p = h->sp;
     if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
-        return fk__frame_new_slow(w, n, fn, link, ret);
+        return FK__SLOW_FRAME_NEW(n, link, ret);
     h->sp = p + n;
-    fk__frame_init((fk_frame *)(void *)p, fn, link, ret);
+    fk__frame_init((fk_frame *)(void *)p, link, ret);
     return (fk_frame *)(void *)p;
 }
+#endif
 
 #if FK_DEBUG
 #define FK__CHECK(cond, what) \
@@ -308,8 +452,440 @@ static inline fk_frame *fk__frame_new(fk_worker *w, size_t n, fk__resume_fn *fn,
 #if FK_DEBUG
 /* 0xA5 bytes: the parameters a resumed task receives in debug builds (see rule 1). */
 extern const _Alignas(64) unsigned char fk__poison[64];
-void *fk__dbg_alloc(fk_worker *w, fk_frame *f, size_t n, int has_frame, const char *task, const char *file, int line);
-void fk__dbg_free(fk_worker *w, fk_frame *f, void *p, const char *task, const char *file, int line);
+void *fk__dbg_alloc(fk_frame *f, size_t n, int has_frame, const char *task, const char *file, int line);
+void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int line);
 #endif
+
+/* ==== the task macros ======================================================================
+ * Common to every variant: the argument struct, the thunk that runs a record, and an
+ * apply function that calls the task with arguments evaluated earlier (a fork evaluates
+ * them before it pushes the parent: once pushed, the parent may run elsewhere at once). */
+
+#if FK_STACK == FK_STACK_NATIVE
+#define FK__LINK_PARAM
+#define FK__LINK_ARG(l)
+#define FK__LINK_UNUSED ((void)0)
+#else
+#define FK__LINK_PARAM uintptr_t fk__link,
+#define FK__LINK_ARG(l) (l),
+#define FK__LINK_UNUSED ((void)fk__link)
+#endif
+
+#define FK__TASK_COMMON(name, RET, ...)                                                    \
+    static void name(FK__LINK_PARAM RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__));   \
+    struct name##__args {                                                                  \
+        FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)                                         \
+    };                                                                                     \
+    typedef RET name##__ret_t;                                                             \
+    _Static_assert(sizeof(struct name##__args) <= 8 * FK_RECORD_ARG_WORDS,                 \
+                   "the arguments of task " #name " do not fit a record (FK_RECORD_ARG_WORDS " \
+                   "8-byte words): pass a pointer");                                       \
+    static FK__UNUSED void name##__thunk(const fk__record *fk__r) {                        \
+        struct name##__args fk__a;                                                         \
+        fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
+        name(FK__LINK_ARG(fk__record_link(fk__r))(RET *) fk__record_ret(fk__r),            \
+             FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));                                    \
+    }                                                                                      \
+    FK__INLINE void name##__apply(FK__LINK_PARAM RET *fk__ret, const struct name##__args *fk__ap) { \
+        const struct name##__args fk__a = *fk__ap;                                         \
+        name(FK__LINK_ARG(fk__link) fk__ret, FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));    \
+    }
+
+/* A leaf: one plain function, never a frame, never resumed. */
+#define FK__LEAF_TASK(name, RET, ...)                                                      \
+    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    static void name(FK__LINK_PARAM RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) { \
+        static const char fk__task_name[] FK__UNUSED = #name;                              \
+        fk_frame *const fk__self FK__UNUSED = NULL;                                        \
+        enum { fk__has_frame = 0 };                                                        \
+        FK__LINK_UNUSED;                                                                   \
+        {                                                                                  \
+            {
+
+#define FK__RETURN_VALUE(v)                                                                \
+    do {                                                                                   \
+        __typeof__(*fk__ret) fk__v = (v);                                                  \
+        __typeof__(fk__ret) fk__r = FK__RET_PTR();                                         \
+        FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");         \
+        *fk__r = fk__v; /* before the free: nothing has to live across its slow path */    \
+        FK__RETURN_FREE();                                                                 \
+        return;                                                                            \
+    } while (0)
+#define FK__RETURN_NOVALUE()                                                               \
+    do {                                                                                   \
+        FK__RETURN_FREE();                                                                 \
+        return;                                                                            \
+    } while (0)
+
+/* FK_ALLOC / FK_FREE, on the worker's frame stack in every variant. */
+#if FK_DEBUG
+#define FK__ALLOC(T, n)                                                                    \
+    ((T *)fk__dbg_alloc(fk__self, fk__scratch_bytes((n), sizeof(T)), fk__has_frame, fk__task_name, __FILE__, \
+                        __LINE__))
+#define FK__FREE(p) fk__dbg_free(fk__self, (p), fk__task_name, __FILE__, __LINE__)
+#define FK__SCOPE_OPEN() (fk__self->dbg_scope++)
+#define FK__SCOPE_CLOSE() (fk__self->dbg_scope = 0)
+#define FK__DBG_END()                                                                      \
+    do {                                                                                   \
+        if (fk__has_frame) {                                                               \
+            FK__CHECK(fk__self->dbg_scope == 0, "FK_RETURN with forked children not joined"); \
+            FK__CHECK(fk__self->dbg_top_alloc == NULL, "FK_RETURN with FK_ALLOC blocks not freed"); \
+            fk__self->dbg_magic = 0;                                                       \
+        }                                                                                  \
+    } while (0)
+#else
+#define FK__ALLOC(T, n) ((T *)fk__alloc(fk__scratch_bytes((n), sizeof(T))))
+#define FK__FREE(p) fk__free(p)
+#define FK__SCOPE_OPEN() ((void)0)
+#define FK__SCOPE_CLOSE() ((void)0)
+#define FK__DBG_END() ((void)0)
+#endif
+
+/* Closes a task's body (the blocks its opening macro left open, and the function).  A
+ * body that ends without FK_RETURN (or a stray `break` that left FK_BEGIN's switch) is a
+ * misuse. */
+#define FK__END                                                                            \
+    }                                                                                      \
+    }                                                                                      \
+    fk__misuse("task body ended without FK_RETURN", fk__task_name, __FILE__, __LINE__);    \
+    }
+
+/* Runs a record the join popped itself.  The first one a join pops is the scope's last
+ * fork (a call between a fork and the join leaves the deque as it found it), whose task
+ * the compiler usually knows (fk__last, a constant in straight-line code): a direct call.
+ * Later ones go through the thunk they carry, or a direct call to our own task. */
+#define FK__RUN_RECORD(known, r)                                                           \
+    do {                                                                                   \
+        fk__thunk_fn *fk__rt = (known) ? (known) : fk__record_thunk(r);                    \
+        if (fk__rt == fk__self_thunk)                                                      \
+            fk__self_thunk(r);                                                             \
+        else                                                                               \
+            fk__rt(r);                                                                     \
+    } while (0)
+
+/* Result-address type check shared by the call forms. */
+#define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
+
+/* Resume point number N (a __COUNTER__ value, expanded once by the public macro): its
+ * descriptor, and the `case` a resumed task jumps to. */
+#define FK__RP(N) FK__CAT(fk__rp, N)
+#define FK__RP_DECL(N) static const fk__rp FK__RP(N) = {&fk__info, FK__RP_BASE + (N)}
+#define FK__RP_CASE(N) case FK__RP_BASE + (N):;
+
+#if FK_STACK != FK_STACK_NATIVE
+/* ==== frame-stack variants: fast and slow clones ============================================ */
+
+#define FK__RET_PTR() (fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret)
+#define FK__RETURN_FREE()                                                                  \
+    do {                                                                                   \
+        FK__DBG_END();                                                                     \
+        if (fk__has_frame)                                                                 \
+            fk__free(fk__self);                                                            \
+    } while (0)
+
+#define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
+    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    static void name##__resume(fk_frame *);                                                \
+    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret, \
+                                 FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__));              \
+    static void name(uintptr_t fk__link, RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) { \
+        name##__body(0, fk__link, fk__ret, FK__MAP(FK__PNAME, FK__COMMA, __VA_ARGS__));    \
+    }                                                                                      \
+    static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                              \
+        name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret, FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__)); \
+    }                                                                                      \
+    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret, \
+                                 FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {             \
+        static const char fk__task_name[] FK__UNUSED = #name;                              \
+        static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
+        fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
+        FK__SCOPE_LOCALS                                                                   \
+        FRAMEDECL FK__UNUSED;                                                              \
+        fk_frame *fk__self FK__UNUSED = NULL;                                              \
+        int fk__has_frame FK__UNUSED = 0;                                                  \
+        uint64_t fk__idx FK__UNUSED = 0;                                                   \
+        if (fk__resuming)                                                                  \
+            goto fk__begin;                                                                \
+        {
+
+
+/* In the fast clone: allocate the frame.  In the slow clone: take the frame being resumed
+ * and go to its resume point (the `case` put by the macro that set it). */
+#define FK__BEGIN(var)                                                                     \
+    if (0) {                                                                               \
+    fk__begin:                                                                             \
+        fk__self = (fk_frame *)fk__link;                                                   \
+        (var) = (void *)fk__self;                                                          \
+        fk__has_frame = 1;                                                                 \
+    fk__dispatch: __attribute__((unused));                                                 \
+        fk__idx = fk__self->rp->idx;                                                       \
+    } else {                                                                               \
+        FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                               \
+        (var) = (void *)fk__frame_new(FK__ROUND(sizeof *(var)), fk__link, fk__ret);        \
+        fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
+        fk__has_frame = 1;                                                                 \
+    }                                                                                      \
+    if (fk__resuming && fk__idx < FK__RP_BASE)                                             \
+        __builtin_unreachable(); /* the slow clone never takes the fresh path (case 0) */  \
+    switch (fk__resuming ? fk__idx : 0) {                                                  \
+    default:                                                                               \
+        fk__bad_resume(&fk__info, fk__idx);                                                \
+    case 0:
+
+/* Continue at the frame's current resume point: in the slow clone by dispatching, in the
+ * fast clone by entering the slow clone (which then returns here to return). */
+#define FK__CONTINUE_AT_RP()                                                               \
+    do {                                                                                   \
+        if (fk__resuming)                                                                  \
+            goto fk__dispatch;                                                             \
+        fk__info.resume(fk__self);                                                         \
+        return;                                                                            \
+    } while (0)
+
+#define FK__UNWIND_CHECK()                                                                 \
+    do {                                                                                   \
+        if (FK__UNLIKELY(FK__H->unwinding))                                                \
+            return;                                                                        \
+    } while (0)
+
+#define FK__CALL(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__STAT_INC(n_call);                                                              \
+        FK__RP_DECL(L);                                                                    \
+        fk__self->rp = &FK__RP(L);                                                                 \
+        FK__SAVE_NREC();                                                                   \
+        task((uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__);                  \
+        FK__UNWIND_CHECK();                                                                \
+    FK__RP_CASE(L)                                                   \
+    } while (0)
+
+#define FK__SWITCH(L, k)                                                                   \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_SWITCH_TO before FK_BEGIN");                          \
+        FK__CHECK(fk__self->dbg_scope == 0, "FK_SWITCH_TO inside a fork-join scope");      \
+        unsigned fk__k = (unsigned)(k);                                                    \
+        FK__RP_DECL(L);                                                                    \
+        if (fk__k != fk__worker_id()) {                                                    \
+            fk__self->rp = &FK__RP(L);                                                             \
+            fk__switch(fk__self, fk__k);                                                   \
+            return;                                                                        \
+        }                                                                                  \
+    FK__RP_CASE(L)                                                   \
+    } while (0)
+
+#if FK_STEAL == FK_STEAL_CONT
+
+#define FK__SCOPE_LOCALS
+#define FK__SAVE_NREC() ((void)0)
+
+/* Evaluate the child's result address and arguments (they may read the frame), push our
+ * continuation, run the child, pop.  A failed pop: a thief has our continuation, or the
+ * child's C frame died (it set `unwinding`; then ours is dead too, or the child hopped to
+ * another worker); fk__pop_slow sorts it out: go on, continue at our resume point (we
+ * are the last to arrive at our join), or unwind. */
+#define FK__FORK(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__SCOPE_OPEN();                                                                  \
+        FK__STAT_INC(n_fork);                                                              \
+        task##__ret_t *const fk__res = (slot);                                             \
+        const struct task##__args fk__fa = {__VA_ARGS__};                                  \
+        FK__RP_DECL(L);                                                                    \
+        fk__self->rp = &FK__RP(L);                                                                 \
+        fk__push(fk__self);                                                                \
+        task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);                              \
+        if (FK__UNLIKELY(!fk__pop_fast())) {                                               \
+            int fk__p = fk__pop_slow(fk__self);                                            \
+            if (fk__p == FK__POP_UNWIND)                                                   \
+                return;                                                                    \
+            if (fk__p == FK__POP_RESUME)                                                   \
+                FK__CONTINUE_AT_RP();                                                      \
+        }                                                                                  \
+    FK__RP_CASE(L)                                                   \
+    } while (0)
+
+/* In the fast clone every pop succeeded, so nothing was stolen: a join costs nothing.  In
+ * the slow clone, if thieves took our continuation, arrive at the join counter. */
+#define FK__JOIN(L)                                                                        \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
+        FK__SCOPE_CLOSE();                                                                 \
+        FK__CHECK(fk__resuming || fk__self->steals == 0, "internal: a steal seen on the fast path"); \
+        FK__RP_DECL(L);                                                                    \
+        if (fk__resuming && fk__self->steals != 0) {                                       \
+            fk__self->rp = &FK__RP(L);                                                             \
+            if (!fk__join(fk__self))                                                       \
+                return;                                                                    \
+        }                                                                                  \
+    FK__RP_CASE(L)                                                   \
+    } while (0)
+
+#else /* FK_STEAL_CHILD, frames on frame stacks: a join that must wait suspends the frame */
+
+/* fk__nrec (a register): records this scope pushed that it has not popped or lost.  It is
+ * spilled to the frame only before FK_CALL, where a resumer may need it; on every path that
+ * resumes the frame its value is 0 (the prologue's), which is right: a join that completed
+ * has none, and the resumer after an unwound call has counted them as steals. */
+#define FK__SCOPE_LOCALS                                                                   \
+    uint32_t fk__nrec FK__UNUSED = 0;                                                      \
+    fk__thunk_fn *fk__last FK__UNUSED = NULL;
+#define FK__SAVE_NREC() (fk__self->nrec = fk__nrec)
+
+#define FK__FORK(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__SCOPE_OPEN();                                                                  \
+        FK__STAT_INC(n_fork);                                                              \
+        union {                                                                            \
+            struct task##__args a;                                                         \
+            uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
+        } fk__u;                                                                           \
+        fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
+        fk__push_record(task##__thunk, (uintptr_t)fk__self, (slot), fk__u.w,               \
+                        FK__ARG_WORDS(struct task##__args));                               \
+        fk__last = task##__thunk;                                                          \
+        fk__nrec++;                                                                        \
+    } while (0)
+
+/* Run our children still in the deque, newest first: a child of the task's own kind by a
+ * direct call (recursive tasks), others through their thunk.  A pop that fails means the
+ * rest of the scope was stolen.  A child whose C frame died (unwinding): it and our records
+ * left finish elsewhere; fk__join_unwound arrives for us and we unwind. */
+#define FK__JOIN(L)                                                                        \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
+        FK__SCOPE_CLOSE();                                                                 \
+        FK__RP_DECL(L);                                                                    \
+        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                      \
+            const fk__record *fk__r = fk__pop_record();                                    \
+            if (!fk__r) {                                                                  \
+                fk__self->steals += fk__nrec;                                              \
+                fk__nrec = 0;                                                              \
+                break;                                                                     \
+            }                                                                              \
+            fk__nrec--;                                                                    \
+            FK__RUN_RECORD(fk__t, fk__r);                                                  \
+            if (FK__UNLIKELY(FK__H->unwinding)) {                                          \
+                fk__self->rp = &FK__RP(L);                                                         \
+                fk__join_unwound(fk__self, 1 + fk__nrec);                                  \
+                return;                                                                    \
+            }                                                                              \
+        }                                                                                  \
+        if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
+            fk__self->rp = &FK__RP(L);                                                             \
+            if (!fk__join(fk__self))                                                       \
+                return;                                                                    \
+        }                                                                                  \
+    FK__RP_CASE(L)                                                   \
+    } while (0)
+
+#endif
+
+#else
+/* ==== native frames (child stealing): the frame is in the C stack frame, a join waits ====== */
+
+#define FK__RET_PTR() (fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret)
+#define FK__RETURN_FREE() FK__DBG_END()
+
+#define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
+    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    static void name(RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {           \
+        static const char fk__task_name[] FK__UNUSED = #name;                              \
+        FRAMEDECL FK__UNUSED;                                                              \
+        fk_frame *fk__self FK__UNUSED = NULL;                                              \
+        int fk__has_frame FK__UNUSED = 0;                                                  \
+        fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
+        uint32_t fk__nrec FK__UNUSED = 0, fk__stolen FK__UNUSED = 0;                       \
+        fk__thunk_fn *fk__last FK__UNUSED = NULL;                                          \
+        (void)fk__ret;                                                                     \
+        if (0)                                                                             \
+            goto fk__begin; /* a task without FK_BEGIN does not compile */                 \
+        {                                                                                  \
+            {
+
+/* The frame is a local of the task's C function; its header is zeroed (the join cell).
+ * FK_BEGIN declares it, so FK_BEGIN must stand at the body's top level. */
+#define FK__BEGIN(var)                                                                     \
+fk__begin:;                                                                                \
+    __typeof__(*(var)) fk__frame_store;                                                    \
+    FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                   \
+    (var) = &fk__frame_store;                                                              \
+    fk__self = &fk__frame_store.fk;                                                        \
+    FK__NATIVE_INIT(fk__self);                                                             \
+    fk__has_frame = 1
+
+#if FK_DEBUG
+#define FK__NATIVE_INIT(f)                                                                 \
+    ((f)->sync0 = 0, (f)->ret = fk__ret, (f)->dbg_magic = FK__DBG_MAGIC, (f)->dbg_scope = 0,              \
+     (f)->dbg_top_alloc = NULL)
+#else
+#define FK__NATIVE_INIT(f) ((f)->sync0 = 0, (f)->ret = fk__ret)
+#endif
+
+#define FK__CALL(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__STAT_INC(n_call);                                                              \
+        task((slot), __VA_ARGS__);                                                         \
+    } while (0)
+
+#define FK__FORK(L, slot, task, ...)                                                       \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__SCOPE_OPEN();                                                                  \
+        FK__STAT_INC(n_fork);                                                              \
+        union {                                                                            \
+            struct task##__args a;                                                         \
+            uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
+        } fk__u;                                                                           \
+        fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
+        fk__push_record(task##__thunk, (uintptr_t)fk__self, (slot), fk__u.w,               \
+                        FK__ARG_WORDS(struct task##__args));                               \
+        fk__last = task##__thunk;                                                          \
+        fk__nrec++;                                                                        \
+    } while (0)
+
+/* Run the children still in the deque, newest first; if some were stolen, wait for them
+ * here, stealing back from their thieves meanwhile (leapfrogging; fk__lf_join). */
+#define FK__JOIN(L)                                                                        \
+    do {                                                                                   \
+        FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
+        FK__SCOPE_CLOSE();                                                                 \
+        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                      \
+            const fk__record *fk__r = fk__pop_record();                                    \
+            if (!fk__r) {                                                                  \
+                fk__stolen += fk__nrec;                                                    \
+                fk__nrec = 0;                                                              \
+                break;                                                                     \
+            }                                                                              \
+            fk__nrec--;                                                                    \
+            FK__RUN_RECORD(fk__t, fk__r);                                                  \
+        }                                                                                  \
+        if (FK__UNLIKELY(fk__stolen != 0)) {                                               \
+            fk__lf_join(fk__self, fk__stolen);                                             \
+            fk__stolen = 0;                                                                \
+        }                                                                                  \
+    } while (0)
+
+#define FK__SWITCH(L, k)                                                                   \
+    do {                                                                                   \
+        _Static_assert(0, "FK_SWITCH_TO needs frames that can move between workers: not available " \
+                          "with native frames (child-native); use a seg or lin variant");  \
+    } while (0)
+
+#endif
+
+static inline size_t fk__scratch_bytes(size_t n, size_t size) {
+    size_t bytes;
+    if (__builtin_mul_overflow(n, size, &bytes) || bytes > SIZE_MAX - FK__ALIGN)
+        fk__misuse("FK_ALLOC size overflows", "?", __FILE__, __LINE__);
+    return FK__ROUND(bytes);
+}
 
 #endif

@@ -27,6 +27,7 @@
 /* What is done with one (type, name) pair. */
 #define FK__PDECL(t, n) t n
 #define FK__FIELD(t, n) t n;
+#define FK__PNAME(t, n) n
 #define FK__ARG(t, n) fk__a.n
 #if FK_DEBUG
 #define FK__ZERO(t, n) (*(t const *)(const void *)fk__poison)
