@@ -56,12 +56,19 @@
 #define DQ_HEADER 64
 _Static_assert(sizeof(fk__dqbuf) <= DQ_HEADER, "the deque buffer header fits a cache line");
 
-static fk__dqbuf *buf_new(uint64_t cap) {
-    fk__dqbuf *b = aligned_alloc(64, DQ_HEADER + cap * sizeof(fk__slot));
-    if (b) {
-        b->cap = cap;
-        b->prev = NULL;
-    }
+/* The slots start right after the page offset of the owner's hot cache line (fk__tls), for
+ * the reason given in stack.c (4K aliasing); `skew` bytes of the allocation before the
+ * header make it so. */
+static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) {
+    uintptr_t want = ((uintptr_t)w->hot + 64) & (4096 - 64);
+    char *m = aligned_alloc(4096, 4096 + DQ_HEADER + cap * sizeof(fk__slot));
+    if (!m)
+        return NULL;
+    uintptr_t skew = (want + 4096 - DQ_HEADER) & (4096 - 64);
+    fk__dqbuf *b = (fk__dqbuf *)(void *)(m + skew);
+    b->cap = cap;
+    b->prev = NULL;
+    b->mem = m;
     return b;
 }
 
@@ -124,7 +131,7 @@ static fk__slot *limit_for(const fk_worker *w, uint64_t t) {
 }
 
 int fk__deque_init(fk_worker *w) {
-    fk__dqbuf *b = buf_new(FK_DEQUE_INITIAL);
+    fk__dqbuf *b = buf_new(w, FK_DEQUE_INITIAL);
     if (!b)
         return FK_ENOMEM;
     w->dq_cur = b;
@@ -143,7 +150,7 @@ int fk__deque_init(fk_worker *w) {
 void fk__deque_destroy(fk_worker *w) {
     for (fk__dqbuf *b = w->dq_cur, *prev; b; b = prev) {
         prev = b->prev;
-        free(b);
+        free(b->mem);
     }
     w->dq_cur = NULL;
 }
@@ -165,7 +172,7 @@ static void copy_slot(fk__slot *dst, const fk__slot *src) {
 /* Doubles the buffer, copying the live slots [t, b). */
 static void grow(fk_worker *w, uint64_t t, uint64_t b) {
     fk__dqbuf *old = w->dq_cur;
-    fk__dqbuf *nb = buf_new(old->cap * 2);
+    fk__dqbuf *nb = buf_new(w, old->cap * 2);
     if (!nb)
         fk__fatal("out of memory growing a deque to %llu slots", (unsigned long long)old->cap * 2);
     for (uint64_t x = t; x < b; x++)

@@ -29,6 +29,7 @@ typedef struct fk__wstats {
 typedef struct fk__dqbuf {
     uint64_t cap;
     struct fk__dqbuf *prev;
+    void *mem; /* the allocation (the header is placed inside it, see deque.c) */
     fk__slot slots[];
 } fk__dqbuf;
 

@@ -155,43 +155,41 @@ typedef struct fk__record fk__slot;
 /* ---- the worker's hot state (thread-local) ------------------------------------------------ */
 
 struct fk__hot {
-    /* Frame stack (owner only).  [lo, hi) is the usable part of the current stacklet or
+    /* ---- one cache line: everything the fast path touches ----
+     * Frame stack (owner only): [lo, hi) is the usable part of the current stacklet or
      * region; sp is the next free byte. */
-    char *sp;
+    _Alignas(64) char *sp;
     char *hi;
     char *lo;
-    /* Deque, owner's private view.  Slot index x lives at buf[x & mask]; the owner keeps a
-     * cursor instead of its bottom index: bottom = lap + (cur - buf).  Slots from split to
-     * bottom are private: thieves never take them, so push and pop need no fence.  Slots
-     * from top to split are public.  splitp is split's slot; cur - 1 >= splitp means the
-     * newest slot is private (when the buffer wraps the test may say no wrongly, never yes
-     * wrongly: the slow path sorts it out).
+    /* Deque, owner's private view: cur is the owner's cursor (bottom = lap + (cur - buf));
+     * slots from split to bottom are private: thieves never take them, so push and pop need
+     * no fence.  Slots from top to split are public.  splitp is split's slot; cur - 1 >=
+     * splitp means the newest slot is private (when the buffer wraps the test may say no
+     * wrongly, never yes wrongly: the slow path sorts it out).
      * cur and splitp are atomic because a thief that forces a publication (deque.c) reads
-     * cur and moves split.  The owner stores cur with release (a plain move on x86-64): a
-     * forcing thief's acquire load of cur then orders the slots and what they point to (the
-     * frames, the records' arguments) before its use of them; the owner's other accesses are
-     * relaxed. */
+     * cur and moves split.  The owner stores cur with release: a forcing thief's acquire
+     * load of cur then orders the slots and what they point to (the frames, the records'
+     * arguments) before its use of them. */
     _Atomic(fk__slot *) cur;
     _Atomic(fk__slot *) splitp;
-    uint64_t lap;
+    /* push takes its slow path when cur >= limit: limit is the end of the buffer or the
+     * slot that top + capacity maps to, whichever comes first, or NULL: a thief asks the
+     * owner to publish work.  Thieves write it rarely (only when it is not already NULL). */
+    _Atomic(fk__slot *) limit;
+    uint8_t unwinding;    /* the C stack is unwinding: the rest of a task runs elsewhere */
+    fk_worker *w;         /* the worker this thread is (NULL on other threads) */
+    /* ---- the owner's slow-path state ---- */
+    _Alignas(64) uint64_t lap;
     uint64_t split;
     fk__slot *buf;
     uint64_t mask;
-    fk_worker *w;         /* the worker this thread is (NULL on other threads) */
-    uint8_t unwinding;    /* the C stack is unwinding: the rest of a task runs elsewhere */
     /* Counted by the task macros when compiled with FK_STATS >= 2 (the layout does not
      * depend on FK_STATS).  Written by the owner only (load + store, no atomic RMW); atomic
      * so that anyone may read them at any time. */
     _Atomic uint64_t n_fork, n_call;
 #if FK_STEAL == FK_STEAL_CHILD
-    fk__record scratch;   /* a record on its way to the push slow path (x86-64 stub) */
+    _Alignas(64) fk__record scratch; /* a record on its way to the push slow path (x86-64 stub) */
 #endif
-    /* push takes its slow path when cur >= limit: limit is the end of the buffer or the
-     * slot that top + capacity maps to, whichever comes first, or NULL: a thief asks the
-     * owner to publish work.  Thieves write it rarely and only when it is not already NULL,
-     * so the owner's reads hit in its cache. */
-    _Alignas(64) _Atomic(fk__slot *) limit;
-    char fk__pad[64 - sizeof(void *)];
 };
 
 extern _Thread_local struct fk__hot fk__tls __attribute__((tls_model(FK_TLS_MODEL)));
