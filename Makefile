@@ -160,11 +160,14 @@ RUN_CONFIG ?= configs/quick.json
 run: setup $(DRIVERS) $(BUILD)/bin/forkscope
 	$(BUILD)/bin/forkscope run $(RUN_CONFIG) --resume
 
-# The fib overhead table (T1/Ts, Ts/T2 of every variant); BENCH_N, BENCH_REPS to change it.
-BENCH_N ?= 42
-BENCH_REPS ?= 5
-bench: setup $(DRIVERS)
-	scripts/bench-fib.sh $(BENCH_N) $(BENCH_REPS)
+# The fib overhead table through the harness: configs/overhead.json (T1/Ts and Ts/T2 of
+# every runtime build as medians of per-round ratios, instructions per fib call by
+# callgrind) into results/overhead (the previous one kept as results/overhead.prev).
+# Run it on a quiet machine: anything else running spoils the times (not the counts).
+bench: setup $(DRIVERS) $(BUILD)/bin/forkscope
+	@rm -rf results/overhead.prev; if [ -d results/overhead ]; then mv results/overhead results/overhead.prev; fi
+	$(BUILD)/bin/forkscope run configs/overhead.json -o results/overhead
+	@sed -n '/^## Overhead/,/^## Memory/p' results/overhead/report.md | sed '$$d'
 
 all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 
@@ -180,7 +183,7 @@ check: setup
 	  scripts/run-tests.sh --summary
 
 check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
-	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel)
+	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh
 check-debug: $(call rt_tests,debug)
 	@scripts/run-tests.sh debug $^
 check-tsan: $(call rt_tests,tsan)

@@ -739,7 +739,7 @@ static void validate(vctx *c, json_t *root, fk_config *cfg) {
     static const char *const keys[] = {"name",        "description",      "benchmarks", "variants",   "workers",
                                        "repetitions", "warmup",           "time_limit_s", "memory_limit_mib",
                                        "order",       "seed",             "calibrate",  "papi_events", "oversubscribe",
-                                       NULL};
+                                       "instructions", NULL};
     char buf[96], p[128];
     if (!json_is_object(root)) {
         VERR(c, "", "expected an object {\"name\": ..., \"benchmarks\": [...], ...}, got %s",
@@ -814,6 +814,34 @@ static void validate(vctx *c, json_t *root, fk_config *cfg) {
         long long x;
         if (get_int(c, "seed", v, 0, 9007199254740991LL, &x))
             cfg->seed = (unsigned long long)x;
+    }
+    if ((v = json_object_get(root, "instructions"))) {
+        static const char *const ikeys[] = {"kernel", "n", NULL};
+        json_t *k, *n;
+        if (!json_is_object(v)) {
+            VERR(c, "instructions", "expected {\"kernel\": \"fib\", \"n\": [N1, N2]}, got %s",
+                 describe(v, buf, sizeof buf));
+        } else {
+            check_keys(c, "instructions", v, ikeys, "\"instructions\"");
+            k = json_object_get(v, "kernel");
+            n = json_object_get(v, "n");
+            if (!k || !json_is_string(k) || strcmp(json_string_value(k), "fib"))
+                VERR(c, "instructions.kernel", "expected \"fib\" (instructions per call are defined for fib: "
+                     "its call count is known), got %s", k ? describe(k, buf, sizeof buf) : "nothing");
+            else
+                snprintf(cfg->icount_kernel, sizeof cfg->icount_kernel, "fib");
+            long long a, b;
+            if (!n || !json_is_array(n) || json_array_size(n) != 2)
+                VERR(c, "instructions.n", "expected two sizes [N1, N2], N1 < N2 (e.g. [22, 27]), got %s",
+                     n ? describe(n, buf, sizeof buf) : "nothing");
+            else if (get_int(c, "instructions.n[0]", json_array_get(n, 0), 2, 32, &a) &&
+                     get_int(c, "instructions.n[1]", json_array_get(n, 1), 3, 32, &b)) {
+                if (a >= b)
+                    VERR(c, "instructions.n", "expected N1 < N2, got [%lld, %lld]", a, b);
+                else
+                    cfg->icount_n[0] = (int)a, cfg->icount_n[1] = (int)b;
+            }
+        }
     }
     if ((v = json_object_get(root, "papi_events"))) {
         if (!json_is_array(v)) {

@@ -91,6 +91,8 @@ typedef struct fk_config {
     int oversubscribe;       /* allow P > cores (default 1; such cells are flagged) */
     char **papi_events;      /* passed to the drivers (--papi) and recorded, not checked here */
     size_t npapi;
+    char icount_kernel[16];  /* "instructions": the kernel ("fib") ... */
+    int icount_n[2];         /* ... and its two sizes; icount_n[1] == 0: none (overhead.h) */
 } fk_config;
 
 /* Reads and validates the configuration file at path; `cores` is the number of online CPUs

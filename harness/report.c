@@ -1,6 +1,7 @@
 /* report.c — summary.csv and fits.csv (written and read back), report.md, `forkscope fit`.
  * See report.h for the CSV conventions and results.h for the files. */
 #include "harness/report.h"
+#include "harness/overhead.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -794,6 +795,7 @@ int fk_report_write_md(const char *path, const char *dir, const fk_summary *s, c
     write_machine(f, env);
     write_method(f, s);
     write_bench_tables(f, s, env);
+    fk_overhead_write_md(f, dir);
     write_fit_tables(f, s, fits, nfits);
     write_failures(f, s);
     if (s->nwarnings) {

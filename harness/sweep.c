@@ -1,5 +1,6 @@
 /* sweep.c — planning, running and recording a sweep (`forkscope run`). */
 #include "harness/sweep.h"
+#include "harness/overhead.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1109,6 +1110,11 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s.pl.nruns, s.raw_path, ran,
             totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
     rc = nfailed ? FK_EXIT_RUNS_FAILED : FK_EXIT_OK;
+    if (cfg.icount_n[1]) { /* after the timed runs: callgrind slows everything else down */
+        int e = fk_icount_run(&cfg, s.dir, s.launcher, s.intr_fd);
+        if (e && rc == FK_EXIT_OK)
+            rc = e;
+    }
 
 out_progress:
     fk_progress_finish(prog);

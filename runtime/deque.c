@@ -61,7 +61,8 @@ _Static_assert(sizeof(fk__dqbuf) <= DQ_HEADER, "the deque buffer header fits a c
  * header make it so. */
 static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) {
     uintptr_t want = ((uintptr_t)w->hot + 64) & (4096 - 64);
-    char *m = aligned_alloc(4096, 4096 + DQ_HEADER + cap * sizeof(fk__slot));
+    size_t bytes = (4096 + DQ_HEADER + cap * sizeof(fk__slot) + 4095) & ~(size_t)4095; /* C11: a multiple */
+    char *m = aligned_alloc(4096, bytes);
     if (!m)
         return NULL;
     uintptr_t skew = (want + 4096 - DQ_HEADER) & (4096 - 64);

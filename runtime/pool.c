@@ -48,6 +48,7 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->thread_stack_bytes = FK_THREAD_STACK_BYTES;
     o->linear_stack_bytes = FK_LINEAR_STACK_BYTES;
     o->stacklet_bytes = FK_STACKLET_BYTES;
+    o->leap_stack_bytes = FK_LEAP_RANDOM_STACK;
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
     const char *s = getenv("FORKSCOPE_WORKERS");
     if (s) {
@@ -71,6 +72,7 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     env_size("FORKSCOPE_THREAD_STACK", &o->thread_stack_bytes);
     env_size("FORKSCOPE_LINEAR_STACK", &o->linear_stack_bytes);
     env_size("FORKSCOPE_STACKLET", &o->stacklet_bytes);
+    env_size("FORKSCOPE_LEAP_STACK", &o->leap_stack_bytes);
 }
 
 const char *fk_sched_name(fk_sched s) {

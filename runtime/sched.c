@@ -401,9 +401,11 @@ void fk__switch(fk_frame *f, unsigned k) {
  *    it could take ours), so each such steal runs a task deeper in the tree than the frame
  *    waiting here: a worker's C stack stays as deep as one path of the task tree;
  *  - after FK_LEAP_TRIES failed attempts, steal from anyone, but only while this worker's
- *    C stack is shallower than FK_LEAP_RANDOM_STACK (such a task may be shallow in the
- *    tree: it restarts the depth count).  Bound: the C stack never holds more than
- *    FK_LEAP_RANDOM_STACK bytes plus one task-tree path of frames;
+ *    C stack is shallower than fk_pool_opts.leap_stack_bytes, L (such a task may be shallow
+ *    in the tree: it restarts the depth count).  Bound: a worker's C stack never holds more
+ *    than L bytes plus one root-to-leaf path of the task tree, each level costing its
+ *    task's C frame plus this function's and run_record's (tests/test_runtime.c,
+ *    leap_stack_bounded);
  *  - force a publication from the thief if it does not answer (greediness), and yield the
  *    CPU now and then (more workers than cores). */
 static void backoff(unsigned fails);
@@ -413,6 +415,8 @@ static size_t c_stack_used(const fk_worker *w) {
     char here;
     return (size_t)(w->stack_base - &here);
 }
+
+size_t fk__cstack_depth(void) { return c_stack_used(FK__H->w); }
 
 void fk__lf_join(fk_frame *f, uint32_t stolen) {
     fk_worker *w = FK__H->w;
@@ -443,9 +447,13 @@ void fk__lf_join(fk_frame *f, uint32_t stolen) {
                 continue;
             }
         }
-        if (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < FK_LEAP_RANDOM_STACK) {
+        if (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < p->opts.leap_stack_bytes) {
+            /* As an idle thief would (greedy: an owner busy in a leaf or a join of its own
+             * is made to publish). */
             fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
-            if (fk__steal(v, &s) == FK__STEAL_OK) {
+            int r = fk__steal(v, &s);
+            if (r == FK__STEAL_OK || (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) &&
+                                      fk__steal(v, &s) == FK__STEAL_OK)) {
                 FK__WSTAT(w, leaps);
                 w->hungry_since = 0;
                 run_record(w, &s);

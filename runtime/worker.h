@@ -140,6 +140,10 @@ void fk__wake(fk_worker *w);
 void fk__submit(fk_pool *pool, fk__sub *sub, int worker); /* worker < 0: any */
 void fk__wake_all(fk_pool *pool);
 
+#if FK_STACK == FK_STACK_NATIVE
+size_t fk__cstack_depth(void); /* bytes of the current worker's C stack in use */
+#endif
+
 /* cstack.c */
 void fk__cstack_guard_install(void);
 void fk__cstack_guard_enter(fk_worker *w);

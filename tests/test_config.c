@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "harness/config.h"
+#include "harness/overhead.h"
 #include "harness/exitcodes.h"
 #include "harness/variants.h"
 
@@ -93,6 +94,29 @@ TEST(bad_configs_give_expected_errors) {
     }
     closedir(dp);
     ASSERT_GE(cases, 11);
+}
+
+/* The task's own functions in callgrind_annotate's output: both clones, thunk, split part,
+ * recursion levels, the serial projection; nothing else whose name starts alike. */
+TEST(instructions_parser) {
+    static const char out[] =
+        "--------------------------------------------------------------------------------\n"
+        "Ir                    file:function\n"
+        "--------------------------------------------------------------------------------\n"
+        "8,580,853 (53.53%)  kernels/fib.c:fib'2 [/x/fk-bench-cont-seg]\n"
+        "5,084,944 (31.72%)  runtime/include/forkscope/impl.h:fib'2\n"
+        "   1,000 ( 0.01%)  kernels/fib.c:fib.part.0 [/x/fk-bench-cont-seg]\n"
+        "     100 ( 0.00%)  kernels/fib.c:fib__resume\n"
+        "      20 ( 0.00%)  kernels/fib.c:fib__thunk\n"
+        "       3 ( 0.00%)  kernels/fib.c:fib_serial'3\n"
+        "     198 ( 0.00%)  kernels/fib.c:fib_verify [/x/fk-bench-cont-seg]\n"
+        "      14 ( 0.00%)  kernels/fib.c:fib_run [/x/fk-bench-cont-seg]\n"
+        "   9,999 ( 0.05%)  ???:fibonacci_helper [/x/y]\n"
+        "   7,777 ( 0.05%)  ???:fk__push_slow [/x/y]\n";
+    unsigned long long sum = 0;
+    ASSERT_EQ(fk_icount_parse(out, "fib", &sum), 0);
+    ASSERT_EQ_U(sum, 8580853ull + 5084944 + 1000 + 100 + 20 + 3);
+    ASSERT_EQ(fk_icount_parse(out, "nqueens", &sum), -1);
 }
 
 TEST(unreadable_config_is_io_error) {
@@ -435,6 +459,7 @@ int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
                          TEST_CASE(bad_configs_give_expected_errors, 20),
+                         TEST_CASE(instructions_parser, 10),
                          TEST_CASE(unreadable_config_is_io_error, 5),
                          TEST_CASE(shipped_configs_validate, 20),
                          TEST_CASE(quick_config_shape, 5),

@@ -227,15 +227,22 @@ FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-static fk_pool *make_pool(unsigned workers, fk_sched sched) {
+/* leap_stack 0: the default limit on random steals during a leapfrogging join */
+static fk_pool *make_pool_leap(unsigned workers, fk_sched sched, size_t leap_stack) {
     fk_pool_opts o;
     fk_pool_opts_init(&o);
     o.workers = workers;
     o.sched = sched;
+    if (leap_stack)
+        o.leap_stack_bytes = leap_stack;
     fk_pool *p = NULL;
     int err = fk_pool_create(&p, &o);
     ASSERT_MSG(err == 0, "fk_pool_create(%u workers, %s): %s", workers, fk_sched_name(sched), fk_strerror(err));
     return p;
+}
+
+static fk_pool *make_pool(unsigned workers, fk_sched sched) {
+    return make_pool_leap(workers, sched, 0);
 }
 
 static const unsigned worker_counts[] = {1, 2, 3, 4, 8};
@@ -488,6 +495,197 @@ static void meet_on(fk_sched sched) {
 
 TEST(greedy_meet_busy) { meet_on(FK_SCHED_BUSY); }
 TEST(greedy_meet_lazy) { meet_on(FK_SCHED_LAZY); }
+
+#if FK_STACK == FK_STACK_NATIVE
+/* ---- leapfrogging (native frames) -------------------------------------------------------- *
+ * A chain level forks the next level, then calls a short spinning leaf (so that a thief
+ * takes the fork), then joins: the join waits for a stolen child and leapfrogs.  Many
+ * chains side by side give a waiting worker plenty of shallow work to steal at random. */
+
+static _Atomic size_t leap_peak[64]; /* per worker: deepest C stack seen, bytes */
+
+static void note_depth(void) {
+    size_t d = fk__cstack_depth();
+    _Atomic size_t *p = &leap_peak[FK_WORKER_ID() % 64];
+    size_t old = atomic_load_explicit(p, memory_order_relaxed);
+    while (d > old && !atomic_compare_exchange_weak(p, &old, d))
+        ;
+}
+
+static size_t peak_depth(void) {
+    size_t m = 0;
+    for (int i = 0; i < 64; i++) {
+        size_t v = atomic_exchange(&leap_peak[i], 0);
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+FK_LEAF_TASK(lf_leaf, int64_t, (int, us)) {
+    note_depth();
+    double t0 = test_now();
+    while (test_now() - t0 < us * 1e-6)
+        ;
+    FK_RETURN(1);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t a, b;
+    int d, us;
+} lfc_frame;
+
+FK_TASK(lfchain, int64_t, lfc_frame *f, (int, d), (int, us)) {
+    note_depth();
+    if (d == 0)
+        FK_RETURN(0);
+    FK_BEGIN(f);
+    f->d = d;
+    f->us = us;
+    FK_FORK(&f->a, lfchain, f->d - 1, f->us);
+    FK_CALL(&f->b, lf_leaf, f->us);
+    FK_JOIN();
+    FK_RETURN(f->a + f->b);
+} FK_END
+
+static fk_pool *leap_pool(unsigned workers, size_t leap_stack) {
+    return make_pool_leap(workers, FK_SCHED_BUSY, leap_stack);
+}
+
+/* The bound stated in sched.c: a worker's C stack holds at most leap_stack_bytes plus one
+ * root-to-leaf path, each level costing its task's C frame plus the runtime's frames for a
+ * leap (fk__lf_join, run_record: under 1 KiB here; 4 KiB allowed).  The path's own cost
+ * per level is measured on one worker (no steals). */
+/* Nesting on purpose (white box): a nester waits at its join, through fk__lf_join, on its
+ * own join cell, which a separate thread releases after a while.  Waiting, it steals other
+ * nesters at random (there is no thief to leapfrog from); they wait and steal in turn.
+ * Unbounded, each nester waits on top of the one below it; the bound stops that below
+ * leap_stack_bytes. */
+#define NEST_MAX 4096
+static fk_frame *_Atomic nest_cells[NEST_MAX];
+static _Atomic int nest_count;
+
+typedef struct {
+    fk_frame fk;
+} nest_frame;
+
+FK_TASK(nester, int64_t, nest_frame *f, (int, unused)) {
+    (void)unused;
+    FK_BEGIN(f);
+    note_depth();
+    int i = atomic_fetch_add(&nest_count, 1);
+    if (i < NEST_MAX)
+        atomic_store(&nest_cells[i], fk__self);
+    fk__lf_join(fk__self, 1); /* returns when the releaser reports "one stolen child done" */
+    FK_RETURN(1);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t *res;
+    int i, n;
+} nest_root_frame;
+
+FK_TASK(nest_root, int64_t, nest_root_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    f->n = n;
+    f->res = FK_ALLOC(int64_t, n);
+    for (f->i = 0; f->i < f->n; f->i++)
+        FK_FORK(&f->res[f->i], nester, 0);
+    FK_JOIN();
+    int64_t s = 0;
+    for (int i = 0; i < f->n; i++)
+        s += f->res[i];
+    FK_FREE(f->res);
+    FK_RETURN(s);
+} FK_END
+
+static _Atomic int nest_stop;
+
+/* Releases every registered cell, again and again, once nothing new registered for 100 ms. */
+static void *nest_releaser(void *arg) {
+    (void)arg;
+    int seen = -1;
+    double quiet = test_now();
+    while (!atomic_load(&nest_stop)) {
+        int c = atomic_load(&nest_count);
+        if (c != seen) {
+            seen = c;
+            quiet = test_now();
+        } else if (test_now() - quiet > 0.1) {
+            for (int i = 0; i < c && i < NEST_MAX; i++) {
+                fk_frame *cell = atomic_exchange(&nest_cells[i], NULL);
+                if (cell)
+                    atomic_store_explicit(&cell->done, 1, memory_order_release);
+            }
+        }
+        usleep(1000);
+    }
+    return NULL;
+}
+
+/* Returns the deepest C stack seen while n nesters ran on `workers` workers. */
+static size_t nest_peak(unsigned workers, size_t limit, int n) {
+    fk_pool *p = leap_pool(workers, limit);
+    atomic_store(&nest_count, 0);
+    atomic_store(&nest_stop, 0);
+    peak_depth();
+    pthread_t rel;
+    ASSERT_EQ(pthread_create(&rel, NULL, nest_releaser, NULL), 0);
+    int64_t r = 0;
+    ASSERT_EQ(FK_RUN(p, &r, nest_root, n), 0);
+    atomic_store(&nest_stop, 1);
+    pthread_join(rel, NULL);
+    ASSERT_EQ(r, n);
+    fk_pool_destroy(p);
+    return peak_depth();
+}
+
+/* The bound stated in sched.c: a worker's C stack holds at most leap_stack_bytes plus one
+ * root-to-leaf path (here root, nester: two levels, each with the runtime's frames for a
+ * leap, well under 4 KiB).  And the test can fail: without the limit the same run goes far
+ * past that bound. */
+TEST(leap_stack_bounded) {
+    /* Sanitized builds run fewer nesters (slow) with a smaller limit, so that the unbounded
+     * run still goes well past the bound (TSan, 200 nesters: ~50 KiB). */
+    int n = TEST_SANITIZED ? 300 : 1000;
+    const size_t limit = TEST_SANITIZED ? 16 << 10 : 64 << 10, bound = limit + 3 * 4096;
+    for (unsigned workers = 2; workers <= 3; workers++) {
+        size_t bounded = nest_peak(workers, limit, n);
+        size_t unbounded = nest_peak(workers, (size_t)1 << 40, n);
+        printf("  %u workers, %d nesters: deepest C stack %zu KiB with random steals below %zu KiB (bound %zu KiB), "
+               "%zu KiB without the limit\n",
+               workers, n, bounded >> 10, limit >> 10, bound >> 10, unbounded >> 10);
+        ASSERT_MSG(bounded <= bound, "C stack %zu bytes deep, bound %zu", bounded, bound);
+        if (workers == 2) /* (most nesting: each worker waits on top of itself the longest) */
+            ASSERT_MSG(unbounded > bound, "without the limit the C stack stayed at %zu bytes (<= %zu): the test "
+                       "does not exercise the bound", unbounded, bound);
+    }
+}
+
+/* Two workers, one long chain whose forks are stolen turn about: each waits at a join
+ * while the other, itself waiting at a join further up, steals back from it; answers exact,
+ * no hang (the watchdog). */
+TEST(leap_mutual) {
+    int depth = TEST_SANITIZED ? 500 : 5000;
+    for (unsigned workers = 2; workers <= 3; workers++) {
+        fk_pool *p = leap_pool(workers, 64 << 10);
+        for (int rep = 0; rep < 3; rep++) {
+            int64_t r = 0;
+            ASSERT_EQ(FK_RUN(p, &r, lfchain, depth, 2), 0);
+            ASSERT_EQ(r, depth);
+        }
+        fk_stats st;
+        fk_pool_stats(p, &st, NULL);
+        printf("  %u workers: chain of %d: %llu steals, %llu waits, %llu leaps\n", workers, depth,
+               (unsigned long long)st.steals, (unsigned long long)st.suspends, (unsigned long long)st.leaps);
+        if (fk_stats_enabled())
+            ASSERT_GT(st.suspends, 0);
+        fk_pool_destroy(p);
+    }
+    peak_depth();
+}
+#endif
 
 /* Statistics count what happened: on one worker, fib(n) forks and calls once per internal
  * node and nothing is stolen. */
@@ -931,36 +1129,15 @@ TEST(cstack_overflow_reported) {
 #if FK_DEBUG
 /* ---- misuse caught by FK_DEBUG builds ------------------------------------------------------ */
 
-/* (A task with no FK_BEGIN at all does not compile; with frame stacks neither does a fork
- * or join before FK_BEGIN: its resume point would stand outside FK_BEGIN's switch.  Native
- * frames have no resume points: these reach a fork or join first.) */
+/* (A task with no FK_BEGIN, or with a fork or join before it, does not compile: see
+ * tests/compile_fail.) */
 FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
     FK_BEGIN(f);
     FK_FORK(&f->a, fib, n);
     FK_RETURN(0); /* no FK_JOIN */
 } FK_END
 
-#if FK_STACK == FK_STACK_NATIVE
-static int64_t dummy_slot;
-FK_TASK(bad_noframe_fork, int64_t, fib_frame *f, (int, n)) {
-    if (n >= 0) {
-        FK_FORK(&dummy_slot, fib, n); /* before FK_BEGIN */
-        FK_JOIN();
-        FK_RETURN(0);
-    }
-    FK_BEGIN(f);
-    FK_RETURN(1);
-} FK_END
 
-FK_TASK(bad_join_noframe, int64_t, fib_frame *f, (int, n)) {
-    if (n >= 0) {
-        FK_JOIN(); /* before FK_BEGIN */
-        FK_RETURN(0);
-    }
-    FK_BEGIN(f);
-    FK_RETURN(1);
-} FK_END
-#endif
 
 typedef struct {
     fk_frame fk;
@@ -999,10 +1176,6 @@ static void run_misuse(void *arg) {
     fk_pool *p = make_pool(1, FK_SCHED_BUSY);
     int64_t r;
     switch (misuse_which) {
-#if FK_STACK == FK_STACK_NATIVE
-    case 0: FK_RUN(p, &r, bad_noframe_fork, 3); break;
-    case 2: FK_RUN(p, &r, bad_join_noframe, 3); break;
-#endif
     case 1: FK_RUN(p, &r, bad_unjoined, 3); break;
     case 3: FK_RUN(p, &r, bad_free_order, 3); break;
     case 4: FK_RUN(p, &r, bad_leak_alloc, 3); break;
@@ -1021,7 +1194,7 @@ TEST(misuse_detected) {
         {"bad_alloc_in_scope", "FK_ALLOC inside a fork-join scope"},
     };
     for (misuse_which = 0; misuse_which < 6; misuse_which++) {
-        if (FK_STACK != FK_STACK_NATIVE && (misuse_which == 0 || misuse_which == 2))
+        if (misuse_which == 0 || misuse_which == 2)
             continue; /* does not compile (see above) */
         char *err;
         int st = test_run_capturing(run_misuse, NULL, &err);
@@ -1054,6 +1227,10 @@ int main(int argc, char **argv) {
         TEST_CASE(greedy_lazy, 60),
         TEST_CASE(greedy_meet_busy, 90),
         TEST_CASE(greedy_meet_lazy, 90),
+#if FK_STACK == FK_STACK_NATIVE
+        TEST_CASE(leap_stack_bounded, 120),
+        TEST_CASE(leap_mutual, 120),
+#endif
         TEST_CASE(stats_counts, 30),
         TEST_CASE(api_errors, 10),
         TEST_CASE(run_from_worker_refused, 10),

@@ -56,6 +56,7 @@ struct test_case {
 
 #define TEST_FAIL_(...)                                                                      \
     do {                                                                                     \
+        fflush(stdout); /* what the case printed before failing (_exit would drop it) */    \
         fprintf(stderr, "  %s:%d: ", __FILE__, __LINE__);                                    \
         fprintf(stderr, __VA_ARGS__);                                                        \
         fputc('\n', stderr);                                                                 \

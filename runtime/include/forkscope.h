@@ -24,26 +24,34 @@
  *   if (fk_pool_create(&pool, &o) == 0 && FK_RUN(pool, &r, fib, 30) == 0) ...
  *
  * FK_TASK(name, result type, frame declaration, (type, param)...) defines a static task.
- * Up to 8 parameters; with child stealing their total size must fit FK_RECORD_ARG_WORDS
- * 8-byte words (a compile-time error says so).  The result type may be void (then use
- * FK_RETURN_VOID and pass a null result address).
+ * Up to 8 parameters, of at most FK_RECORD_ARG_WORDS 8-byte words in all (roots and, with
+ * child stealing, forks copy them into fixed-size records; a compile-time error says so).
+ * The result type may be void (then use FK_RETURN_VOID and pass a null result address).
  *
- * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *)
+ * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *, and the
+ * compiler those marked C)
  *  1. After the first FK_FORK or FK_CALL, a task may be resumed on another worker from its
  *     frame: its parameters and C locals are then gone (FK_DEBUG builds fill the parameters
  *     of a resumed task with 0xA5 bytes, so that a task breaking this rule computes
- *     garbage).  Anything read after a fork, call or join must live in the frame (f->...).  The result address of a fork or call must
- *     point into the frame too (or to memory that outlives the join).
- *  2. FK_BEGIN comes before the first FK_FORK, FK_CALL, FK_JOIN or FK_ALLOC, once.     *
+ *     garbage).  Anything read after a fork, call or join must live in the frame (f->...).
+ *     The result address of a fork or call must point into the frame too (or to memory
+ *     that outlives the join).
+ *  2. FK_BEGIN stands at the top level of the body, once, before the first FK_FORK,
+ *     FK_CALL, FK_JOIN or FK_ALLOC.                                                      C
  *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.
- *  3. Between an FK_FORK and the next FK_JOIN (a fork-join scope) the task must not read
+ *  3. FK_FORK, FK_CALL, FK_JOIN and FK_SWITCH_TO must not stand inside a switch statement
+ *     of the task (a resumed task continues at a case label of FK_BEGIN's own switch).  A
+ *     switch on an int type rejects them (a warning on by default: "case label value
+ *     exceeds maximum value for type"); loops and ifs are fine.                          C
+ *  4. Between an FK_FORK and the next FK_JOIN (a fork-join scope) the task must not read
  *     a forked child's result, and must not use FK_ALLOC/FK_FREE.                      *
- *  4. Every FK_FORK is joined before FK_RETURN (fully strict fork-join).                *
- *  5. FK_ALLOC blocks are freed with FK_FREE in reverse order, before FK_RETURN.        *
- *  6. FK_FORK, FK_CALL, FK_JOIN and FK_RETURN appear only in the task's own body (not in a
+ *  5. Every FK_FORK is joined before FK_RETURN (fully strict fork-join), and the body ends
+ *     in FK_RETURN on every path.                                                      *
+ *  6. FK_ALLOC blocks are freed with FK_FREE in reverse order, before FK_RETURN.        *
+ *  7. FK_FORK, FK_CALL, FK_JOIN and FK_RETURN appear only in the task's own body (not in a
  *     helper function): each may return from the task.
- *  7. Ordinary C functions may be called anywhere; they cannot fork.
- *  8. FK_RUN must not be called from inside a task of the same pool (it would wait on
+ *  8. Ordinary C functions may be called anywhere; they cannot fork.
+ *  9. FK_RUN must not be called from inside a task of the same pool (it would wait on
  *     itself; it returns FK_EDEADLK).
  *
  * WHAT RUNS WHERE
@@ -51,12 +59,24 @@
  *    plain C call; the parent's continuation sits in the worker's deque and an idle worker
  *    may steal it.  On one worker the order of execution is the serial projection's.
  *  - Child stealing (FK_STEAL_CHILD): FK_FORK records the call in the deque and the parent
- *    goes on; FK_JOIN runs the children still there, newest first.  If a child was stolen
- *    and has not finished, the parent's frame is suspended and whoever finishes last
- *    resumes it: no worker thread ever blocks.
+ *    goes on; FK_JOIN runs the children still there, newest first.  With frames on frame
+ *    stacks (seg, lin), a join whose child was stolen and has not finished suspends the
+ *    parent's frame and whoever finishes last resumes it: no worker thread ever blocks.
+ *    With native frames (FK_STACK_NATIVE) the frame is in the task's own C stack frame and
+ *    such a join waits, stealing meanwhile from the thief of its child (leapfrogging) or,
+ *    while the worker's C stack is shallow enough, from anyone.
  *  - Frames live on per-worker frame stacks: segmented (FK_STACK_SEG: stacklets that
  *    double, one empty stacklet cached) or linear (FK_STACK_LIN: one reserved region per
- *    stack, fatal error on overflow naming the setting to raise).
+ *    stack, fatal error on overflow naming the setting to raise), or natively (above).
+ *  - The scheduler is greedy: work a worker has pushed reaches idle workers even while its
+ *    owner runs a long leaf (a thief whose requests go unanswered forces the publication).
+ *
+ * BUILDING TASK CODE
+ *  Compile with GCC or Clang (the macros use GNU C: statement expressions, typeof).  For
+ *  the fastest fork path: -O2 or -O3, no -fPIE (resume points are then one-instruction
+ *  stores), and with GCC --param partial-inlining-entry-probability=80 (so that a
+ *  recursive task's leaf test is inlined into its forks and calls).  Linked into a shared
+ *  library, build the runtime with -DFK_TLS_MODEL='"initial-exec"'.
  *
  * ERRORS
  *  Functions return 0 or a negative FK_E* code (fk_strerror names it).  A failure inside a
@@ -124,13 +144,16 @@ typedef struct fk_pool_opts {
     size_t thread_stack_bytes; /* native stack of each worker thread */
     size_t linear_stack_bytes; /* FK_STACK_LIN: bytes reserved per frame stack */
     size_t stacklet_bytes;     /* FK_STACK_SEG: size of a stack's first stacklet */
+    size_t leap_stack_bytes;   /* native frames: a join that waits steals from workers other
+                                  than its child's thief only while the worker's C stack is
+                                  shallower than this (bounds the C stack; see config.h) */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
 } fk_pool_opts;
 
 /* Fills o with the defaults of forkscope/config.h, then applies the environment:
  *   FORKSCOPE_WORKERS, FORKSCOPE_SCHED (busy|lazy), FORKSCOPE_TOPOLOGY (as .topology),
  *   FORKSCOPE_PLACEMENT (compact|spread|none), FORKSCOPE_VICTIMS (topo|uniform),
- *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET (sizes in bytes,
+ *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK (sizes in bytes,
  *   K/M/G suffixes allowed).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);

@@ -114,8 +114,9 @@
 /* Native frames: a join waiting for stolen children first steals back from their thief
  * (leapfrogging: only the awaited child's descendants, so the C stack grows only as deep as
  * the task tree).  After this many failed tries it also steals from anyone, but only
- * while the worker's C stack is shallower than FK_LEAP_RANDOM_STACK bytes: that bounds the
- * C stack at FK_LEAP_RANDOM_STACK plus one task tree's depth of frames. */
+ * while the worker's C stack is shallower than FK_LEAP_RANDOM_STACK bytes (run-time
+ * setting: fk_pool_opts.leap_stack_bytes, env FORKSCOPE_LEAP_STACK): that bounds the C
+ * stack at that plus one task tree's depth of frames. */
 #ifndef FK_LEAP_TRIES
 #define FK_LEAP_TRIES 32
 #endif

@@ -60,6 +60,11 @@ typedef struct fk__record fk__record;
 #define FK__INLINE static inline __attribute__((always_inline, unused))
 #define FK__NORETURN _Noreturn
 #define FK__RELAXED memory_order_relaxed
+#if defined(__clang__)
+#define FK__NO_MAYBE_UNINIT
+#else
+#define FK__NO_MAYBE_UNINIT _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
+#endif
 
 /* A frame's link to whoever waits for it: the parent's frame, or a root record. */
 #define FK__LINK_CALLED ((uintptr_t)1) /* parent called us (no fork): resume it directly */
@@ -478,12 +483,13 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     _Static_assert(sizeof(struct name##__args) <= 8 * FK_RECORD_ARG_WORDS,                 \
                    "the arguments of task " #name " do not fit a record (FK_RECORD_ARG_WORDS " \
                    "8-byte words): pass a pointer");                                       \
-    static FK__UNUSED void name##__thunk(const fk__record *fk__r) {                        \
+    FK__INLINE void name##__run(const fk__record *fk__r) {                                 \
         struct name##__args fk__a;                                                         \
         fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
         name(FK__LINK_ARG(fk__record_link(fk__r))(RET *) fk__record_ret(fk__r),            \
              FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));                                    \
     }                                                                                      \
+    static FK__UNUSED void name##__thunk(const fk__record *fk__r) { name##__run(fk__r); }  \
     FK__INLINE void name##__apply(FK__LINK_PARAM RET *fk__ret, const struct name##__args *fk__ap) { \
         const struct name##__args fk__a = *fk__ap;                                         \
         name(FK__LINK_ARG(fk__link) fk__ret, FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));    \
@@ -492,6 +498,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 /* A leaf: one plain function, never a frame, never resumed. */
 #define FK__LEAF_TASK(name, RET, ...)                                                      \
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    _Pragma("GCC diagnostic push")                                                         \
     static void name(FK__LINK_PARAM RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) { \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
@@ -546,7 +553,8 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     }                                                                                      \
     }                                                                                      \
     fk__misuse("task body ended without FK_RETURN", fk__task_name, __FILE__, __LINE__);    \
-    }
+    }                                                                                      \
+    _Pragma("GCC diagnostic pop")
 
 /* Runs a record the join popped itself.  The first one a join pops is the scope's last
  * fork (a call between a fork and the join leaves the deque as it found it), whose task
@@ -556,7 +564,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     do {                                                                                   \
         fk__thunk_fn *fk__rt = (known) ? (known) : fk__record_thunk(r);                    \
         if (fk__rt == fk__self_thunk)                                                      \
-            fk__self_thunk(r);                                                             \
+            fk__self_run(r); /* inlined: a direct call of the task */                      \
         else                                                                               \
             fk__rt(r);                                                                     \
     } while (0)
@@ -592,11 +600,15 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                              \
         name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret, FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__)); \
     }                                                                                      \
+    /* The slow clone never runs the code before FK_BEGIN, nor the fresh path after it (a  \
+     * hint says so), but at -O1 GCC warns that it reads that code's locals. */            \
+    _Pragma("GCC diagnostic push") FK__NO_MAYBE_UNINIT                                     \
     FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret, \
                                  FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {             \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
+        fk__thunk_fn *const fk__self_run FK__UNUSED = name##__run;                         \
         FK__SCOPE_LOCALS                                                                   \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
@@ -628,7 +640,8 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     switch (fk__resuming ? fk__idx : 0) {                                                  \
     default:                                                                               \
         fk__bad_resume(&fk__info, fk__idx);                                                \
-    case 0:
+    case 0:;                                                                               \
+        enum { fk__FK_BEGIN_must_come_first = 1 }
 
 /* Continue at the frame's current resume point: in the slow clone by dispatching, in the
  * fast clone by entering the slow clone (which then returns here to return). */
@@ -648,6 +661,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(n_call);                                                              \
@@ -661,6 +675,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__SWITCH(L, k)                                                                   \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_SWITCH_TO before FK_BEGIN");                          \
         FK__CHECK(fk__self->dbg_scope == 0, "FK_SWITCH_TO inside a fork-join scope");      \
         unsigned fk__k = (unsigned)(k);                                                    \
@@ -685,6 +700,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
  * are the last to arrive at our join), or unwind. */
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__SCOPE_OPEN();                                                                  \
@@ -709,6 +725,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
  * the slow clone, if thieves took our continuation, arrive at the join counter. */
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         FK__CHECK(fk__resuming || fk__self->steals == 0, "internal: a steal seen on the fast path"); \
@@ -734,6 +751,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__SCOPE_OPEN();                                                                  \
@@ -755,6 +773,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
  * left finish elsewhere; fk__join_unwound arrives for us and we unwind. */
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         FK__RP_DECL(L);                                                                    \
@@ -791,12 +810,14 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    _Pragma("GCC diagnostic push")                                                         \
     static void name(RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {           \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
         int fk__has_frame FK__UNUSED = 0;                                                  \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
+        fk__thunk_fn *const fk__self_run FK__UNUSED = name##__run;                         \
         uint32_t fk__nrec FK__UNUSED = 0, fk__stolen FK__UNUSED = 0;                       \
         fk__thunk_fn *fk__last FK__UNUSED = NULL;                                          \
         (void)fk__ret;                                                                     \
@@ -805,10 +826,24 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         {                                                                                  \
             {
 
+/* The address of an object in the task's C stack frame, computed where it is used (a stack
+ * offset) rather than kept in a callee-saved register across the task's calls. */
+#if defined(__x86_64__)
+#define FK__STACK_ADDR(obj)                                                                \
+    ({                                                                                     \
+        __typeof__(obj) *fk__sa;                                                           \
+        __asm__("lea %1, %0" : "=r"(fk__sa) : "m"(obj));                                   \
+        fk__sa;                                                                            \
+    })
+#else
+#define FK__STACK_ADDR(obj) (&(obj))
+#endif
+
 /* The frame is a local of the task's C function; its header is zeroed (the join cell).
  * FK_BEGIN declares it, so FK_BEGIN must stand at the body's top level. */
 #define FK__BEGIN(var)                                                                     \
 fk__begin:;                                                                                \
+    enum { fk__FK_BEGIN_must_come_first = 1 };                                             \
     __typeof__(*(var)) fk__frame_store;                                                    \
     FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                   \
     (var) = &fk__frame_store;                                                              \
@@ -826,6 +861,7 @@ fk__begin:;                                                                     
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(n_call);                                                              \
@@ -834,6 +870,7 @@ fk__begin:;                                                                     
 
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__SCOPE_OPEN();                                                                  \
@@ -853,6 +890,7 @@ fk__begin:;                                                                     
  * here, stealing back from their thieves meanwhile (leapfrogging; fk__lf_join). */
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                      \
@@ -866,13 +904,14 @@ fk__begin:;                                                                     
             FK__RUN_RECORD(fk__t, fk__r);                                                  \
         }                                                                                  \
         if (FK__UNLIKELY(fk__stolen != 0)) {                                               \
-            fk__lf_join(fk__self, fk__stolen);                                             \
+            fk__lf_join(FK__STACK_ADDR(fk__frame_store.fk), fk__stolen);                   \
             fk__stolen = 0;                                                                \
         }                                                                                  \
     } while (0)
 
 #define FK__SWITCH(L, k)                                                                   \
     do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         _Static_assert(0, "FK_SWITCH_TO needs frames that can move between workers: not available " \
                           "with native frames (child-native); use a seg or lin variant");  \
     } while (0)

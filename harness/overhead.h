@@ -1,0 +1,42 @@
+/* overhead.h — the per-task overhead of the runtime variants: time ratios paired by round,
+ * and instructions per task counted by callgrind.
+ *
+ * Time: in an interleaved sweep, repetition k of every cell runs in round k; the overhead
+ * of variant V is the median over rounds of T_V,P=1 / T_serial (T1/Ts) and of
+ * T_serial / T_V,P=2 (Ts/T2), each ratio taken within one round, so that the machine's
+ * drift between rounds cancels (the ratio of the medians is in summary.csv as speedup).
+ *
+ * Instructions (config key "instructions": {"kernel": "fib", "n": [N1, N2]}): each
+ * variant's driver runs fib(N1) and fib(N2) on one worker under valgrind --tool=callgrind;
+ * the instructions executed in the task's own functions (its fast and slow clones, thunk
+ * and split parts: symbols fib, fib.*, fib__*, and fib_serial for the serial projection)
+ * at N2 minus those at N1, over the difference in calls (2 fib(N+1) - 1 each), is the
+ * count per call: exact and repeatable whatever else the machine runs.  Writes
+ * DIR/instructions.csv:
+ *   driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial
+ * (callgrind's output files are kept in DIR/callgrind/). */
+#ifndef HX_OVERHEAD_H
+#define HX_OVERHEAD_H
+
+#include <stdio.h>
+
+#include "harness/config.h"
+#include "harness/launch.h"
+
+/* Counts the instructions per call of every distinct driver among cfg's variants (one
+ * per stealing-stack pair, and serial; OpenMP drivers are skipped: their task functions
+ * are outlined by the compiler) into dir/instructions.csv.  Files already there from an
+ * earlier run of the same config are reused.  Returns 0, or an FK_EXIT_* status with a
+ * message on stderr (valgrind missing, a run failed). */
+int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int intr_fd);
+
+/* The instructions executed in the task's functions (kernel's name: see above) according to
+ * `callgrind_annotate --auto=no` output: 0 and *sum, or -1 if no such function appears. */
+int fk_icount_parse(const char *annotate_output, const char *kernel, unsigned long long *sum);
+
+/* Writes the report section "Overhead against the serial projection" from dir/raw.jsonl
+ * (paired ratios) and dir/instructions.csv (if present).  Writes nothing if there is no
+ * serial projection to compare with. */
+void fk_overhead_write_md(FILE *f, const char *dir);
+
+#endif
