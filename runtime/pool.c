@@ -192,6 +192,11 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         opts.stacklet_bytes > ((size_t)1 << 40))
         return FK_EINVAL;
 
+    static _Atomic int warned;
+    if (opts.workers > 1 && !fk__force_available() && !atomic_exchange(&warned, 1))
+        fprintf(stderr, "forkscope: membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is unavailable (Linux < 4.14 or "
+                        "blocked): thieves cannot force a publication, so work pushed before a long leaf waits "
+                        "for the owner's next push (the scheduler is not greedy)\n");
     int err = FK_ENOMEM;
     fk_pool *p = aligned_alloc(64, (sizeof *p + 63) & ~(size_t)63);
     if (!p)
