@@ -75,7 +75,7 @@ HARNESS_SRC     := $(wildcard harness/*.c)
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
-                     tests/test_plot.c))
+                     tests/test_plot.c tests/test_util.c))
 # The CLI's `topology` command prints the runtime's view of a topology.
 HARNESS_RT_SRC  := runtime/topology.c
 

@@ -5,6 +5,7 @@
  * and records the byte offset of every key and value under its key path
  * ("benchmarks[2].params.n"); semantic errors look their path up there. */
 #include "harness/config.h"
+#include "harness/util.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -923,36 +924,6 @@ static void validate(vctx *c, json_t *root, fk_config *cfg) {
 
 /* ---- loading ---------------------------------------------------------------------------------- */
 
-static char *read_file(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t r = fread(buf + n, 1, cap - n - 1, f);
-        n += r;
-        if (r == 0)
-            break;
-        if (cap - n < 2) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf || err) {
-        free(buf);
-        errno = err ? EIO : ENOMEM;
-        return NULL;
-    }
-    buf[n] = 0;
-    *len = n;
-    return buf;
-}
-
 /* Position of a jansson syntax error: jansson reports the end of the offending token; point
  * at its start when the message names it ("... near 'tok'"). */
 static void syntax_pos(const char *text, size_t len, const json_error_t *e, int *line, int *col) {
@@ -976,7 +947,7 @@ int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d)
     size_t len = 0;
     json_t *root = NULL;
     vctx c = {.file = path, .d = d};
-    char *text = read_file(path, &len);
+    char *text = hx_read_file(path, &len);
     if (!text) {
         fk_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
         return FK_EXIT_IO;

@@ -4,6 +4,7 @@
  * all three parameters are of order one (a raw a in KiB may be 10^6 while n ~ 1) and the
  * start (1, 1, 1) is sensible whatever the memory scale.  chi2 is the same in both units. */
 #include "harness/fit.h"
+#include "harness/util.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
@@ -374,16 +375,6 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
 
 /* ---- every (benchmark, variant) of a summary ---------------------------------------------- */
 
-static char *dupstr(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (!d) {
-        fprintf(stderr, "forkscope: out of memory\n");
-        abort();
-    }
-    return memcpy(d, s, n);
-}
-
 size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
     size_t nf = 0;
     fk_fit *fits = NULL;
@@ -421,8 +412,8 @@ size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
         }
         fk_fit *f = &fits[nf++];
         memset(f, 0, sizeof *f);
-        f->benchmark = dupstr(c->benchmark);
-        f->variant = dupstr(c->variant);
+        f->benchmark = hx_xstrdup(c->benchmark);
+        f->variant = hx_xstrdup(c->variant);
         fk_fit_power_law(P, mem, se, m, m1, f);
         if (!strcmp(kernel, "matmul"))
             note_add(f, "matmul: memory dominated by its matrices (the paper left it out of its memory figure)");

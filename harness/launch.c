@@ -1,5 +1,6 @@
 /* launch.c — the launcher process: runs drivers, enforces limits, measures with wait4(). */
 #include "harness/launch.h"
+#include "harness/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -87,12 +88,6 @@ static int send_msg(int fd, uint32_t type, const void *a, size_t alen, const voi
         (clen && write_all(fd, c, clen)))
         return -1;
     return 0;
-}
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* ==== the launcher process ========================================================================= */
@@ -325,7 +320,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
             goto reply;
         }
     }
-    double t0 = now_s();
+    double t0 = hx_now();
     pid_t pid = fork();
     if (pid < 0) {
         rs.exec_errno = errno;
@@ -357,7 +352,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
             fds[i_sock = nf++] = (struct pollfd){sock, POLLIN, 0};
         if (!reaped && pidfd >= 0)
             fds[nf++] = (struct pollfd){pidfd, POLLIN, 0};
-        double t = now_s();
+        double t = hx_now();
         int timeout = -1;
         if (reaped)
             timeout = 20;
@@ -390,11 +385,11 @@ static int run_one(int sock, char *payload, uint32_t plen) {
             pid_t w = wait4(pid, &status, WNOHANG, &ru);
             if (w == pid) {
                 reaped = 1;
-                rs.wall_s = now_s() - t0;
-                drain_until = now_s() + 0.2;
+                rs.wall_s = hx_now() - t0;
+                drain_until = hx_now() + 0.2;
                 continue;
             }
-            t = now_s();
+            t = hx_now();
             if (deadline > 0 && t >= deadline && !rs.killed) {
                 kill(-pid, SIGKILL);
                 rs.killed = FK_KILLED_TIMEOUT;
@@ -403,10 +398,10 @@ static int run_one(int sock, char *payload, uint32_t plen) {
                 kill(-pid, SIGKILL);
                 rs.killed = FK_KILLED_MEMORY;
             }
-        } else if (now_s() > drain_until) {
+        } else if (hx_now() > drain_until) {
             /* The driver is gone but something it started still holds its pipes. */
             kill(-pid, SIGKILL);
-            if (now_s() > drain_until + 0.2)
+            if (hx_now() > drain_until + 0.2)
                 break;
         }
     }

@@ -1,5 +1,6 @@
 /* overhead.c — paired time ratios and callgrind instruction counts (see overhead.h). */
 #include "harness/overhead.h"
+#include "harness/util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -197,10 +198,9 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
             serial = r->per_call;
         nrows++;
     }
-    char path[PATH_MAX], tmp[PATH_MAX + 8];
+    char path[PATH_MAX], tmp[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/instructions.csv", dir);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", tmp, strerror(errno));
         return FK_EXIT_IO;
@@ -220,10 +220,9 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
             fprintf(stderr, "  (%.2fx serial)", rows[k].per_call / serial);
         fputc('\n', stderr);
     }
-    int bad = fflush(f) || fsync(fileno(f));
-    bad |= fclose(f);
-    if (bad || rename(tmp, path)) {
-        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(errno));
+    int rc = hx_atomic_commit(f, tmp, path);
+    if (rc) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
         return FK_EXIT_IO;
     }
     return FK_EXIT_OK;
@@ -236,16 +235,6 @@ typedef struct {
     long workers, rep;
     double time;
 } timed_run;
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n) {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static size_t load_runs(const char *dir, timed_run **out) {
     char path[PATH_MAX];
@@ -310,7 +299,7 @@ static int paired_median(const timed_run *r, size_t n, const char *bench, const 
     }
     *rounds = k;
     if (k)
-        *med = median(v, k);
+        *med = hx_median(v, k);
     free(v);
     return k ? 0 : -1;
 }

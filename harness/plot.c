@@ -6,6 +6,7 @@
  * decide how it looks.  So a user can restyle a figure by editing a script and rerunning
  * gnuplot, without the harness. */
 #include "harness/plot.h"
+#include "harness/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -71,15 +72,6 @@ int fk_plot_style(const char *variant, const char **color, int *pt) {
 
 /* ---- the context of one `forkscope plot` -------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "forkscope: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
 typedef struct plotctx {
     const char *dir;
     char pdir[PATH_MAX]; /* DIR/plots */
@@ -102,7 +94,7 @@ static void note(plotctx *c, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    c->notes = xrealloc(c->notes, (c->nnotes + 1) * sizeof *c->notes);
+    c->notes = hx_xrealloc(c->notes, (c->nnotes + 1) * sizeof *c->notes);
     c->notes[c->nnotes++] = strdup(buf);
 }
 
@@ -148,7 +140,7 @@ static void gl_add(glist *l, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
-    l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+    l->items = hx_xrealloc(l->items, (l->n + 1) * sizeof *l->items);
     l->items[l->n++] = strdup(buf);
 }
 
@@ -728,7 +720,7 @@ static int run_gnuplot(const char *exe, const char *const args[], char **output)
         return -1;
     }
     size_t cap = 4096, len = 0;
-    char *buf = xrealloc(NULL, cap);
+    char *buf = hx_xrealloc(NULL, cap);
     ssize_t r;
     for (;;) {
         r = read(fd[0], buf + len, cap - len - 1);
@@ -738,7 +730,7 @@ static int run_gnuplot(const char *exe, const char *const args[], char **output)
             break;
         len += (size_t)r;
         if (cap - len < 2)
-            buf = xrealloc(buf, cap *= 2);
+            buf = hx_xrealloc(buf, cap *= 2);
     }
     buf[len] = 0;
     close(fd[0]);
@@ -892,7 +884,7 @@ int fk_cmd_plot(int argc, char **argv) {
         if (e->workers > c.maxworkers)
             c.maxworkers = e->workers;
         if (!var_index(&c, e->variant)) {
-            c.vars = xrealloc(c.vars, (c.nvars + 1) * sizeof *c.vars);
+            c.vars = hx_xrealloc(c.vars, (c.nvars + 1) * sizeof *c.vars);
             c.vars[c.nvars++] = e->variant;
         }
         if (e->n_ok == 0)

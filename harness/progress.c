@@ -1,5 +1,6 @@
 /* progress.c — the live progress line and the per-cell log lines. */
 #include "harness/progress.h"
+#include "harness/util.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -15,12 +16,6 @@ struct fk_progress {
     char current[160];
     int line_shown;
 };
-
-static double mono(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void fk_format_duration(double s, char *buf, size_t len) {
     if (s < 0)
@@ -43,7 +38,7 @@ fk_progress *fk_progress_new(FILE *out, int live, size_t cells, size_t runs, siz
     p->runs = runs;
     p->cells_done = cells_done;
     p->runs_done = p->runs_at_start = runs_done;
-    p->t0 = mono();
+    p->t0 = hx_now();
     return p;
 }
 
@@ -57,7 +52,7 @@ static void clear_line(fk_progress *p) {
 static void show(fk_progress *p) {
     if (!p->live)
         return;
-    double now = mono(), el = now - p->t0;
+    double now = hx_now(), el = now - p->t0;
     size_t done_here = p->runs_done - p->runs_at_start;
     char e[32], eta[32] = "?";
     fk_format_duration(el, e, sizeof e);
@@ -79,7 +74,7 @@ void fk_progress_run_start(fk_progress *p, const char *cell) {
     if (!p)
         return;
     snprintf(p->current, sizeof p->current, "%s", cell);
-    p->run_t0 = mono();
+    p->run_t0 = hx_now();
     show(p);
 }
 

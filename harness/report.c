@@ -1,6 +1,7 @@
 /* report.c — summary.csv and fits.csv (written and read back), report.md, `forkscope fit`.
  * See report.h for the CSV conventions and results.h for the files. */
 #include "harness/report.h"
+#include "harness/util.h"
 #include "harness/overhead.h"
 
 #include <errno.h>
@@ -80,33 +81,9 @@ static const struct dcol fit_dcols[] = {
 static double *dfield(void *base, size_t off) { return (double *)(void *)((char *)base + off); }
 static double cdfield(const void *base, size_t off) { return *(const double *)(const void *)((const char *)base + off); }
 
-/* Opens path.tmp for writing; commit_file renames it into place. */
-static FILE *open_tmp(const char *path, char *tmp, size_t len) {
-    if ((size_t)snprintf(tmp, len, "%s.tmp", path) >= len) {
-        errno = ENAMETOOLONG;
-        return NULL;
-    }
-    return fopen(tmp, "w");
-}
-
-static int commit_file(FILE *f, const char *tmp, const char *path) {
-    int bad = ferror(f);
-    if (fclose(f) || bad) {
-        int e = errno ? errno : EIO;
-        unlink(tmp);
-        return -e;
-    }
-    if (rename(tmp, path)) {
-        int e = errno;
-        unlink(tmp);
-        return -e;
-    }
-    return 0;
-}
-
 int fk_report_write_summary(const char *path, const fk_summary *s) {
     char tmp[PATH_MAX];
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f)
         return -errno;
     fputs("benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures", f);
@@ -128,12 +105,12 @@ int fk_report_write_summary(const char *path, const fk_summary *s) {
         }
         fputc('\n', f);
     }
-    return commit_file(f, tmp, path);
+    return hx_atomic_commit(f, tmp, path);
 }
 
 int fk_report_write_fits(const char *path, const fk_fit *fits, size_t n) {
     char tmp[PATH_MAX];
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f)
         return -errno;
     fputs("benchmark,variant,status,points", f);
@@ -154,24 +131,11 @@ int fk_report_write_fits(const char *path, const fk_fit *fits, size_t n) {
         csv_str(f, x->note);
         fputc('\n', f);
     }
-    return commit_file(f, tmp, path);
+    return hx_atomic_commit(f, tmp, path);
 }
 
 /* ---- CSV reading ----------------------------------------------------------------------------- */
 
-static void *xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "forkscope: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    return memcpy(xrealloc(NULL, n), s, n);
-}
 
 /* Splits one CSV record in place (quotes removed, doubled quotes undone).  Returns the number
  * of fields (at most max; extra ones are dropped). */
@@ -230,8 +194,8 @@ static int csv_load(const char *path, csv_table *t) {
     while ((n = getline(&line, &cap, f)) >= 0) {
         while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
             line[--n] = 0;
-        t->lines = xrealloc(t->lines, (t->nlines + 1) * sizeof *t->lines);
-        t->lines[t->nlines++] = xstrdup(line);
+        t->lines = hx_xrealloc(t->lines, (t->nlines + 1) * sizeof *t->lines);
+        t->lines[t->nlines++] = hx_xstrdup(line);
     }
     free(line);
     fclose(f);
@@ -313,7 +277,7 @@ int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t 
             continue;
         char *fields[64];
         size_t nf = csv_split(t.lines[i], fields, 64);
-        out->cells = xrealloc(out->cells, (out->ncells + 1) * sizeof *out->cells);
+        out->cells = hx_xrealloc(out->cells, (out->ncells + 1) * sizeof *out->cells);
         fk_cell *c = &out->cells[out->ncells];
         memset(c, 0, sizeof *c);
         long w = 0, nok = 0, nfail = 0;
@@ -342,10 +306,10 @@ int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t 
             csv_free(&t);
             return errmsg(err, errlen, "%s line %zu: bad %s", path, i + 1, bad ? bad : "benchmark or variant");
         }
-        c->benchmark = xstrdup(field_at(fields, nf, cb));
-        c->kernel = xstrdup(field_at(fields, nf, ck));
-        c->variant = xstrdup(field_at(fields, nf, cv));
-        c->failures = xstrdup(field_at(fields, nf, cf));
+        c->benchmark = hx_xstrdup(field_at(fields, nf, cb));
+        c->kernel = hx_xstrdup(field_at(fields, nf, ck));
+        c->variant = hx_xstrdup(field_at(fields, nf, cv));
+        c->failures = hx_xstrdup(field_at(fields, nf, cf));
         c->workers = w;
         const char *o = field_at(fields, nf, co);
         c->oversubscribed = !strcmp(o, "true") || !strcmp(o, "1") || !strcmp(o, "yes");
@@ -361,11 +325,11 @@ int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t 
             b++;
         if (b < out->nbenches)
             continue;
-        out->benches = xrealloc(out->benches, (out->nbenches + 1) * sizeof *out->benches);
+        out->benches = hx_xrealloc(out->benches, (out->nbenches + 1) * sizeof *out->benches);
         fk_bench_info *bi = &out->benches[out->nbenches++];
-        bi->name = xstrdup(out->cells[i].benchmark);
-        bi->kernel = xstrdup(out->cells[i].kernel);
-        bi->params = xstrdup("");
+        bi->name = hx_xstrdup(out->cells[i].benchmark);
+        bi->kernel = hx_xstrdup(out->cells[i].kernel);
+        bi->params = hx_xstrdup("");
         bi->serial_workers = 0;
         for (size_t j = 0; j < out->ncells; j++)
             if (!strcmp(out->cells[j].benchmark, bi->name) && !strcmp(out->cells[j].variant, "serial") &&
@@ -398,7 +362,7 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
             continue;
         char *fields[64];
         size_t nf = csv_split(t.lines[i], fields, 64);
-        out = xrealloc(out, (nout + 1) * sizeof *out);
+        out = hx_xrealloc(out, (nout + 1) * sizeof *out);
         fk_fit *x = &out[nout];
         memset(x, 0, sizeof *x);
         const char *bad = NULL;
@@ -416,8 +380,8 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
             csv_free(&t);
             return errmsg(err, errlen, "%s line %zu: bad %s", path, i + 1, bad ? bad : "benchmark or variant");
         }
-        x->benchmark = xstrdup(field_at(fields, nf, cb));
-        x->variant = xstrdup(field_at(fields, nf, cv));
+        x->benchmark = hx_xstrdup(field_at(fields, nf, cb));
+        x->variant = hx_xstrdup(field_at(fields, nf, cv));
         x->ok = !strcmp(field_at(fields, nf, cs), "ok");
         x->points = (int)pts;
         snprintf(x->note, sizeof x->note, "%s", field_at(fields, nf, cn));
@@ -775,7 +739,7 @@ static void write_failures(FILE *f, const fk_summary *s) {
 int fk_report_write_md(const char *path, const char *dir, const fk_summary *s, const fk_fit *fits, size_t nfits,
                        const json_t *env, const json_t *config) {
     char tmp[PATH_MAX];
-    FILE *f = open_tmp(path, tmp, sizeof tmp);
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f)
         return -errno;
     char name[256], now[64];
@@ -807,7 +771,7 @@ int fk_report_write_md(const char *path, const char *dir, const fk_summary *s, c
             fprintf(f, "- … and %zu more\n", s->nwarnings - shown);
         fputc('\n', f);
     }
-    return commit_file(f, tmp, path);
+    return hx_atomic_commit(f, tmp, path);
 }
 
 /* ---- forkscope fit DIR ----------------------------------------------------------------------- */

@@ -4,6 +4,7 @@
  * short by a crash or edited by hand, so one bad line costs that line only (with a warning
  * naming it), never the analysis. */
 #include "harness/stats.h"
+#include "harness/util.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -15,39 +16,6 @@
 
 /* ---- small helpers ----------------------------------------------------------------------- */
 
-/* Out of memory is not a condition the analysis can report usefully: stop. */
-static void *xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "forkscope: out of memory\n");
-        abort();
-    }
-    return q;
-}
-
-static char *xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = xrealloc(NULL, n);
-    memcpy(d, s, n);
-    return d;
-}
-
-/* Grows *arr (of *cap elements of size sz) so that it holds at least need elements. */
-static void grow(void *arr, size_t *cap, size_t need, size_t sz) {
-    if (need <= *cap)
-        return;
-    size_t c = *cap ? *cap : 8;
-    while (c < need)
-        c *= 2;
-    *(void **)arr = xrealloc(*(void **)arr, c * sz);
-    *cap = c;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* ---- descriptive statistics --------------------------------------------------------------- */
 
 void fk_stats_describe(const double *x, size_t n, fk_sample *out) {
@@ -55,12 +23,11 @@ void fk_stats_describe(const double *x, size_t n, fk_sample *out) {
     out->median = out->mean = out->sd = out->se = out->min = out->max = NAN;
     if (n == 0)
         return;
-    double *s = xrealloc(NULL, n * sizeof *s);
+    double *s = hx_xmalloc(n * sizeof *s);
     memcpy(s, x, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
+    out->median = hx_median(s, n); /* sorts s */
     out->min = s[0];
     out->max = s[n - 1];
-    out->median = n % 2 ? s[n / 2] : 0.5 * (s[n / 2 - 1] + s[n / 2]);
     double sum = 0;
     for (size_t i = 0; i < n; i++)
         sum += s[i];
@@ -143,8 +110,8 @@ static void warnf(loader *L, const char *fmt, ...) {
     else if (L->warn && L->out->nwarnings == WARN_PRINT_MAX)
         fprintf(L->warn, "%s: warning: more warnings not shown (see report.md)\n", L->prog ? L->prog : "forkscope");
     fk_summary *s = L->out;
-    s->warnings = xrealloc(s->warnings, (s->nwarnings + 1) * sizeof *s->warnings);
-    s->warnings[s->nwarnings++] = xstrdup(buf);
+    s->warnings = hx_xrealloc(s->warnings, (s->nwarnings + 1) * sizeof *s->warnings);
+    s->warnings[s->nwarnings++] = hx_xstrdup(buf);
 }
 
 static uint64_t fnv1a(const char *s) {
@@ -158,7 +125,7 @@ static uint64_t fnv1a(const char *s) {
 static int id_insert(loader *L, const char *id) {
     if (2 * (L->ids_n + 1) > L->ids_cap) {
         size_t nc = L->ids_cap ? 2 * L->ids_cap : 256;
-        char **n = xrealloc(NULL, nc * sizeof *n);
+        char **n = hx_xrealloc(NULL, nc * sizeof *n);
         memset(n, 0, nc * sizeof *n);
         for (size_t i = 0; i < L->ids_cap; i++)
             if (L->ids[i]) {
@@ -177,7 +144,7 @@ static int id_insert(loader *L, const char *id) {
             return 1;
         j = (j + 1) & (L->ids_cap - 1);
     }
-    L->ids[j] = xstrdup(id);
+    L->ids[j] = hx_xstrdup(id);
     L->ids_n++;
     return 0;
 }
@@ -188,8 +155,8 @@ static size_t rank_of(char ***names, size_t *n, size_t *cap, const char *name, i
             *is_new = 0;
             return i;
         }
-    grow(names, cap, *n + 1, sizeof **names);
-    (*names)[*n] = xstrdup(name);
+    hx_grow(names, cap, *n + 1, sizeof **names);
+    (*names)[*n] = hx_xstrdup(name);
     *is_new = 1;
     return (*n)++;
 }
@@ -201,12 +168,12 @@ static group *find_group(loader *L, const char *bench, const char *variant, long
             !strcmp(g->variant, variant))
             return g;
     }
-    grow(&L->g, &L->cap_g, L->ng + 1, sizeof *L->g);
+    hx_grow(&L->g, &L->cap_g, L->ng + 1, sizeof *L->g);
     group *g = &L->g[L->ng++];
     memset(g, 0, sizeof *g);
-    g->benchmark = xstrdup(bench);
-    g->variant = xstrdup(variant);
-    g->kernel = xstrdup("");
+    g->benchmark = hx_xstrdup(bench);
+    g->variant = hx_xstrdup(variant);
+    g->kernel = hx_xstrdup("");
     g->workers = workers;
     g->calibrate = calib;
     return g;
@@ -225,7 +192,7 @@ static char *last_line(const char *s) {
     size_t n = (size_t)(end - b);
     if (n > 200)
         n = 200;
-    char *r = xrealloc(NULL, n + 1);
+    char *r = hx_xrealloc(NULL, n + 1);
     memcpy(r, b, n);
     r[n] = 0;
     for (char *p = r; *p; p++)
@@ -260,7 +227,7 @@ static char *render_params(json_t *params) {
             len += (size_t)w;
         }
     }
-    return xstrdup(buf);
+    return hx_xstrdup(buf);
 }
 
 /* A number field: 1 and *out if it is a JSON number, 0 if absent or null, -1 if other. */
@@ -330,31 +297,31 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
     if (!calib) {
         g->bench_rank = rank_of(&L->benches, &L->nbenches, &L->cap_b, bench, &is_new);
         if (is_new) {
-            L->bench_params = xrealloc(L->bench_params, L->cap_b * sizeof *L->bench_params);
-            L->bench_kernel = xrealloc(L->bench_kernel, L->cap_b * sizeof *L->bench_kernel);
+            L->bench_params = hx_xrealloc(L->bench_params, L->cap_b * sizeof *L->bench_params);
+            L->bench_kernel = hx_xrealloc(L->bench_kernel, L->cap_b * sizeof *L->bench_kernel);
             L->bench_params[g->bench_rank] = render_params(json_object_get(o, "params"));
             const char *k = json_string_value(json_object_get(o, "kernel"));
-            L->bench_kernel[g->bench_rank] = xstrdup(k ? k : "");
+            L->bench_kernel[g->bench_rank] = hx_xstrdup(k ? k : "");
         }
         g->variant_rank = rank_of(&L->variants, &L->nvariants, &L->cap_v, variant, &is_new);
     }
     const char *kernel = json_string_value(json_object_get(o, "kernel"));
     if (kernel && !*g->kernel) {
         free(g->kernel);
-        g->kernel = xstrdup(kernel);
+        g->kernel = hx_xstrdup(kernel);
     }
     if (json_is_true(json_object_get(o, "oversubscribed")))
         g->oversubscribed = 1;
     if (ok) {
         if (!calib) {
-            grow(&g->time, &g->cap_time, g->ntime + 1, sizeof *g->time);
+            hx_grow(&g->time, &g->cap_time, g->ntime + 1, sizeof *g->time);
             g->time[g->ntime++] = t;
             if (hc > 0) {
-                grow(&g->cpu, &g->cap_cpu, g->ncpu + 1, sizeof *g->cpu);
+                hx_grow(&g->cpu, &g->cap_cpu, g->ncpu + 1, sizeof *g->cpu);
                 g->cpu[g->ncpu++] = cpu;
             }
         }
-        grow(&g->mrss, &g->cap_mrss, g->nmrss + 1, sizeof *g->mrss);
+        hx_grow(&g->mrss, &g->cap_mrss, g->nmrss + 1, sizeof *g->mrss);
         g->mrss[g->nmrss++] = rss;
         if (calib)
             L->out->calib_runs++;
@@ -364,9 +331,9 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
             if (!strcmp(g->tally[i].status, status))
                 st = &g->tally[i];
         if (!st) {
-            grow(&g->tally, &g->cap_tally, g->ntally + 1, sizeof *g->tally);
+            hx_grow(&g->tally, &g->cap_tally, g->ntally + 1, sizeof *g->tally);
             st = &g->tally[g->ntally];
-            st->status = xstrdup(status);
+            st->status = hx_xstrdup(status);
             st->count = 0;
             st->first = g->ntally++;
             st->last_stderr = NULL;
@@ -403,9 +370,9 @@ static int cmp_cell_group(const void *a, const void *b) {
 
 static void fill_cell(fk_cell *c, group *g, loader *L) {
     memset(c, 0, sizeof *c);
-    c->benchmark = xstrdup(g->benchmark);
-    c->kernel = xstrdup(g->kernel);
-    c->variant = xstrdup(g->variant);
+    c->benchmark = hx_xstrdup(g->benchmark);
+    c->kernel = hx_xstrdup(g->kernel);
+    c->variant = hx_xstrdup(g->variant);
     c->workers = g->workers;
     c->oversubscribed = g->oversubscribed;
     c->n_ok = (int)g->ntime;
@@ -451,7 +418,7 @@ static void fill_cell(fk_cell *c, group *g, loader *L) {
         if (w > 0 && (size_t)w < sizeof buf - len)
             len += (size_t)w;
     }
-    c->failures = xstrdup(buf);
+    c->failures = hx_xstrdup(buf);
 }
 
 static void free_loader(loader *L) {
@@ -526,14 +493,14 @@ int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *pro
     fclose(f);
 
     /* timed cells, sorted; failures of every cell, calibrate ones included */
-    group **order = xrealloc(NULL, L.ng * sizeof *order);
+    group **order = hx_xrealloc(NULL, L.ng * sizeof *order);
     size_t nt = 0;
     for (size_t i = 0; i < L.ng; i++)
         if (!L.g[i].calibrate)
             order[nt++] = &L.g[i];
     if (nt > 1)
         qsort(order, nt, sizeof *order, cmp_cell_group);
-    out->cells = xrealloc(NULL, nt * sizeof *out->cells);
+    out->cells = hx_xrealloc(NULL, nt * sizeof *out->cells);
     out->ncells = nt;
     for (size_t i = 0; i < nt; i++) {
         fill_cell(&out->cells[i], order[i], &L);
@@ -551,24 +518,24 @@ int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *pro
             if (pass == 1 && !g->calibrate)
                 continue;
             for (size_t j = 0; j < g->ntally; j++) {
-                out->failures = xrealloc(out->failures, (out->nfailures + 1) * sizeof *out->failures);
+                out->failures = hx_xrealloc(out->failures, (out->nfailures + 1) * sizeof *out->failures);
                 fk_failure *fl = &out->failures[out->nfailures++];
-                fl->benchmark = xstrdup(g->calibrate ? "calibrate" : g->benchmark);
-                fl->variant = xstrdup(g->variant);
+                fl->benchmark = hx_xstrdup(g->calibrate ? "calibrate" : g->benchmark);
+                fl->variant = hx_xstrdup(g->variant);
                 fl->workers = g->workers;
-                fl->status = xstrdup(g->tally[j].status);
+                fl->status = hx_xstrdup(g->tally[j].status);
                 fl->count = g->tally[j].count;
-                fl->last_stderr = xstrdup(g->tally[j].last_stderr ? g->tally[j].last_stderr : "");
+                fl->last_stderr = hx_xstrdup(g->tally[j].last_stderr ? g->tally[j].last_stderr : "");
             }
         }
     }
     free(order);
-    out->benches = xrealloc(NULL, L.nbenches * sizeof *out->benches);
+    out->benches = hx_xrealloc(NULL, L.nbenches * sizeof *out->benches);
     out->nbenches = L.nbenches;
     for (size_t i = 0; i < L.nbenches; i++) {
-        out->benches[i].name = xstrdup(L.benches[i]);
-        out->benches[i].kernel = xstrdup(L.bench_kernel[i]);
-        out->benches[i].params = xstrdup(L.bench_params[i]);
+        out->benches[i].name = hx_xstrdup(L.benches[i]);
+        out->benches[i].kernel = hx_xstrdup(L.bench_kernel[i]);
+        out->benches[i].params = hx_xstrdup(L.bench_params[i]);
         out->benches[i].serial_workers = 0;
     }
     free_loader(&L);

@@ -1,5 +1,6 @@
 /* sweep.c — planning, running and recording a sweep (`forkscope run`). */
 #include "harness/sweep.h"
+#include "harness/util.h"
 #include "harness/overhead.h"
 
 #include <errno.h>
@@ -245,86 +246,23 @@ static int mkdir_p(const char *path) {
     return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-static int fsync_dir(const char *dir) {
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = fsync(fd);
-    close(fd);
-    return rc;
-}
-
-/* Writes a file atomically (temporary file, fsync, rename, fsync of the directory). */
+/* dir/name replaced atomically (util.h); -1 with errno on failure, as the callers report. */
 static int write_atomic(const char *dir, const char *name, const char *data, size_t len) {
-    char tmp[PATH_MAX], path[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s/.%s.tmp", dir, name);
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd < 0)
-        return -1;
-    size_t off = 0;
-    while (off < len) {
-        ssize_t w = write(fd, data + off, len - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            close(fd);
-            unlink(tmp);
-            return -1;
-        }
-        off += (size_t)w;
-    }
-    if (fsync(fd) || close(fd) || rename(tmp, path)) {
-        unlink(tmp);
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
+        errno = ENAMETOOLONG;
         return -1;
     }
-    return fsync_dir(dir);
-}
-
-static char *slurp(const char *path, size_t *len) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf)
-            break;
-        if (n + 1 >= cap) {
-            char *nb = realloc(buf, cap *= 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-    }
-    int e = errno;
-    close(fd);
-    if (buf) {
-        buf[n] = 0;
-        *len = n;
-    }
-    errno = e;
-    return buf;
+    int rc = hx_write_atomic(path, data, len);
+    if (rc)
+        errno = -rc;
+    return rc ? -1 : 0;
 }
 
 /* Reads raw.jsonl; with fix, an incomplete last line is cut off the file. */
 static json_t *read_raw(const char *path, int fix, int *why) {
     size_t len = 0;
-    char *text = slurp(path, &len);
+    char *text = hx_read_file(path, &len);
     if (!text) {
         if (errno == ENOENT)
             return json_array();
@@ -392,36 +330,16 @@ static void utf8_sanitize(char *s, size_t len) {
     }
 }
 
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, size_t n) {
-    if (!n)
-        return -1;
-    double *s = malloc(n * sizeof *s);
-    if (!s)
-        return v[0];
-    memcpy(s, v, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double);
-    double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-    free(s);
-    return m;
-}
-
 /* The median of the driver's array KEY ("times", "cpu_times"), or null. */
 static json_t *median_of(json_t *driver, const char *key) {
     json_t *times = json_object_get(driver, key);
     size_t n = json_array_size(times);
     if (!n)
         return json_null();
-    double *v = malloc(n * sizeof *v);
-    if (!v)
-        return json_null();
+    double *v = hx_xmalloc(n * sizeof *v);
     for (size_t i = 0; i < n; i++)
         v[i] = json_number_value(json_array_get(times, i));
-    double m = median(v, n);
+    double m = hx_median(v, n);
     free(v);
     return json_real(m);
 }
@@ -597,7 +515,7 @@ static int append_record(sweep *s, json_t *rec) {
     if (rc == 0)
         rc = fsync(s->raw_fd);
     if (rc == 0 && s->raw_created) {
-        rc = fsync_dir(s->dir);
+        rc = hx_fsync_dir(s->dir) ? -1 : 0;
         s->raw_created = 0;
     }
     return rc;
@@ -776,7 +694,7 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
 
 static int same_bytes(const char *path, const char *text, size_t len) {
     size_t n;
-    char *t = slurp(path, &n);
+    char *t = hx_read_file(path, &n);
     int same = t && n == len && !memcmp(t, text, len);
     free(t);
     return same;
@@ -914,7 +832,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
         }
         cells_done += c->done >= c->reps;
         c->est_measured = nwall > 0;
-        c->est_s = nwall ? median(wall, nwall) : estimate_run(c, cfg.cores);
+        c->est_s = nwall ? hx_median_copy(wall, nwall) : estimate_run(c, cfg.cores);
     }
 
     if (o->dry_run) {
@@ -1082,7 +1000,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
             char fails[160];
             unsigned nfail;
             failures_text(c, fails, sizeof fails, &nfail);
-            fk_progress_cell_done(prog, c->id, c->fails[ST_OK], nfail, median(c->times, c->ntimes), fails);
+            fk_progress_cell_done(prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
         }
     }
     fk_progress_finish(prog);

@@ -1,0 +1,50 @@
+/* util.h — the harness's small helpers, in one place: memory that cannot fail, whole-file
+ * reads, atomic writes, medians and quantiles, the monotonic clock.
+ *
+ * Return convention (the whole harness): 0 on success or a negative code; functions that
+ * touch the file system return -errno.  Out of memory is not something the analysis can
+ * report usefully: the hx_x* allocators print and abort. */
+#ifndef HX_UTIL_H
+#define HX_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+void *hx_xmalloc(size_t n);
+void *hx_xcalloc(size_t n, size_t size);
+void *hx_xrealloc(void *p, size_t n); /* n = 0 is allowed (a 1-byte block) */
+char *hx_xstrdup(const char *s);
+/* Grows *arr (of *cap elements of size sz) so that it holds at least need elements. */
+void hx_grow(void *arr, size_t *cap, size_t need, size_t sz);
+
+/* The whole file, NUL-terminated (*len, if given, excludes the NUL); NULL with errno set.
+ * Out of memory is errno ENOMEM, not an abort (a huge file is the caller's to report). */
+char *hx_read_file(const char *path, size_t *len);
+
+/* fsync of a directory (so that a rename in it is durable): 0 or -errno. */
+int hx_fsync_dir(const char *dir);
+/* Replaces path atomically with data: a temporary file beside it, fsync, rename, fsync of
+ * the directory.  0 or -errno; the temporary file is removed on failure. */
+int hx_write_atomic(const char *path, const void *data, size_t len);
+/* The same for text written through a FILE*: hx_atomic_open opens a temporary file beside
+ * path (its name in tmp[len]); hx_atomic_commit flushes, fsyncs and closes it and renames
+ * it into place (or removes it: on an error, or when f has an error flag).  0 or -errno. */
+FILE *hx_atomic_open(const char *path, char *tmp, size_t len);
+int hx_atomic_commit(FILE *f, const char *tmp, const char *path);
+/* Removes the temporary file of an hx_atomic_open that will not be committed. */
+void hx_atomic_abort(FILE *f, const char *tmp);
+
+/* The median of v[0..n) (v is sorted in place); NAN for n = 0. */
+double hx_median(double *v, size_t n);
+/* The median of a copy of v (v untouched); NAN for n = 0. */
+double hx_median_copy(const double *v, size_t n);
+/* The q-quantile (0 ≤ q ≤ 1) of sorted s[0..n), interpolated linearly between order
+ * statistics (R's type 7); NAN for n = 0. */
+double hx_quantile_sorted(const double *s, size_t n, double q);
+/* qsort comparator for doubles (NaNs last). */
+int hx_cmp_double(const void *a, const void *b);
+
+/* Seconds on the monotonic clock. */
+double hx_now(void);
+
+#endif

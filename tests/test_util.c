@@ -1,0 +1,187 @@
+/* test_util.c — the harness's helpers (harness/util.h): whole-file reads, atomic writes that
+ * leave either the old file or the new one and no temporary, medians and quantiles worked out
+ * by hand, the monotonic clock. */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/util.h"
+#include "tests/testlib.h"
+
+static char dir[64];
+
+static void make_dir(void) {
+    snprintf(dir, sizeof dir, "/tmp/fk-test-util.XXXXXX");
+    ASSERT(mkdtemp(dir));
+}
+
+/* Files in dir (a leftover temporary would show). */
+static int count_files(void) {
+    DIR *d = opendir(dir);
+    ASSERT(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."));
+    closedir(d);
+    return n;
+}
+
+/* Whether path holds exactly text. */
+static int file_is(const char *path, const char *text) {
+    char *t = hx_read_file(path, NULL);
+    int same = t && !strcmp(t, text);
+    free(t);
+    return same;
+}
+
+static void remove_dir(void) {
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    ASSERT_EQ(system(cmd), 0);
+}
+
+TEST(read_file) {
+    make_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/a", dir);
+    size_t len = 7;
+    errno = 0;
+    ASSERT(!hx_read_file(path, &len));
+    ASSERT_EQ(errno, ENOENT);
+    /* larger than the first buffer (64 KiB), with a NUL inside */
+    size_t n = 200000;
+    char *data = hx_xmalloc(n);
+    for (size_t i = 0; i < n; i++)
+        data[i] = (char)('a' + i % 26);
+    data[1000] = 0;
+    ASSERT_EQ(hx_write_atomic(path, data, n), 0);
+    char *back = hx_read_file(path, &len);
+    ASSERT(back);
+    ASSERT_EQ(len, n);
+    ASSERT(!memcmp(back, data, n));
+    ASSERT_EQ(back[n], 0);
+    free(back);
+    /* an empty file is "" */
+    ASSERT_EQ(hx_write_atomic(path, "", 0), 0);
+    back = hx_read_file(path, NULL);
+    ASSERT(back && !back[0]);
+    free(back);
+    free(data);
+    remove_dir();
+}
+
+TEST(write_atomic) {
+    make_dir();
+    char path[128], bad[160];
+    snprintf(path, sizeof path, "%s/f.txt", dir);
+    ASSERT_EQ(hx_write_atomic(path, "old\n", 4), 0);
+    ASSERT_EQ(hx_write_atomic(path, "new text\n", 9), 0);
+    ASSERT(file_is(path, "new text\n"));
+    ASSERT_EQ(count_files(), 1);
+    /* a directory that does not exist: -ENOENT, nothing created */
+    snprintf(bad, sizeof bad, "%s/no/such/f", dir);
+    ASSERT_EQ(hx_write_atomic(bad, "x", 1), -ENOENT);
+    /* a target that cannot be replaced (a non-empty directory): the temporary is removed */
+    char sub[160], inner[200];
+    snprintf(sub, sizeof sub, "%s/d", dir);
+    ASSERT_EQ(mkdir(sub, 0777), 0);
+    snprintf(inner, sizeof inner, "%s/x", sub);
+    ASSERT_EQ(hx_write_atomic(inner, "x", 1), 0);
+    int rc = hx_write_atomic(sub, "y", 1);
+    ASSERT_MSG(rc < 0, "replacing a non-empty directory succeeded (%d)", rc);
+    ASSERT_EQ(count_files(), 2);
+    remove_dir();
+}
+
+TEST(atomic_stream) {
+    make_dir();
+    char path[128], tmp[192];
+    snprintf(path, sizeof path, "%s/r.md", dir);
+    ASSERT_EQ(hx_write_atomic(path, "before", 6), 0);
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
+    ASSERT(f);
+    fprintf(f, "line %d\n", 1);
+    /* until the commit, readers see the old file */
+    ASSERT(file_is(path, "before"));
+    ASSERT_EQ(hx_atomic_commit(f, tmp, path), 0);
+    ASSERT(file_is(path, "line 1\n"));
+    ASSERT_EQ(count_files(), 1);
+    /* aborted: the old file stays, no temporary */
+    f = hx_atomic_open(path, tmp, sizeof tmp);
+    ASSERT(f);
+    fputs("half", f);
+    hx_atomic_abort(f, tmp);
+    ASSERT(file_is(path, "line 1\n"));
+    ASSERT_EQ(count_files(), 1);
+    /* a stream with an error flag is not committed */
+    f = hx_atomic_open(path, tmp, sizeof tmp);
+    ASSERT(f);
+    fputs("bad", f);
+    (void)fgetc(f); /* reading a write-only stream sets the error flag */
+    ASSERT(ferror(f));
+    ASSERT_EQ(hx_atomic_commit(f, tmp, path), -EIO);
+    ASSERT(file_is(path, "line 1\n"));
+    ASSERT_EQ(count_files(), 1);
+    remove_dir();
+}
+
+TEST(median_and_quantiles) {
+    double v[] = {5, 1, 4, 2, 3};
+    ASSERT_NEAR(hx_median(v, 5), 3, 0);
+    ASSERT(v[0] == 1 && v[4] == 5); /* sorted in place */
+    const double w[] = {10, 2, 8, 4};
+    ASSERT_NEAR(hx_median_copy(w, 4), 6, 0); /* (4 + 8) / 2 */
+    ASSERT(w[0] == 10 && w[1] == 2);         /* untouched */
+    ASSERT(isnan(hx_median(v, 0)));
+    ASSERT(isnan(hx_median_copy(w, 0)));
+    double one = 7;
+    ASSERT_NEAR(hx_median(&one, 1), 7, 0);
+    /* type 7 on 1 2 3 4 5: q = 0.25 -> h = 1 -> 2; q = 0.1 -> h = 0.4 -> 1.4; ends clamp */
+    ASSERT_NEAR(hx_quantile_sorted(v, 5, 0.25), 2, 1e-12);
+    ASSERT_NEAR(hx_quantile_sorted(v, 5, 0.1), 1.4, 1e-12);
+    ASSERT_NEAR(hx_quantile_sorted(v, 5, 0.9), 4.6, 1e-12);
+    ASSERT_NEAR(hx_quantile_sorted(v, 5, 0), 1, 0);
+    ASSERT_NEAR(hx_quantile_sorted(v, 5, 1), 5, 0);
+    ASSERT(isnan(hx_quantile_sorted(v, 0, 0.5)));
+    /* NaNs sort last and do not break the order of the rest */
+    double x[] = {NAN, 3, 1, NAN, 2};
+    qsort(x, 5, sizeof *x, hx_cmp_double);
+    ASSERT(x[0] == 1 && x[1] == 2 && x[2] == 3 && isnan(x[3]) && isnan(x[4]));
+}
+
+TEST(grow_and_clock) {
+    int *a = NULL;
+    size_t cap = 0;
+    for (size_t i = 0; i < 1000; i++) {
+        hx_grow(&a, &cap, i + 1, sizeof *a);
+        ASSERT_GE(cap, i + 1);
+        a[i] = (int)i;
+    }
+    for (size_t i = 0; i < 1000; i++)
+        ASSERT_EQ(a[i], (int)i);
+    free(a);
+    char *s = hx_xstrdup("forkscope");
+    ASSERT(!strcmp(s, "forkscope"));
+    free(s);
+    double t0 = hx_now();
+    usleep(20000);
+    double dt = hx_now() - t0;
+    ASSERT_MSG(dt >= 0.019 && dt < 5, "20 ms of sleep measured %.4f s", dt);
+}
+
+int main(int argc, char **argv) {
+    return test_main(argc, argv,
+                     (struct test_case[]){
+                         TEST_CASE(read_file, 10),
+                         TEST_CASE(write_atomic, 10),
+                         TEST_CASE(atomic_stream, 10),
+                         TEST_CASE(median_and_quantiles, 10),
+                         TEST_CASE(grow_and_clock, 10),
+                         {0},
+                     });
+}
