@@ -70,7 +70,7 @@ typedef struct bench_kernel {
     void (*cleanup)(bench_ctx *c);
 } bench_kernel;
 
-/* The kernels (kernels/ and uts/), and the calibrate kernel (bench/driver.c). */
+/* The kernels (kernels/ and uts/), and the calibrate kernel (bench/registry.c). */
 extern const bench_kernel bench_fib, bench_integrate, bench_matmul, bench_nqueens, bench_uts, bench_calibrate;
 
 /* All kernels, NULL-terminated; one by name (NULL if unknown). */

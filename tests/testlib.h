@@ -156,6 +156,18 @@ static inline int test_main(int argc, char **argv, const struct test_case *cases
     const char *s = getenv("TEST_TIMEOUT_SCALE");
     if (s && atoi(s) > 0)
         scale = (unsigned)atoi(s);
+    for (int i = 1; i < argc; i++) { /* a misspelt case must not pass as "0 passed" */
+        const struct test_case *c = cases;
+        while (c->name && strcmp(c->name, argv[i]))
+            c++;
+        if (!c->name) {
+            fprintf(stderr, "%s: no test case named \"%s\"; the cases are:", argv[0], argv[i]);
+            for (c = cases; c->name; c++)
+                fprintf(stderr, " %s", c->name);
+            fputc('\n', stderr);
+            return 2;
+        }
+    }
     for (const struct test_case *c = cases; c->name; c++) {
         if (!test_selected(c->name, argc, argv))
             continue;
