@@ -418,6 +418,14 @@ static size_t c_stack_used(const fk_worker *w) {
 
 size_t fk__cstack_depth(void) { return c_stack_used(FK__H->w); }
 
+/* One steal from v, forcing a publication if v has only private work (greedy: an owner
+ * busy in a leaf or a join of its own is made to publish). */
+static int take_from(fk_worker *w, fk_worker *v, fk__slot *s) {
+    int r = fk__steal(v, s);
+    return r == FK__STEAL_OK ||
+           (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) && fk__steal(v, s) == FK__STEAL_OK);
+}
+
 void fk__lf_join(fk_frame *f, uint32_t stolen) {
     fk_worker *w = FK__H->w;
     fk_pool *p = w->pool;
@@ -428,38 +436,16 @@ void fk__lf_join(fk_frame *f, uint32_t stolen) {
     while (atomic_load_explicit(&f->done, memory_order_acquire) < stolen) {
         uint32_t t = atomic_load_explicit(&f->thief, memory_order_relaxed);
         fk__slot s;
-        if (t && t - 1 != w->id) {
-            fk_worker *v = p->workers[t - 1];
-            int r = fk__steal(v, &s);
-            if (r == FK__STEAL_OK) {
-                FK__WSTAT(w, leaps);
-                w->hungry_since = 0;
-                run_record(w, &s);
-                fails = 0;
-                continue;
-            }
-            if (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) &&
-                fk__steal(v, &s) == FK__STEAL_OK) {
-                FK__WSTAT(w, leaps);
-                w->hungry_since = 0;
-                run_record(w, &s);
-                fails = 0;
-                continue;
-            }
-        }
-        if (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < p->opts.leap_stack_bytes) {
-            /* As an idle thief would (greedy: an owner busy in a leaf or a join of its own
-             * is made to publish). */
-            fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
-            int r = fk__steal(v, &s);
-            if (r == FK__STEAL_OK || (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) &&
-                                      fk__steal(v, &s) == FK__STEAL_OK)) {
-                FK__WSTAT(w, leaps);
-                w->hungry_since = 0;
-                run_record(w, &s);
-                fails = 0;
-                continue;
-            }
+        /* From the thief of a child; after FK_LEAP_TRIES failures, as an idle thief would,
+         * from anyone while the C stack is shallow enough. */
+        if ((t && t - 1 != w->id && take_from(w, p->workers[t - 1], &s)) ||
+            (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < p->opts.leap_stack_bytes &&
+             take_from(w, p->workers[fk__victim_pick(&w->victims)], &s))) {
+            FK__WSTAT(w, leaps);
+            w->hungry_since = 0;
+            run_record(w, &s);
+            fails = 0;
+            continue;
         }
         backoff(fails);
     }

@@ -111,6 +111,13 @@ FK_TASK(chain, int64_t, chain_frame *f, (int, depth)) {
 
 /* Many children forked in a loop, then one join: wide scopes exercise deque growth and, with
  * child stealing, many records stolen from one frame. */
+static int64_t sum64(const int64_t *v, int n) {
+    int64_t s = 0;
+    for (int i = 0; i < n; i++)
+        s += v[i];
+    return s;
+}
+
 typedef struct {
     fk_frame fk;
     int i, n, inner;
@@ -125,9 +132,7 @@ FK_TASK(wide, int64_t, wide_frame *f, (int, n), (int, inner)) {
     for (f->i = 0; f->i < f->n; f->i++)
         FK_FORK(&f->res[f->i], fib, f->inner);
     FK_JOIN();
-    int64_t s = 0;
-    for (int i = 0; i < f->n; i++)
-        s += f->res[i];
+    int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
     FK_RETURN(s);
 } FK_END
@@ -179,9 +184,7 @@ FK_TASK(nap_loop, int64_t, nap_loop_frame *f, (int, n), (int, inner), (int, ms))
             FK_FORK(&f->res[f->i], nap, f->ms);
     }
     FK_JOIN();
-    int64_t s = 0;
-    for (int i = 0; i < f->n; i++)
-        s += f->res[i];
+    int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
     FK_RETURN(s);
 } FK_END
@@ -218,9 +221,7 @@ FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
         FK_FORK(&f->res[f->i], meet, 0);
     FK_CALL(&f->res[f->n - 1], meet, 0);
     FK_JOIN();
-    int64_t s = 0;
-    for (int i = 0; i < f->n; i++)
-        s += f->res[i];
+    int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
     FK_RETURN(s);
 } FK_END
@@ -593,9 +594,7 @@ FK_TASK(nest_root, int64_t, nest_root_frame *f, (int, n)) {
     for (f->i = 0; f->i < f->n; f->i++)
         FK_FORK(&f->res[f->i], nester, 0);
     FK_JOIN();
-    int64_t s = 0;
-    for (int i = 0; i < f->n; i++)
-        s += f->res[i];
+    int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
     FK_RETURN(s);
 } FK_END

@@ -578,6 +578,26 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #define FK__RP_DECL(N) static const fk__rp FK__RP(N) = {&fk__info, FK__RP_BASE + (N)}
 #define FK__RP_CASE(N) case FK__RP_BASE + (N):;
 
+/* Child stealing's fork, with frames on frame stacks or native: the call goes into a record
+ * in the deque (arguments copied), the parent goes on. */
+#define FK__CHILD_FORK(slot, task, ...)                                                    \
+    do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
+        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        FK__SCOPE_OPEN();                                                                  \
+        FK__STAT_INC(n_fork);                                                              \
+        union {                                                                            \
+            struct task##__args a;                                                         \
+            uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
+        } fk__u;                                                                           \
+        fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
+        fk__push_record(task##__thunk, (uintptr_t)fk__self, (slot), fk__u.w,               \
+                        FK__ARG_WORDS(struct task##__args));                               \
+        fk__last = task##__thunk;                                                          \
+        fk__nrec++;                                                                        \
+    } while (0)
+
 #if FK_STACK != FK_STACK_NATIVE
 /* ==== frame-stack variants: fast and slow clones ============================================ */
 
@@ -749,23 +769,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     fk__thunk_fn *fk__last FK__UNUSED = NULL;
 #define FK__SAVE_NREC() (fk__self->nrec = fk__nrec)
 
-#define FK__FORK(L, slot, task, ...)                                                       \
-    do {                                                                                   \
-        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
-        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__SCOPE_OPEN();                                                                  \
-        FK__STAT_INC(n_fork);                                                              \
-        union {                                                                            \
-            struct task##__args a;                                                         \
-            uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
-        } fk__u;                                                                           \
-        fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
-        fk__push_record(task##__thunk, (uintptr_t)fk__self, (slot), fk__u.w,               \
-                        FK__ARG_WORDS(struct task##__args));                               \
-        fk__last = task##__thunk;                                                          \
-        fk__nrec++;                                                                        \
-    } while (0)
+#define FK__FORK(L, slot, task, ...) FK__CHILD_FORK(slot, task, __VA_ARGS__)
 
 /* Run our children still in the deque, newest first: a child of the task's own kind by a
  * direct call (recursive tasks), others through their thunk.  A pop that fails means the
@@ -868,23 +872,7 @@ fk__begin:;                                                                     
         task((slot), __VA_ARGS__);                                                         \
     } while (0)
 
-#define FK__FORK(L, slot, task, ...)                                                       \
-    do {                                                                                   \
-        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
-        FK__CHECK(fk__has_frame, "FK_FORK before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__SCOPE_OPEN();                                                                  \
-        FK__STAT_INC(n_fork);                                                              \
-        union {                                                                            \
-            struct task##__args a;                                                         \
-            uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
-        } fk__u;                                                                           \
-        fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
-        fk__push_record(task##__thunk, (uintptr_t)fk__self, (slot), fk__u.w,               \
-                        FK__ARG_WORDS(struct task##__args));                               \
-        fk__last = task##__thunk;                                                          \
-        fk__nrec++;                                                                        \
-    } while (0)
+#define FK__FORK(L, slot, task, ...) FK__CHILD_FORK(slot, task, __VA_ARGS__)
 
 /* Run the children still in the deque, newest first; if some were stolen, wait for them
  * here, stealing back from their thieves meanwhile (leapfrogging; fk__lf_join). */
