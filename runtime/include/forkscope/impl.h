@@ -223,7 +223,7 @@ FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
 }
 #endif
 
-#define FK__COUNT(c) \
+#define FK__COUNT(c)                                                                       \
     atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + 1, memory_order_relaxed)
 #if FK_STATS >= 2
 #define FK__STAT_INC(field) FK__COUNT(FK__H->field)
@@ -446,7 +446,7 @@ FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
 #endif
 
 #if FK_DEBUG
-#define FK__CHECK(cond, what) \
+#define FK__CHECK(cond, what)                                                              \
     ((cond) ? (void)0 : fk__misuse(what, fk__task_name, __FILE__, __LINE__))
 #else
 #define FK__CHECK(cond, what) ((void)0)
@@ -475,7 +475,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #endif
 
 #define FK__TASK_COMMON(name, RET, ...)                                                    \
-    static void name(FK__LINK_PARAM RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__));   \
+    static void name(FK__LINK_PARAM RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__));    \
     struct name##__args {                                                                  \
         FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)                                         \
     };                                                                                     \
@@ -511,7 +511,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     do {                                                                                   \
         __typeof__(*fk__ret) fk__v = (v);                                                  \
         __typeof__(fk__ret) fk__r = FK__RET_PTR();                                         \
-        FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");         \
+        FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");          \
         *fk__r = fk__v; /* before the free: nothing has to live across its slow path */    \
         FK__RETURN_FREE();                                                                 \
         return;                                                                            \
@@ -617,7 +617,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     static void name(uintptr_t fk__link, RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) { \
         name##__body(0, fk__link, fk__ret, FK__MAP(FK__PNAME, FK__COMMA, __VA_ARGS__));    \
     }                                                                                      \
-    static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                              \
+    static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                             \
         name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret, FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__)); \
     }                                                                                      \
     /* The slow clone never runs the code before FK_BEGIN, nor the fresh path after it (a  \
@@ -650,7 +650,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     fk__dispatch: __attribute__((unused));                                                 \
         fk__idx = fk__self->rp->idx;                                                       \
     } else {                                                                               \
-        FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                               \
+        FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                \
         (var) = (void *)fk__frame_new(FK__ROUND(sizeof *(var)), fk__link, fk__ret);        \
         fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
         fk__has_frame = 1;                                                                 \
@@ -686,11 +686,11 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(n_call);                                                              \
         FK__RP_DECL(L);                                                                    \
-        fk__self->rp = &FK__RP(L);                                                                 \
+        fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
         task((uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__);                  \
         FK__UNWIND_CHECK();                                                                \
-    FK__RP_CASE(L)                                                   \
+    FK__RP_CASE(L)                                                                         \
     } while (0)
 
 #define FK__SWITCH(L, k)                                                                   \
@@ -701,11 +701,11 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         unsigned fk__k = (unsigned)(k);                                                    \
         FK__RP_DECL(L);                                                                    \
         if (fk__k != fk__worker_id()) {                                                    \
-            fk__self->rp = &FK__RP(L);                                                             \
+            fk__self->rp = &FK__RP(L);                                                     \
             fk__switch(fk__self, fk__k);                                                   \
             return;                                                                        \
         }                                                                                  \
-    FK__RP_CASE(L)                                                   \
+    FK__RP_CASE(L)                                                                         \
     } while (0)
 
 #if FK_STEAL == FK_STEAL_CONT
@@ -728,7 +728,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         task##__ret_t *const fk__res = (slot);                                             \
         const struct task##__args fk__fa = {__VA_ARGS__};                                  \
         FK__RP_DECL(L);                                                                    \
-        fk__self->rp = &FK__RP(L);                                                                 \
+        fk__self->rp = &FK__RP(L);                                                         \
         fk__push(fk__self);                                                                \
         task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);                              \
         if (FK__UNLIKELY(!fk__pop_fast())) {                                               \
@@ -738,7 +738,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
             if (fk__p == FK__POP_RESUME)                                                   \
                 FK__CONTINUE_AT_RP();                                                      \
         }                                                                                  \
-    FK__RP_CASE(L)                                                   \
+    FK__RP_CASE(L)                                                                         \
     } while (0)
 
 /* In the fast clone every pop succeeded, so nothing was stolen: a join costs nothing.  In
@@ -751,11 +751,11 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         FK__CHECK(fk__resuming || fk__self->steals == 0, "internal: a steal seen on the fast path"); \
         FK__RP_DECL(L);                                                                    \
         if (fk__resuming && fk__self->steals != 0) {                                       \
-            fk__self->rp = &FK__RP(L);                                                             \
+            fk__self->rp = &FK__RP(L);                                                     \
             if (!fk__join(fk__self))                                                       \
                 return;                                                                    \
         }                                                                                  \
-    FK__RP_CASE(L)                                                   \
+    FK__RP_CASE(L)                                                                         \
     } while (0)
 
 #else /* FK_STEAL_CHILD, frames on frame stacks: a join that must wait suspends the frame */
@@ -781,7 +781,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         FK__RP_DECL(L);                                                                    \
-        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                      \
+        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                     \
             const fk__record *fk__r = fk__pop_record();                                    \
             if (!fk__r) {                                                                  \
                 fk__self->steals += fk__nrec;                                              \
@@ -791,17 +791,17 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
             fk__nrec--;                                                                    \
             FK__RUN_RECORD(fk__t, fk__r);                                                  \
             if (FK__UNLIKELY(FK__H->unwinding)) {                                          \
-                fk__self->rp = &FK__RP(L);                                                         \
+                fk__self->rp = &FK__RP(L);                                                 \
                 fk__join_unwound(fk__self, 1 + fk__nrec);                                  \
                 return;                                                                    \
             }                                                                              \
         }                                                                                  \
         if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
-            fk__self->rp = &FK__RP(L);                                                             \
+            fk__self->rp = &FK__RP(L);                                                     \
             if (!fk__join(fk__self))                                                       \
                 return;                                                                    \
         }                                                                                  \
-    FK__RP_CASE(L)                                                   \
+    FK__RP_CASE(L)                                                                         \
     } while (0)
 
 #endif
@@ -849,7 +849,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 fk__begin:;                                                                                \
     enum { fk__FK_BEGIN_must_come_first = 1 };                                             \
     __typeof__(*(var)) fk__frame_store;                                                    \
-    FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                   \
+    FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                    \
     (var) = &fk__frame_store;                                                              \
     fk__self = &fk__frame_store.fk;                                                        \
     FK__NATIVE_INIT(fk__self);                                                             \
@@ -857,7 +857,7 @@ fk__begin:;                                                                     
 
 #if FK_DEBUG
 #define FK__NATIVE_INIT(f)                                                                 \
-    ((f)->sync0 = 0, (f)->ret = fk__ret, (f)->dbg_magic = FK__DBG_MAGIC, (f)->dbg_scope = 0,              \
+    ((f)->sync0 = 0, (f)->ret = fk__ret, (f)->dbg_magic = FK__DBG_MAGIC, (f)->dbg_scope = 0, \
      (f)->dbg_top_alloc = NULL)
 #else
 #define FK__NATIVE_INIT(f) ((f)->sync0 = 0, (f)->ret = fk__ret)
@@ -881,7 +881,7 @@ fk__begin:;                                                                     
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
-        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                      \
+        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                     \
             const fk__record *fk__r = fk__pop_record();                                    \
             if (!fk__r) {                                                                  \
                 fk__stolen += fk__nrec;                                                    \
