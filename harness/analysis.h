@@ -3,14 +3,14 @@
  *
  * Each command takes the arguments after its name (argv[0] is the command name) and
  * returns a process exit status (see harness/exitcodes.h). */
-#ifndef FK_ANALYSIS_H
-#define FK_ANALYSIS_H
+#ifndef HX_ANALYSIS_H
+#define HX_ANALYSIS_H
 
 /* forkscope fit DIR: writes DIR/summary.csv, DIR/fits.csv, DIR/report.md. */
-int fk_cmd_fit(int argc, char **argv);
+int hx_cmd_fit(int argc, char **argv);
 
 /* forkscope plot DIR: writes DIR/plots/ (data files, the gnuplot scripts used, PNG and PDF
  * or SVG figures) and prints where everything went. */
-int fk_cmd_plot(int argc, char **argv);
+int hx_cmd_plot(int argc, char **argv);
 
 #endif

@@ -24,65 +24,65 @@
  * in kernels/, uts/uts.c), with the drivers' own types, defaults and limits.  tests/test_config.c checks
  * this table against `fk-bench-serial --list` and probes every limit on the driver. */
 
-static const fk_kopt fib_opts[] = {
-    {"n", FK_KOPT_INT, "42", 0, 92, 0, NULL},
+static const hx_kopt fib_opts[] = {
+    {"n", HX_KOPT_INT, "42", 0, 92, 0, NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
-static const fk_kopt integrate_opts[] = {
-    {"n", FK_KOPT_INT, "10000", 1, 1e6, 0, NULL},
-    {"eps", FK_KOPT_DOUBLE, "1e-9", 1e-15, 1e6, 0, NULL},
+static const hx_kopt integrate_opts[] = {
+    {"n", HX_KOPT_INT, "10000", 1, 1e6, 0, NULL},
+    {"eps", HX_KOPT_DOUBLE, "1e-9", 1e-15, 1e6, 0, NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
-static const fk_kopt matmul_opts[] = {
-    {"n", FK_KOPT_INT, "8192", 16, 65536, 1, NULL},
-    {"seed", FK_KOPT_INT, "1", 0, 4294967295.0, 0, NULL},
+static const hx_kopt matmul_opts[] = {
+    {"n", HX_KOPT_INT, "8192", 16, 65536, 1, NULL},
+    {"seed", HX_KOPT_INT, "1", 0, 4294967295.0, 0, NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
-static const fk_kopt nqueens_opts[] = {
-    {"n", FK_KOPT_INT, "14", 1, 18, 0, NULL},
+static const hx_kopt nqueens_opts[] = {
+    {"n", HX_KOPT_INT, "14", 1, 18, 0, NULL},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
-static const fk_kopt uts_opts[] = {
-    {"t", FK_KOPT_INT, "1", 0, 3, 0, NULL},
-    {"b", FK_KOPT_DOUBLE, "4.0", 0, 2147483647.0, 0, NULL},
-    {"r", FK_KOPT_INT, "0", -2147483648.0, 2147483647.0, 0, NULL},
-    {"a", FK_KOPT_INT, "0", 0, 3, 0, NULL},
-    {"d", FK_KOPT_INT, "6", 0, 100000000, 0, NULL},
-    {"q", FK_KOPT_DOUBLE, "0.234375", 0, 1, 0, NULL},
-    {"m", FK_KOPT_INT, "4", 0, 1000000, 0, NULL},
-    {"f", FK_KOPT_DOUBLE, "0.5", 0, 1, 0, NULL},
-    {"g", FK_KOPT_INT, "1", 1, 1000000, 0, NULL},
-    {"preset", FK_KOPT_CHOICE, "none", 0, 0, 0, "none|T1|T1L|T1XXL|T3|T3L|T3XXL"},
-    {"alloc", FK_KOPT_CHOICE, "heap", 0, 0, 0, "heap|stack"},
+static const hx_kopt uts_opts[] = {
+    {"t", HX_KOPT_INT, "1", 0, 3, 0, NULL},
+    {"b", HX_KOPT_DOUBLE, "4.0", 0, 2147483647.0, 0, NULL},
+    {"r", HX_KOPT_INT, "0", -2147483648.0, 2147483647.0, 0, NULL},
+    {"a", HX_KOPT_INT, "0", 0, 3, 0, NULL},
+    {"d", HX_KOPT_INT, "6", 0, 100000000, 0, NULL},
+    {"q", HX_KOPT_DOUBLE, "0.234375", 0, 1, 0, NULL},
+    {"m", HX_KOPT_INT, "4", 0, 1000000, 0, NULL},
+    {"f", HX_KOPT_DOUBLE, "0.5", 0, 1, 0, NULL},
+    {"g", HX_KOPT_INT, "1", 1, 1000000, 0, NULL},
+    {"preset", HX_KOPT_CHOICE, "none", 0, 0, 0, "none|T1|T1L|T1XXL|T3|T3L|T3XXL"},
+    {"alloc", HX_KOPT_CHOICE, "heap", 0, 0, 0, "heap|stack"},
     {NULL, 0, NULL, 0, 0, 0, NULL},
 };
 
-const fk_kernel_info fk_kernels[] = {
+const hx_kernel_info hx_kernels[] = {
     {"fib", fib_opts},         {"integrate", integrate_opts}, {"matmul", matmul_opts},
     {"nqueens", nqueens_opts}, {"uts", uts_opts},             {NULL, NULL},
 };
 
-const fk_kernel_info *fk_kernel_find(const char *name) {
-    for (const fk_kernel_info *k = fk_kernels; k->name; k++)
+const hx_kernel_info *hx_kernel_find(const char *name) {
+    for (const hx_kernel_info *k = hx_kernels; k->name; k++)
         if (!strcmp(k->name, name))
             return k;
     return NULL;
 }
 
-unsigned fk_online_cores(void) {
+unsigned hx_online_cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n < 1 ? 1 : (unsigned)n;
 }
 
-int fk_config_class(const fk_variant *v) {
-    return v->kind == FK_VARIANT_SERIAL ? FK_CLASS_SERIAL
-         : v->kind == FK_VARIANT_OMP    ? FK_CLASS_BASELINE
-                                        : FK_CLASS_PARALLEL;
+int hx_config_class(const hx_variant *v) {
+    return v->kind == HX_VARIANT_SERIAL ? HX_CLASS_SERIAL
+         : v->kind == HX_VARIANT_OMP    ? HX_CLASS_BASELINE
+                                        : HX_CLASS_PARALLEL;
 }
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 
-void fk_diag_add(fk_diag *d, const char *fmt, ...) {
+void hx_diag_add(hx_diag *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *m = NULL;
@@ -103,12 +103,12 @@ void fk_diag_add(fk_diag *d, const char *fmt, ...) {
     d->msgs[d->n++] = m;
 }
 
-void fk_diag_print(const fk_diag *d, FILE *out) {
+void hx_diag_print(const hx_diag *d, FILE *out) {
     for (size_t i = 0; i < d->n; i++)
         fprintf(out, "%s\n", d->msgs[i]);
 }
 
-void fk_diag_free(fk_diag *d) {
+void hx_diag_free(hx_diag *d) {
     for (size_t i = 0; i < d->n; i++)
         free(d->msgs[i]);
     free(d->msgs);
@@ -310,7 +310,7 @@ typedef struct vctx {
     const char *file, *text;
     size_t len;
     scanner sc;
-    fk_diag *d;
+    hx_diag *d;
     size_t nerr;
 } vctx;
 
@@ -334,7 +334,7 @@ static void verr_at(vctx *c, const char *pospath, int at_key, const char *showpa
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fk_diag_add(c->d, "%s:%d:%d: %s: %s", c->file, line, col, *showpath ? showpath : "(top level)", msg);
+    hx_diag_add(c->d, "%s:%d:%d: %s: %s", c->file, line, col, *showpath ? showpath : "(top level)", msg);
     c->nerr++;
 }
 
@@ -433,10 +433,10 @@ static int get_int(vctx *c, const char *path, json_t *v, long long lo, long long
 
 /* ---- the parts of a config ------------------------------------------------------------------ */
 
-static void check_param(vctx *c, const char *path, const fk_kopt *o, json_t *v, fk_bench *b) {
+static void check_param(vctx *c, const char *path, const hx_kopt *o, json_t *v, hx_bench *b) {
     char buf[96], text[64];
     switch (o->type) {
-    case FK_KOPT_INT: {
+    case HX_KOPT_INT: {
         long long x;
         if (!as_integer(v, &x)) {
             VERR(c, path, "expected an integer in [%.0f, %.0f]%s, got %s", o->min, o->max,
@@ -455,7 +455,7 @@ static void check_param(vctx *c, const char *path, const fk_kopt *o, json_t *v, 
         snprintf(text, sizeof text, "%lld", x);
         break;
     }
-    case FK_KOPT_DOUBLE: {
+    case HX_KOPT_DOUBLE: {
         if (!json_is_number(v)) {
             VERR(c, path, "expected a number in [%g, %g], got %s", o->min, o->max, describe(v, buf, sizeof buf));
             return;
@@ -468,7 +468,7 @@ static void check_param(vctx *c, const char *path, const fk_kopt *o, json_t *v, 
         snprintf(text, sizeof text, "%.17g", x);
         break;
     }
-    case FK_KOPT_CHOICE: {
+    case HX_KOPT_CHOICE: {
         if (!json_is_string(v)) {
             VERR(c, path, "expected a string, one of %s, got %s", o->choices, describe(v, buf, sizeof buf));
             return;
@@ -500,7 +500,7 @@ static void check_param(vctx *c, const char *path, const fk_kopt *o, json_t *v, 
     b->nargs += 2;
 }
 
-static void check_benchmark(vctx *c, const char *path, json_t *v, fk_bench *b) {
+static void check_benchmark(vctx *c, const char *path, json_t *v, hx_bench *b) {
     static const char *const keys[] = {"name", "kernel", "params", "variants", NULL};
     char p[512], buf[96];
     if (!json_is_object(v)) {
@@ -512,17 +512,17 @@ static void check_benchmark(vctx *c, const char *path, json_t *v, fk_bench *b) {
     json_t *kernel = json_object_get(v, "kernel"), *name = json_object_get(v, "name"),
            *params = json_object_get(v, "params");
     char klist[128] = "";
-    for (const fk_kernel_info *k = fk_kernels; k->name; k++) {
+    for (const hx_kernel_info *k = hx_kernels; k->name; k++) {
         size_t u = strlen(klist);
         snprintf(klist + u, sizeof klist - u, "%s%s", u ? "|" : "", k->name);
     }
-    const fk_kernel_info *ki = NULL;
+    const hx_kernel_info *ki = NULL;
     path_key(p, sizeof p, path, "kernel");
     if (!kernel)
         verr_at(c, path, 0, p, "missing (expected one of %s)", klist);
     else if (!json_is_string(kernel))
         VERR(c, p, "expected a string, one of %s, got %s", klist, describe(kernel, buf, sizeof buf));
-    else if (!(ki = fk_kernel_find(json_string_value(kernel))))
+    else if (!(ki = hx_kernel_find(json_string_value(kernel))))
         VERR(c, p, "unknown kernel \"%.60s\" (expected one of %s)", json_string_value(kernel), klist);
     else
         snprintf(b->kernel, sizeof b->kernel, "%s", ki->name);
@@ -559,12 +559,12 @@ static void check_benchmark(vctx *c, const char *path, json_t *v, fk_bench *b) {
     json_object_foreach(params, key, val) {
         char pp[600];
         path_key(pp, sizeof pp, p, key);
-        const fk_kopt *o = ki->opts;
+        const hx_kopt *o = ki->opts;
         while (o->name && strcmp(o->name, key))
             o++;
         if (!o->name) {
             char list[128] = "";
-            for (const fk_kopt *q = ki->opts; q->name; q++) {
+            for (const hx_kopt *q = ki->opts; q->name; q++) {
                 size_t u = strlen(list);
                 snprintf(list + u, sizeof list - u, "%s%s", u ? ", " : "", q->name);
             }
@@ -581,7 +581,7 @@ static int cmp_unsigned(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void add_worker(fk_config *cfg, unsigned p) {
+static void add_worker(hx_config *cfg, unsigned p) {
     unsigned *w = realloc(cfg->workers, (cfg->nworkers + 1) * sizeof *w);
     if (!w)
         return;
@@ -589,7 +589,7 @@ static void add_worker(fk_config *cfg, unsigned p) {
     w[cfg->nworkers++] = p;
 }
 
-static void check_workers(vctx *c, json_t *list, fk_config *cfg) {
+static void check_workers(vctx *c, json_t *list, hx_config *cfg) {
     char p[128], pp[192], buf[96];
     unsigned cores = cfg->cores > 1024 ? 1024 : cfg->cores;
     size_t i;
@@ -667,7 +667,7 @@ static void check_workers(vctx *c, json_t *list, fk_config *cfg) {
 }
 
 /* "repetitions" / "warmup": an integer, or {"serial": n, "parallel": n, "baseline": n}. */
-static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, unsigned out[FK_NCLASS]) {
+static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, unsigned out[HX_NCLASS]) {
     static const char *const classes[] = {"serial", "parallel", "baseline", NULL};
     char buf[96];
     long long x;
@@ -675,7 +675,7 @@ static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, u
         check_keys(c, key, v, classes, key);
         if (json_object_size(v) == 0)
             VERR(c, key, "empty object (expected {\"serial\": n, \"parallel\": n, \"baseline\": n})");
-        for (int k = 0; k < FK_NCLASS; k++) {
+        for (int k = 0; k < HX_NCLASS; k++) {
             json_t *e = json_object_get(v, classes[k]);
             char p[96];
             snprintf(p, sizeof p, "%s.%s", key, classes[k]);
@@ -684,7 +684,7 @@ static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, u
         }
     } else if (as_integer(v, &x)) {
         if (get_int(c, key, v, lo, 1000000, &x))
-            for (int k = 0; k < FK_NCLASS; k++)
+            for (int k = 0; k < HX_NCLASS; k++)
                 out[k] = (unsigned)x;
     } else {
         VERR(c, key, "expected an integer >= %lld or {\"serial\": n, \"parallel\": n, \"baseline\": n}, got %s", lo,
@@ -694,7 +694,7 @@ static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, u
 
 /* A list of variant names at path: each is parsed and added to cfg->variants if new.
  * Returns the set of their indices (bit v for cfg->variants[v]). */
-static unsigned long long check_variants(vctx *c, const char *path, json_t *list, fk_config *cfg) {
+static unsigned long long check_variants(vctx *c, const char *path, json_t *list, hx_config *cfg) {
     char p[160], buf[96];
     unsigned long long set = 0;
     if (!json_is_array(list) || json_array_size(list) == 0) {
@@ -706,14 +706,14 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
     json_t *e;
     json_array_foreach(list, i, e) {
         snprintf(p, sizeof p, "%s[%zu]", path, i);
-        fk_variant var;
+        hx_variant var;
         char err[256];
         if (!json_is_string(e)) {
             VERR(c, p, "expected a variant name (a string, see `forkscope variants`), got %s",
                  describe(e, buf, sizeof buf));
             continue;
         }
-        if (fk_variant_parse(json_string_value(e), &var, err, sizeof err)) {
+        if (hx_variant_parse(json_string_value(e), &var, err, sizeof err)) {
             VERR(c, p, "%s", err);
             continue;
         }
@@ -725,7 +725,7 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
             continue;
         }
         if (k == cfg->nvariants) {
-            fk_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
+            hx_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
             if (!nv)
                 continue;
             cfg->variants = nv;
@@ -736,7 +736,7 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
     return set;
 }
 
-static void validate(vctx *c, json_t *root, fk_config *cfg) {
+static void validate(vctx *c, json_t *root, hx_config *cfg) {
     static const char *const keys[] = {"name",        "description",      "benchmarks", "variants",   "workers",
                                        "repetitions", "warmup",           "time_limit_s", "memory_limit_mib",
                                        "order",       "seed",             "calibrate",  "papi_events", "oversubscribe",
@@ -754,7 +754,7 @@ static void validate(vctx *c, json_t *root, fk_config *cfg) {
     cfg->calibrate = 1;
     cfg->oversubscribe = 1;
     cfg->seed = 1;
-    for (int k = 0; k < FK_NCLASS; k++)
+    for (int k = 0; k < HX_NCLASS; k++)
         cfg->reps[k] = 5, cfg->warmup[k] = 0;
     if ((v = json_object_get(root, "name"))) {
         if (!json_is_string(v))
@@ -802,11 +802,11 @@ static void validate(vctx *c, json_t *root, fk_config *cfg) {
     if ((v = json_object_get(root, "order"))) {
         const char *s = json_is_string(v) ? json_string_value(v) : "";
         if (!strcmp(s, "grouped"))
-            cfg->order = FK_ORDER_GROUPED;
+            cfg->order = HX_ORDER_GROUPED;
         else if (!strcmp(s, "interleaved"))
-            cfg->order = FK_ORDER_INTERLEAVED;
+            cfg->order = HX_ORDER_INTERLEAVED;
         else if (!strcmp(s, "shuffled"))
-            cfg->order = FK_ORDER_SHUFFLED;
+            cfg->order = HX_ORDER_SHUFFLED;
         else
             VERR(c, "order", "expected \"grouped\", \"interleaved\" or \"shuffled\", got %s",
                  describe(v, buf, sizeof buf));
@@ -875,7 +875,7 @@ static void validate(vctx *c, json_t *root, fk_config *cfg) {
         json_array_foreach(v, i, e) {
             if (!cfg->benchmarks)
                 break;
-            fk_bench *b = &cfg->benchmarks[cfg->nbenchmarks++];
+            hx_bench *b = &cfg->benchmarks[cfg->nbenchmarks++];
             snprintf(p, sizeof p, "benchmarks[%zu]", i);
             check_benchmark(c, p, e, b);
             for (size_t k = 0; k < i && b->name[0]; k++)
@@ -941,21 +941,21 @@ static void syntax_pos(const char *text, size_t len, const json_error_t *e, int 
         line_col(text, len, start, line, col);
 }
 
-int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d) {
+int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d) {
     memset(cfg, 0, sizeof *cfg);
-    int rc = FK_EXIT_CONFIG;
+    int rc = HX_EXIT_CONFIG;
     size_t len = 0;
     json_t *root = NULL;
     vctx c = {.file = path, .d = d};
     char *text = hx_read_file(path, &len);
     if (!text) {
-        fk_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
-        return FK_EXIT_IO;
+        hx_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
+        return HX_EXIT_IO;
     }
     if (strlen(text) != len) {
         int line, col;
         line_col(text, len, (long)strlen(text), &line, &col);
-        fk_diag_add(d, "%s:%d:%d: (top level): the file contains a NUL byte (expected JSON text)", path, line, col);
+        hx_diag_add(d, "%s:%d:%d: (top level): the file contains a NUL byte (expected JSON text)", path, line, col);
         goto fail_parse;
     }
     json_error_t e;
@@ -963,7 +963,7 @@ int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d)
     if (!root) {
         int line, col;
         syntax_pos(text, len, &e, &line, &col);
-        fk_diag_add(d, "%s:%d:%d: JSON syntax error: %s", path, line, col, e.text);
+        hx_diag_add(d, "%s:%d:%d: JSON syntax error: %s", path, line, col, e.text);
         goto fail_parse;
     }
     c.text = text;
@@ -971,8 +971,8 @@ int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d)
     c.sc = (scanner){.s = text, .len = len};
     scan_value(&c.sc, "", -1, 0);
     if (c.sc.failed) {
-        fk_diag_add(d, "%s: out of memory", path);
-        rc = FK_EXIT_INTERNAL;
+        hx_diag_add(d, "%s: out of memory", path);
+        rc = HX_EXIT_INTERNAL;
         goto fail_validate;
     }
     cfg->cores = cores ? cores : 1;
@@ -995,11 +995,11 @@ fail_validate:
     json_decref(root);
 fail_parse:
     free(text);
-    fk_config_free(cfg);
+    hx_config_free(cfg);
     return rc;
 }
 
-void fk_config_free(fk_config *cfg) {
+void hx_config_free(hx_config *cfg) {
     for (size_t i = 0; i < cfg->nbenchmarks; i++) {
         json_decref(cfg->benchmarks[i].params);
         for (size_t k = 0; k < cfg->benchmarks[i].nargs; k++)

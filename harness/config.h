@@ -4,11 +4,11 @@
  * anything runs and reports every error found, each as
  *     FILE:LINE:COLUMN: KEY.PATH: what is wrong (what was expected)
  * with the position of the offending value (or key, for an unknown key; or the enclosing
- * object, for a missing key).  Kernel options are checked against fk_kernels, a table of
+ * object, for a missing key).  Kernel options are checked against hx_kernels, a table of
  * what the bench drivers accept (tests/test_config.c checks it against `fk-bench-serial
  * --list` and the drivers' own range checks, so the two cannot drift apart unnoticed). */
-#ifndef FK_CONFIG_H
-#define FK_CONFIG_H
+#ifndef HX_CONFIG_H
+#define HX_CONFIG_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -17,75 +17,75 @@
 
 /* ---- kernel options (what the drivers accept) ---------------------------------------------- */
 
-typedef enum fk_kopt_type { FK_KOPT_INT, FK_KOPT_DOUBLE, FK_KOPT_CHOICE } fk_kopt_type;
+typedef enum hx_kopt_type { HX_KOPT_INT, HX_KOPT_DOUBLE, HX_KOPT_CHOICE } hx_kopt_type;
 
-typedef struct fk_kopt {
+typedef struct hx_kopt {
     const char *name; /* given to the driver as --NAME VALUE */
-    fk_kopt_type type;
+    hx_kopt_type type;
     const char *def;     /* the driver's default, as on its command line */
     double min, max;     /* inclusive (INT, DOUBLE) */
     int pow2;            /* INT: must be a power of two */
     const char *choices; /* CHOICE: '|'-separated */
-} fk_kopt;
+} hx_kopt;
 
-typedef struct fk_kernel_info {
+typedef struct hx_kernel_info {
     const char *name;
-    const fk_kopt *opts; /* terminated by name == NULL */
-} fk_kernel_info;
+    const hx_kopt *opts; /* terminated by name == NULL */
+} hx_kernel_info;
 
 /* The benchmark kernels (not "calibrate", which the harness adds itself), NULL-name
  * terminated; one by name (NULL if unknown). */
-extern const fk_kernel_info fk_kernels[];
-const fk_kernel_info *fk_kernel_find(const char *name);
+extern const hx_kernel_info hx_kernels[];
+const hx_kernel_info *hx_kernel_find(const char *name);
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 
 /* A list of error messages (each one line, without the newline).  Zero-initialise. */
-typedef struct fk_diag {
+typedef struct hx_diag {
     char **msgs;
     size_t n, cap;
-} fk_diag;
+} hx_diag;
 
-void fk_diag_add(fk_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fk_diag_print(const fk_diag *d, FILE *out); /* one message a line */
-void fk_diag_free(fk_diag *d);
+void hx_diag_add(hx_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hx_diag_print(const hx_diag *d, FILE *out); /* one message a line */
+void hx_diag_free(hx_diag *d);
 
 /* ---- the configuration ------------------------------------------------------------------------ */
 
 /* Repetition classes: which count of "repetitions"/"warmup" a variant uses. */
-enum { FK_CLASS_SERIAL, FK_CLASS_PARALLEL, FK_CLASS_BASELINE, FK_NCLASS };
-int fk_config_class(const fk_variant *v); /* FK_CLASS_* of a variant */
+enum { HX_CLASS_SERIAL, HX_CLASS_PARALLEL, HX_CLASS_BASELINE, HX_NCLASS };
+int hx_config_class(const hx_variant *v); /* HX_CLASS_* of a variant */
 
-typedef enum fk_order { FK_ORDER_GROUPED, FK_ORDER_INTERLEAVED, FK_ORDER_SHUFFLED } fk_order;
+typedef enum hx_order { HX_ORDER_GROUPED, HX_ORDER_INTERLEAVED, HX_ORDER_SHUFFLED } hx_order;
 
-typedef struct fk_bench {
+typedef struct hx_bench {
     char name[64];   /* label: unique in the config, [A-Za-z0-9_.-]+ */
-    char kernel[16]; /* a name in fk_kernels */
+    char kernel[16]; /* a name in hx_kernels */
     json_t *params;  /* the params object as given (owned; {} if none) */
     char **args;     /* driver arguments for the params: "--n", "30", ... (owned) */
     size_t nargs;
     unsigned long long variants; /* bit v set: runs on cfg->variants[v] (its own "variants"
                                     list, else every top-level variant) */
-} fk_bench;
+} hx_bench;
 
-typedef struct fk_config {
-    char *path;      /* as given to fk_config_load */
+typedef struct hx_config {
+    char *path;      /* as given to hx_config_load */
     char *text;      /* the file, verbatim (NUL-terminated), for DIR/config.json */
     size_t text_len;
     char name[128];  /* experiment name, [A-Za-z0-9_.-]+ */
-    fk_bench *benchmarks;
+    hx_bench *benchmarks;
     size_t nbenchmarks;
-    fk_variant *variants; /* the top-level list, then those only benchmarks name (at most 64) */
+    hx_variant *variants; /* the top-level list, then those only benchmarks name (at most 64) */
     size_t nvariants;
     unsigned *workers; /* expanded: ascending, no duplicates, each in [1, 1024] */
     size_t nworkers;
     unsigned *dropped; /* worker counts left out because P > cores and oversubscribe is false */
     size_t ndropped;
     unsigned cores;    /* online CPUs the expansion used ("cores", oversubscription) */
-    unsigned reps[FK_NCLASS], warmup[FK_NCLASS];
+    unsigned reps[HX_NCLASS], warmup[HX_NCLASS];
     double time_limit_s;              /* per run; 0 = none */
     unsigned long long memory_limit_mib; /* per run; 0 = none */
-    fk_order order;
+    hx_order order;
     unsigned long long seed; /* for "shuffled" */
     int calibrate;           /* measure calibrate runs (default 1) */
     int oversubscribe;       /* allow P > cores (default 1; such cells are flagged) */
@@ -93,17 +93,17 @@ typedef struct fk_config {
     size_t npapi;
     char icount_kernel[16];  /* "instructions": the kernel ("fib") ... */
     int icount_n[2];         /* ... and its two sizes; icount_n[1] == 0: none (overhead.h) */
-} fk_config;
+} hx_config;
 
 /* Reads and validates the configuration file at path; `cores` is the number of online CPUs
- * that "cores" stands for.  Returns 0 and fills *cfg (free with fk_config_free); or
- * FK_EXIT_IO if the file cannot be read, FK_EXIT_CONFIG if it is invalid, with every
+ * that "cores" stands for.  Returns 0 and fills *cfg (free with hx_config_free); or
+ * HX_EXIT_IO if the file cannot be read, HX_EXIT_CONFIG if it is invalid, with every
  * message in *d (cfg is then left empty). */
-int fk_config_load(const char *path, unsigned cores, fk_config *cfg, fk_diag *d);
+int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d);
 
-void fk_config_free(fk_config *cfg);
+void hx_config_free(hx_config *cfg);
 
 /* Online CPUs (at least 1). */
-unsigned fk_online_cores(void);
+unsigned hx_online_cores(void);
 
 #endif

@@ -12,13 +12,13 @@
 
 #include "harness/config.h"
 
-double fk_wall_time(void) {
+double hx_wall_time(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void fk_iso_time(double t, char *buf, size_t len) {
+void hx_iso_time(double t, char *buf, size_t len) {
     time_t s = (time_t)t;
     struct tm tm;
     gmtime_r(&s, &tm);
@@ -50,7 +50,7 @@ static json_t *string_or_null(char *s) {
     return j ? j : json_null();
 }
 
-int fk_topology_summary(char *buf, size_t len) {
+int hx_topology_summary(char *buf, size_t len) {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
         return -1;
@@ -100,10 +100,10 @@ static json_t *cpu_model(void) {
     return r ? r : json_null();
 }
 
-json_t *fk_envinfo_collect(const char *config_file) {
+json_t *hx_envinfo_collect(const char *config_file) {
     json_t *env = json_object();
     char buf[512];
-    fk_iso_time(fk_wall_time(), buf, sizeof buf);
+    hx_iso_time(hx_wall_time(), buf, sizeof buf);
     json_object_set_new(env, "date", json_string(buf));
     if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = 0;
@@ -119,8 +119,8 @@ json_t *fk_envinfo_collect(const char *config_file) {
         json_object_set_new(env, "kernel", json_null());
     }
     json_object_set_new(env, "cpu_model", cpu_model());
-    json_object_set_new(env, "cores", json_integer(fk_online_cores()));
-    json_object_set_new(env, "topology", fk_topology_summary(buf, sizeof buf) ? json_null() : json_string(buf));
+    json_object_set_new(env, "cores", json_integer(hx_online_cores()));
+    json_object_set_new(env, "topology", hx_topology_summary(buf, sizeof buf) ? json_null() : json_string(buf));
 #ifdef HWLOC_VERSION
     json_object_set_new(env, "hwloc_version", json_string(HWLOC_VERSION));
 #else
@@ -153,7 +153,7 @@ json_t *fk_envinfo_collect(const char *config_file) {
     json_object_set_new(env, "compilers",
                         json_pack("{s:o, s:o}", "gcc", string_or_null(first_line("gcc --version 2>/dev/null")),
                                   "clang", string_or_null(first_line("clang --version 2>/dev/null"))));
-    json_object_set_new(env, "forkscope_version", json_string(FK_VERSION));
+    json_object_set_new(env, "forkscope_version", json_string(HX_VERSION));
     json_object_set_new(env, "config_file", config_file ? json_string(config_file) : json_null());
     return env;
 }

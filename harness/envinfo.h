@@ -1,11 +1,11 @@
 /* envinfo.h — what the machine and the build were when a sweep ran (DIR/env.json). */
-#ifndef FK_ENVINFO_H
-#define FK_ENVINFO_H
+#ifndef HX_ENVINFO_H
+#define HX_ENVINFO_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-#define FK_VERSION "0.3.0"
+#define HX_VERSION "0.3.0"
 
 /* A new object with the fields of DIR/env.json that need no driver (see harness/results.h):
  * date, host, kernel, cpu_model, cores, topology (hwloc summary, e.g. "Package:1 NUMANode:1
@@ -13,15 +13,15 @@
  * memory_bytes, git_revision (null outside a git work tree) and git_dirty of the tree the
  * executable was built in, compilers {gcc, clang} (first line of --version, null if
  * absent), forkscope_version, config_file.  Never fails: what cannot be found is null. */
-json_t *fk_envinfo_collect(const char *config_file);
+json_t *hx_envinfo_collect(const char *config_file);
 
 /* ISO-8601 UTC time of t (seconds since the epoch) into buf (at least 21 bytes). */
-void fk_iso_time(double t, char *buf, size_t len);
+void hx_iso_time(double t, char *buf, size_t len);
 
 /* Wall-clock time, seconds since the epoch. */
-double fk_wall_time(void);
+double hx_wall_time(void);
 
 /* The hwloc topology summary, e.g. "Package:1 NUMANode:1 Core:2 PU:2", into buf; 0 or -1. */
-int fk_topology_summary(char *buf, size_t len);
+int hx_topology_summary(char *buf, size_t len);
 
 #endif

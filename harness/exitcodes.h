@@ -1,8 +1,8 @@
 /* exitcodes.h — exit statuses of the forkscope CLI, one table for every command. */
-#ifndef FK_EXITCODES_H
-#define FK_EXITCODES_H
+#ifndef HX_EXITCODES_H
+#define HX_EXITCODES_H
 
-#define FK_EXIT_MAP(X)                                                                       \
+#define HX_EXIT_MAP(X)                                                                       \
     X(OK, 0, "success")                                                                      \
     X(USAGE, 1, "bad command line")                                                          \
     X(CONFIG, 2, "the configuration file is invalid")                                        \
@@ -12,8 +12,8 @@
     X(TOOL, 6, "a required tool is missing (e.g. gnuplot)")                                 \
     X(INTERNAL, 7, "internal error")
 
-#define FK_EXIT_ENUM(name, code, text) FK_EXIT_##name = code,
-enum fk_exit { FK_EXIT_MAP(FK_EXIT_ENUM) };
-#undef FK_EXIT_ENUM
+#define HX_EXIT_ENUM(name, code, text) HX_EXIT_##name = code,
+enum hx_exit { HX_EXIT_MAP(HX_EXIT_ENUM) };
+#undef HX_EXIT_ENUM
 
 #endif

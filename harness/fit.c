@@ -52,8 +52,8 @@ static int model_df(const gsl_vector *x, void *params, gsl_matrix *J) {
     return GSL_SUCCESS;
 }
 
-static void note_add(fk_fit *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note_add(fk_fit *out, const char *fmt, ...) {
+static void note_add(hx_fit *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_add(hx_fit *out, const char *fmt, ...) {
     size_t len = strlen(out->note);
     if (len && len + 2 < sizeof out->note) {
         strcpy(out->note + len, "; ");
@@ -174,7 +174,7 @@ static double profile_at(const fit_data *d, const double *w, double n, double *a
  * refinement around the best grid point.  Ties go to the smallest n.  Returns chi2. */
 static double profile_min(const fit_data *d, const double *w, double *a, double *b, double *n) {
     enum { GRID = 80 };
-    const double top = FK_FIT_N_TOP;
+    const double top = HX_FIT_N_TOP;
     double best = INFINITY, bn = 0;
     for (int k = 0; k <= GRID; k++) {
         double t = top * k / GRID, ta, tb, c2 = profile_at(d, w, t, &ta, &tb);
@@ -228,14 +228,14 @@ static void covariance_at(const fit_data *d, const double *w, const double x[3],
     gsl_matrix_free(C);
 }
 
-int fk_fit_power_law(const double *P, const double *mem, const double *se, size_t m, double m1, fk_fit *out) {
+int hx_fit_power_law(const double *P, const double *mem, const double *se, size_t m, double m1, hx_fit *out) {
     out->ok = 0;
     out->points = (int)m;
     out->m1 = m1;
     out->a = out->a_se = out->b = out->b_se = out->n = out->n_se = out->chi2_dof = NAN;
     out->note[0] = 0;
-    if (m < FK_FIT_MIN_POINTS) {
-        note_add(out, "%zu point%s, need %d", m, m == 1 ? "" : "s", FK_FIT_MIN_POINTS);
+    if (m < HX_FIT_MIN_POINTS) {
+        note_add(out, "%zu point%s, need %d", m, m == 1 ? "" : "s", HX_FIT_MIN_POINTS);
         return -1;
     }
     if (!(m1 > 0) || !isfinite(m1)) {
@@ -252,15 +252,15 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
     int floored = 0;
     for (size_t i = 0; i < m; i++) {
         double s = se[i];
-        if (!(s >= FK_FIT_SE_FLOOR_KIB)) { /* also NaN */
-            s = FK_FIT_SE_FLOOR_KIB;
+        if (!(s >= HX_FIT_SE_FLOOR_KIB)) { /* also NaN */
+            s = HX_FIT_SE_FLOOR_KIB;
             floored++;
         }
         y[i] = mem[i] / m1;
         w[i] = (m1 / s) * (m1 / s);
     }
     if (floored)
-        note_add(out, "se raised to %g KiB at %d of %zu points", FK_FIT_SE_FLOOR_KIB, floored, m);
+        note_add(out, "se raised to %g KiB at %d of %zu points", HX_FIT_SE_FLOOR_KIB, floored, m);
     fit_data d = {.m = m, .P = P, .y = y};
     double dof = (double)m - 3.0;
 
@@ -280,7 +280,7 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
     if (!feasible || pchi2 < chi2 * (1 - 1e-6) - 1e-12) {
         const char *why = status != GSL_SUCCESS ? gsl_strerror(status) : !feasible ? "outside the bounds" : "a worse local minimum";
         double ux = x[1], un = x[2];
-        if (pn >= FK_FIT_N_LIMIT && pb > 0) {
+        if (pn >= HX_FIT_N_LIMIT && pb > 0) {
             double s2[3] = {pa, pb, pn}, x2[3], cov2[3][3], c2 = NAN;
             int st2 = solve(&d, w, s2, x2, cov2, &c2, &iters);
             if (st2 == GSL_SUCCESS && x2[1] >= 0 && x2[2] >= 0 && c2 <= pchi2 * (1 + 1e-6) + 1e-12) {
@@ -310,7 +310,7 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
         }
     }
     gsl_set_error_handler(old);
-    if (!at_bound && x[2] < FK_FIT_N_LIMIT) {
+    if (!at_bound && x[2] < HX_FIT_N_LIMIT) {
         /* n -> 0 with b -> infinity and a -> -infinity: a + b P^n ~ (a + b) + b n ln P, growth
          * like log P with a and b meaningless on their own (seen: a = -1e8 KiB) */
         at_bound = 1;
@@ -360,12 +360,12 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
         out->chi2_dof = scale;
     }
     out->ok = 1;
-    if (!at_bound && out->n >= FK_FIT_N_TOP * (1 - 1e-6)) {
+    if (!at_bound && out->n >= HX_FIT_N_TOP * (1 - 1e-6)) {
         /* the profile's edge: the points jump (one high point, usually) rather than follow a
          * power law; the numbers stay in fits.csv, but this is no fit to report or draw */
         out->ok = 0;
         note_add(out, "n at the search limit %g: the points jump rather than follow a power law (n undetermined)",
-                 FK_FIT_N_TOP);
+                 HX_FIT_N_TOP);
     }
     (void)iters;
     free(y);
@@ -375,9 +375,9 @@ int fk_fit_power_law(const double *P, const double *mem, const double *se, size_
 
 /* ---- every (benchmark, variant) of a summary ---------------------------------------------- */
 
-size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
+size_t hx_fit_all(const hx_summary *s, hx_fit **out) {
     size_t nf = 0;
-    fk_fit *fits = NULL;
+    hx_fit *fits = NULL;
     double *P = malloc((s->ncells + 1) * sizeof *P), *mem = malloc((s->ncells + 1) * sizeof *mem),
            *se = malloc((s->ncells + 1) * sizeof *se);
     if (!P || !mem || !se) {
@@ -385,7 +385,7 @@ size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
         abort();
     }
     for (size_t i = 0; i < s->ncells; i++) {
-        const fk_cell *c = &s->cells[i];
+        const hx_cell *c = &s->cells[i];
         int seen = 0;
         for (size_t j = 0; j < nf && !seen; j++)
             seen = !strcmp(fits[j].benchmark, c->benchmark) && !strcmp(fits[j].variant, c->variant);
@@ -395,7 +395,7 @@ size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
         double m1 = NAN;
         const char *kernel = c->kernel;
         for (size_t j = i; j < s->ncells; j++) {
-            const fk_cell *e = &s->cells[j];
+            const hx_cell *e = &s->cells[j];
             if (strcmp(e->benchmark, c->benchmark) || strcmp(e->variant, c->variant) || isnan(e->mem))
                 continue;
             P[m] = (double)e->workers;
@@ -410,11 +410,11 @@ size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
             fprintf(stderr, "forkscope: out of memory\n");
             abort();
         }
-        fk_fit *f = &fits[nf++];
+        hx_fit *f = &fits[nf++];
         memset(f, 0, sizeof *f);
         f->benchmark = hx_xstrdup(c->benchmark);
         f->variant = hx_xstrdup(c->variant);
-        fk_fit_power_law(P, mem, se, m, m1, f);
+        hx_fit_power_law(P, mem, se, m, m1, f);
         if (!strcmp(kernel, "matmul"))
             note_add(f, "matmul: memory dominated by its matrices (the paper left it out of its memory figure)");
     }
@@ -425,7 +425,7 @@ size_t fk_fit_all(const fk_summary *s, fk_fit **out) {
     return nf;
 }
 
-void fk_fit_free_all(fk_fit *fits, size_t n) {
+void hx_fit_free_all(hx_fit *fits, size_t n) {
     for (size_t i = 0; i < n; i++) {
         free(fits[i].benchmark);
         free(fits[i].variant);

@@ -4,7 +4,7 @@
  *  - weighted nonlinear least squares with GSL's gsl_multifit_nlinear (Levenberg-Marquardt,
  *    Moré scaling), weights 1/se^2 where se is the calibrated memory's standard error (the
  *    calibrate error already added in quadrature); an se that is missing or below
- *    FK_FIT_SE_FLOOR_KIB is raised to it (MRSS is quantised to 4 KiB pages: a smaller error
+ *    HX_FIT_SE_FLOOR_KIB is raised to it (MRSS is quantised to 4 KiB pages: a smaller error
  *    only says the repetitions agreed to the page), and the note says how many;
  *  - start (a, b, n) = (1, 1, 1), with a in units of M1 (we fit mem/M1 so that the three
  *    parameters are of order one; a is reported in KiB);
@@ -18,7 +18,7 @@
  *    n = 0, with a = 0 and b = c/M1 (at n = 0 a and b cannot be told apart; this puts it all
  *    in b), and the errors of c and n from the two-parameter model c * P^n at n = 0, which say
  *    how fast memory could grow unseen (the paper's "0.00 ± 0.03" entries are of this kind).
- *    An optimum with n below FK_FIT_N_LIMIT is taken to that bound too: there the model
+ *    An optimum with n below HX_FIT_N_LIMIT is taken to that bound too: there the model
  *    tends to (a + b) + b·n·ln P with b -> infinity and a -> -infinity (memory that grows
  *    like log P, or not at all), and a and b on their own are meaningless (we saw a = -1e8
  *    KiB); the note says so.
@@ -27,45 +27,45 @@
  *  - errors: square roots of the covariance diagonal (J^T W J)^-1, scaled by chi2/dof
  *    (dof = points - 3 > 0 always, since a fit needs points >= 4), as scipy's curve_fit does
  *    by default (absolute_sigma=False) — the paper's errors are of that kind;
- *  - a best n at FK_FIT_N_TOP, the top of the profile's search, means the points jump rather
+ *  - a best n at HX_FIT_N_TOP, the top of the profile's search, means the points jump rather
  *    than follow a power law (one high point among flat ones): the fit is "skipped" with
  *    that note, its numbers kept in fits.csv but neither reported in Table II nor drawn;
  *  - a fit needs 4 points (parameters + 1), a P = 1 point for M1, and M1 > 0; otherwise it is
  *    skipped with the reason in note. */
-#ifndef FK_FIT_H
-#define FK_FIT_H
+#ifndef HX_FIT_H
+#define HX_FIT_H
 
 #include <stddef.h>
 
 #include "harness/stats.h"
 
-#define FK_FIT_SE_FLOOR_KIB 4.0
-#define FK_FIT_MIN_POINTS 4
-#define FK_FIT_N_LIMIT 1e-3 /* n below this is reported at the bound n = 0 */
-#define FK_FIT_N_TOP 4.0    /* the largest n searched; a best n there is no fit (skipped) */
+#define HX_FIT_SE_FLOOR_KIB 4.0
+#define HX_FIT_MIN_POINTS 4
+#define HX_FIT_N_LIMIT 1e-3 /* n below this is reported at the bound n = 0 */
+#define HX_FIT_N_TOP 4.0    /* the largest n searched; a best n there is no fit (skipped) */
 
-typedef struct fk_fit {
-    char *benchmark, *variant; /* owned (NULL from fk_fit_power_law) */
+typedef struct hx_fit {
+    char *benchmark, *variant; /* owned (NULL from hx_fit_power_law) */
     int ok;                    /* 1: status "ok"; 0: "skipped", why in note */
     int points;                /* points used */
     double m1;                 /* KiB; NaN if none */
     double a, a_se, b, b_se, n, n_se, chi2_dof; /* a in KiB; NaN where not determined */
     char note[320];
-} fk_fit;
+} hx_fit;
 
 /* Fits mem[i] ~ a + b*m1*P[i]^n over the m points (P[i] >= 1, mem[i] and se[i] in KiB;
  * se[i] may be NaN: floored as above).  Fills *out (its names are left alone); returns 0
  * if fitted (out->ok = 1), -1 if skipped (out->ok = 0, out->note says why: too few points,
  * no M1).  A GSL failure from (1,1,1) is not a skip: the profile's optimum is used and the
  * note gives GSL's reason. */
-int fk_fit_power_law(const double *P, const double *mem, const double *se, size_t m, double m1,
-                     fk_fit *out);
+int hx_fit_power_law(const double *P, const double *mem, const double *se, size_t m, double m1,
+                     hx_fit *out);
 
 /* One fit per (benchmark, variant) of s, in the order of s's cells, over the cells with a
  * memory value; M1 = the variant's own mem at P = 1.  Matmul (kernel "matmul") is fitted
  * and its note says the paper left it out of the memory figure.  *out is malloc'd; free with
- * fk_fit_free_all. */
-size_t fk_fit_all(const fk_summary *s, fk_fit **out);
-void fk_fit_free_all(fk_fit *fits, size_t n);
+ * hx_fit_free_all. */
+size_t hx_fit_all(const hx_summary *s, hx_fit **out);
+void hx_fit_free_all(hx_fit *fits, size_t n);
 
 #endif

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct fk_launcher {
+struct hx_launcher {
     pid_t pid;
     int sock;
     char mech[PATH_MAX + 64];
@@ -242,13 +242,13 @@ static void child_exec(char **argv, char **env, int out_w, int err_w, int exec_w
 }
 
 static void append_tail(char *tail, size_t *len, const char *buf, size_t n) {
-    if (n >= FK_LAUNCH_ERR_TAIL) {
-        memcpy(tail, buf + n - FK_LAUNCH_ERR_TAIL, FK_LAUNCH_ERR_TAIL);
-        *len = FK_LAUNCH_ERR_TAIL;
+    if (n >= HX_LAUNCH_ERR_TAIL) {
+        memcpy(tail, buf + n - HX_LAUNCH_ERR_TAIL, HX_LAUNCH_ERR_TAIL);
+        *len = HX_LAUNCH_ERR_TAIL;
         return;
     }
-    if (*len + n > FK_LAUNCH_ERR_TAIL) {
-        size_t drop = *len + n - FK_LAUNCH_ERR_TAIL;
+    if (*len + n > HX_LAUNCH_ERR_TAIL) {
+        size_t drop = *len + n - HX_LAUNCH_ERR_TAIL;
         memmove(tail, tail + drop, *len - drop);
         *len -= drop;
     }
@@ -268,7 +268,7 @@ static int drain(int fd, char **out, size_t *olen, size_t *ocap, char *tail, siz
         append_tail(tail, tlen, buf, (size_t)r);
         return 1;
     }
-    size_t keep = *olen + (size_t)r > FK_LAUNCH_OUT_MAX ? FK_LAUNCH_OUT_MAX - *olen : (size_t)r;
+    size_t keep = *olen + (size_t)r > HX_LAUNCH_OUT_MAX ? HX_LAUNCH_OUT_MAX - *olen : (size_t)r;
     if (*olen + keep + 1 > *ocap) {
         size_t cap = *ocap ? *ocap : 16384;
         while (cap < *olen + keep + 1)
@@ -302,7 +302,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
     }
     char **argv = strs, **env = strs + rq.argc + 1;
 
-    char *out = NULL, tail[FK_LAUNCH_ERR_TAIL];
+    char *out = NULL, tail[HX_LAUNCH_ERR_TAIL];
     size_t olen = 0, ocap = 0, tlen = 0;
     int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, pidfd = -1, gone = 0;
     int join_cg = cg_dir[0] && rq.mem_limit;
@@ -378,7 +378,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
             } else if (h.type == MSG_KILL && !reaped) {
                 kill(-pid, SIGKILL);
                 if (!rs.killed)
-                    rs.killed = FK_KILLED_INTERRUPT;
+                    rs.killed = HX_KILLED_INTERRUPT;
             }
         }
         if (!reaped) {
@@ -392,11 +392,11 @@ static int run_one(int sock, char *payload, uint32_t plen) {
             t = hx_now();
             if (deadline > 0 && t >= deadline && !rs.killed) {
                 kill(-pid, SIGKILL);
-                rs.killed = FK_KILLED_TIMEOUT;
+                rs.killed = HX_KILLED_TIMEOUT;
             }
             if (polling_mem && !rs.killed && rss_bytes(pid) > (long)rq.mem_limit) {
                 kill(-pid, SIGKILL);
-                rs.killed = FK_KILLED_MEMORY;
+                rs.killed = HX_KILLED_MEMORY;
             }
         } else if (hx_now() > drain_until) {
             /* The driver is gone but something it started still holds its pipes. */
@@ -420,7 +420,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
     if (join_cg) {
         long long oom1 = cg_oom_kills();
         if (oom1 > oom0 && rs.signaled && rs.signo == SIGKILL && !rs.killed)
-            rs.killed = FK_KILLED_MEMORY;
+            rs.killed = HX_KILLED_MEMORY;
         write_file(cg_dir, "memory.limit_in_bytes", "-1");
     }
     rs.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
@@ -475,9 +475,9 @@ out:
 
 /* ==== the harness side ========================================================================== */
 
-int fk_launcher_start(fk_launcher **out) {
+int hx_launcher_start(hx_launcher **out) {
     int sv[2];
-    fk_launcher *l = calloc(1, sizeof *l);
+    hx_launcher *l = calloc(1, sizeof *l);
     if (!l)
         return -ENOMEM;
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
@@ -503,7 +503,7 @@ int fk_launcher_start(fk_launcher **out) {
     struct msg_hdr h;
     if (read_all(l->sock, &h, sizeof h) || h.type != MSG_HELLO || h.len > sizeof l->mech ||
         read_all(l->sock, l->mech, h.len)) {
-        fk_launcher_stop(l);
+        hx_launcher_stop(l);
         return -EPIPE;
     }
     l->mech[sizeof l->mech - 1] = 0;
@@ -511,9 +511,9 @@ int fk_launcher_start(fk_launcher **out) {
     return 0;
 }
 
-const char *fk_launcher_mechanism(const fk_launcher *l) { return l->mech; }
+const char *hx_launcher_mechanism(const hx_launcher *l) { return l->mech; }
 
-void fk_launcher_stop(fk_launcher *l) {
+void hx_launcher_stop(hx_launcher *l) {
     if (!l)
         return;
     close(l->sock);
@@ -522,7 +522,7 @@ void fk_launcher_stop(fk_launcher *l) {
     free(l);
 }
 
-int fk_launcher_run(fk_launcher *l, const fk_run_req *req, fk_run_res *res, int intr_fd) {
+int hx_launcher_run(hx_launcher *l, const hx_run_req *req, hx_run_res *res, int intr_fd) {
     memset(res, 0, sizeof *res);
     struct req_fixed rq = {req->time_limit_s, req->mem_limit_bytes, 0, 0};
     size_t slen = 0;
@@ -569,7 +569,7 @@ int fk_launcher_run(fk_launcher *l, const fk_run_req *req, fk_run_res *res, int 
     res->out = malloc((size_t)rs.out_len + 1);
     res->err = malloc((size_t)rs.err_len + 1);
     if (!res->out || !res->err || read_all(l->sock, res->out, rs.out_len) || read_all(l->sock, res->err, rs.err_len)) {
-        fk_run_res_free(res);
+        hx_run_res_free(res);
         return -EPIPE;
     }
     res->out[rs.out_len] = 0;
@@ -589,7 +589,7 @@ int fk_launcher_run(fk_launcher *l, const fk_run_req *req, fk_run_res *res, int 
     return 0;
 }
 
-void fk_run_res_free(fk_run_res *res) {
+void hx_run_res_free(hx_run_res *res) {
     free(res->out);
     free(res->err);
     res->out = res->err = NULL;

@@ -1,7 +1,7 @@
 /* launch.h — running one driver process and measuring it honestly.
  *
  * Every run is a fresh child process, started by a *launcher*: a small process forked by
- * fk_launcher_start() while the harness is still small.  Why: on Linux, exec() carries the
+ * hx_launcher_start() while the harness is still small.  Why: on Linux, exec() carries the
  * old address space's high-water RSS into the new image's maxrss (exec_mmap() ->
  * setmax_mm_hiwater_rss()), and a child forked (or vforked / posix_spawned) from a large
  * parent starts from the parent's mapping; so a harness that grew (results, buffers) would
@@ -23,39 +23,39 @@
  *   poll    /proc/PID/statm read every 10 ms; the group is killed when the resident set
  *           exceeds the limit (a fast allocator may overshoot by what it touches in 10 ms).
  * auto picks cgroup if one can be created (and written), else poll. */
-#ifndef FK_LAUNCH_H
-#define FK_LAUNCH_H
+#ifndef HX_LAUNCH_H
+#define HX_LAUNCH_H
 
 #include <stddef.h>
 
-typedef struct fk_launcher fk_launcher;
+typedef struct hx_launcher hx_launcher;
 
 /* Starts the launcher.  Call it while this process is small (before reading results or
  * allocating buffers).  Returns 0 and *out, or -errno. */
-int fk_launcher_start(fk_launcher **out);
+int hx_launcher_start(hx_launcher **out);
 
 /* The memory-limit mechanism: "cgroup-v1 DIR" or "poll /proc/PID/statm every 10 ms". */
-const char *fk_launcher_mechanism(const fk_launcher *l);
+const char *hx_launcher_mechanism(const hx_launcher *l);
 
 /* Closes the launcher (it removes its cgroup) and reaps it.  l may be NULL. */
-void fk_launcher_stop(fk_launcher *l);
+void hx_launcher_stop(hx_launcher *l);
 
-typedef struct fk_run_req {
+typedef struct hx_run_req {
     char *const *argv;                  /* argv[0] is the executable's path; NULL-terminated */
     char *const *env;                   /* extra "NAME=VALUE" entries, NULL-terminated, or NULL */
     double time_limit_s;                /* 0: none */
     unsigned long long mem_limit_bytes; /* 0: none */
     void (*tick)(void *arg);            /* called about once a second while the run lasts, or NULL */
     void *tick_arg;
-} fk_run_req;
+} hx_run_req;
 
-enum fk_killed { FK_KILLED_NONE, FK_KILLED_TIMEOUT, FK_KILLED_MEMORY, FK_KILLED_INTERRUPT };
+enum hx_killed { HX_KILLED_NONE, HX_KILLED_TIMEOUT, HX_KILLED_MEMORY, HX_KILLED_INTERRUPT };
 
-typedef struct fk_run_res {
+typedef struct hx_run_res {
     int exec_errno;      /* non-zero: the executable could not be started (errno) */
     int exited, exit_code;
     int signaled, signo; /* terminated by signal signo */
-    int killed;          /* enum fk_killed: why the launcher (or the cgroup) killed it */
+    int killed;          /* enum hx_killed: why the launcher (or the cgroup) killed it */
     double wall_s;       /* fork to reap, as the launcher saw it */
     double user_s, sys_s;
     long maxrss_kib;     /* wait4() of this child */
@@ -63,17 +63,17 @@ typedef struct fk_run_res {
     size_t out_len;
     char *err; /* the last <= 2 KiB of stderr, NUL-terminated */
     size_t err_len;
-} fk_run_res;
+} hx_run_res;
 
-#define FK_LAUNCH_OUT_MAX ((size_t)1 << 20)
-#define FK_LAUNCH_ERR_TAIL 2048
+#define HX_LAUNCH_OUT_MAX ((size_t)1 << 20)
+#define HX_LAUNCH_ERR_TAIL 2048
 
 /* Runs one process and waits for it.  If intr_fd >= 0 and becomes readable while it runs
  * (a signal handler's self-pipe), the process is killed and res->killed is
- * FK_KILLED_INTERRUPT; the fd is not read.  Returns 0 and fills *res (free with
- * fk_run_res_free); -EPIPE if the launcher is gone; -errno on other failures. */
-int fk_launcher_run(fk_launcher *l, const fk_run_req *req, fk_run_res *res, int intr_fd);
+ * HX_KILLED_INTERRUPT; the fd is not read.  Returns 0 and fills *res (free with
+ * hx_run_res_free); -EPIPE if the launcher is gone; -errno on other failures. */
+int hx_launcher_run(hx_launcher *l, const hx_run_req *req, hx_run_res *res, int intr_fd);
 
-void fk_run_res_free(fk_run_res *res);
+void hx_run_res_free(hx_run_res *res);
 
 #endif

@@ -50,7 +50,7 @@ static void help(FILE *out) {
             "\n"
             "Exit status (run, fit, plot, variants and errors before a driver starts):\n");
 #define X(name, code, text) fprintf(out, "  %d  %s\n", code, text);
-    FK_EXIT_MAP(X)
+    HX_EXIT_MAP(X)
 #undef X
     fprintf(out, "bench and uts end with the driver's own status: 0 verified, 1 bad usage, 2 could not run,\n"
                  "3 wrong answer.\n");
@@ -64,13 +64,13 @@ static int usage_error(const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try forkscope --help)\n");
     va_end(ap);
-    return FK_EXIT_USAGE;
+    return HX_EXIT_USAGE;
 }
 
 /* ---- run ------------------------------------------------------------------------------------ */
 
 static int cmd_run(int argc, char **argv) {
-    fk_sweep_opts o = {.live_progress = -1};
+    hx_sweep_opts o = {.live_progress = -1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
@@ -85,7 +85,7 @@ static int cmd_run(int argc, char **argv) {
             o.dry_run = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
-            return FK_EXIT_OK;
+            return HX_EXIT_OK;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("run: unknown option '%s'", a);
         } else if (o.config_path) {
@@ -99,35 +99,35 @@ static int cmd_run(int argc, char **argv) {
     if (o.outdir && !*o.outdir)
         return usage_error("run: empty output directory");
     /* The launcher is forked now, while this process is small (see harness/launch.h). */
-    fk_launcher *l = NULL;
+    hx_launcher *l = NULL;
     if (!o.dry_run) {
-        int e = fk_launcher_start(&l);
+        int e = hx_launcher_start(&l);
         if (e) {
             fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
-            return FK_EXIT_INTERNAL;
+            return HX_EXIT_INTERNAL;
         }
         o.launcher = l;
     }
     char dir[PATH_MAX];
-    int rc = fk_sweep_run(&o, dir, sizeof dir);
-    fk_launcher_stop(l);
-    if (o.dry_run || (rc != FK_EXIT_OK && rc != FK_EXIT_RUNS_FAILED))
+    int rc = hx_sweep_run(&o, dir, sizeof dir);
+    hx_launcher_stop(l);
+    if (o.dry_run || (rc != HX_EXIT_OK && rc != HX_EXIT_RUNS_FAILED))
         return rc;
     char *fit_argv[] = {(char *)"fit", dir, NULL}, *plot_argv[] = {(char *)"plot", dir, NULL};
     fflush(NULL);
-    int frc = fk_cmd_fit(2, fit_argv);
-    if (frc != FK_EXIT_OK) {
+    int frc = hx_cmd_fit(2, fit_argv);
+    if (frc != HX_EXIT_OK) {
         fprintf(stderr, "forkscope: the analysis of %s failed (status %d); the results are kept: rerun `forkscope fit %s`\n",
                 dir, frc, dir);
-        return rc != FK_EXIT_OK ? rc : frc;
+        return rc != HX_EXIT_OK ? rc : frc;
     }
     fflush(NULL);
-    int prc = fk_cmd_plot(2, plot_argv);
-    if (prc != FK_EXIT_OK) {
+    int prc = hx_cmd_plot(2, plot_argv);
+    if (prc != HX_EXIT_OK) {
         fprintf(stderr, "forkscope: plots of %s not drawn (status %d%s); the results and the analysis are kept: "
                         "rerun `forkscope plot %s`\n",
-                dir, prc, prc == FK_EXIT_TOOL ? ": gnuplot missing?" : "", dir);
-        return rc != FK_EXIT_OK ? rc : prc;
+                dir, prc, prc == HX_EXIT_TOOL ? ": gnuplot missing?" : "", dir);
+        return rc != HX_EXIT_OK ? rc : prc;
     }
     return rc;
 }
@@ -141,7 +141,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
     const char *vname = "cont-seg-busy", *workers = "1";
     char **dargv = calloc((size_t)argc + 8, sizeof *dargv);
     if (!dargv)
-        return FK_EXIT_INTERNAL;
+        return HX_EXIT_INTERNAL;
     int n = 1;
     if (first)
         dargv[n++] = (char *)first;
@@ -164,12 +164,12 @@ static int exec_driver(int argc, char **argv, const char *first) {
             dargv[n++] = argv[i];
         }
     }
-    fk_variant v;
+    hx_variant v;
     char err[256], path[PATH_MAX];
-    if (fk_variant_parse(vname, &v, err, sizeof err)) {
+    if (hx_variant_parse(vname, &v, err, sizeof err)) {
         fprintf(stderr, "forkscope: option --variant: %s\n", err);
         free(dargv);
-        return FK_EXIT_USAGE;
+        return HX_EXIT_USAGE;
     }
     char *end;
     long p = strtol(workers, &end, 10);
@@ -177,19 +177,19 @@ static int exec_driver(int argc, char **argv, const char *first) {
         free(dargv);
         return usage_error("option --workers: '%s' is not an integer in [1, 1024]", workers);
     }
-    if (v.kind == FK_VARIANT_SERIAL && p != 1) {
+    if (v.kind == HX_VARIANT_SERIAL && p != 1) {
         free(dargv);
         return usage_error("option --workers: serial runs on 1 worker only, not %s", workers);
     }
-    if (fk_variant_driver_path(&v, path, sizeof path)) {
+    if (hx_variant_driver_path(&v, path, sizeof path)) {
         fprintf(stderr, "forkscope: cannot locate the driver %s\n", v.driver);
         free(dargv);
-        return FK_EXIT_INTERNAL;
+        return HX_EXIT_INTERNAL;
     }
     dargv[0] = path;
     dargv[n++] = (char *)"--workers";
     dargv[n++] = (char *)workers;
-    if (v.kind == FK_VARIANT_RUNTIME) {
+    if (v.kind == HX_VARIANT_RUNTIME) {
         dargv[n++] = (char *)"--sched";
         dargv[n++] = v.sched;
     }
@@ -201,7 +201,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
     if (errno == ENOENT)
         fprintf(stderr, "%s)\n", v.driver);
     free(dargv);
-    return FK_EXIT_TOOL;
+    return HX_EXIT_TOOL;
 }
 
 /* ---- topology --------------------------------------------------------------------------------- */
@@ -236,26 +236,26 @@ static int cmd_topology(int argc, char **argv) {
     char err[512];
     if (fk__topo_create(&t, &(fk__topo_opts){.spec = spec, .workers = workers, .place = place}, err, sizeof err)) {
         fprintf(stderr, "forkscope: %s\n", err);
-        return FK_EXIT_CONFIG;
+        return HX_EXIT_CONFIG;
     }
     fk__topo_print(t, stdout);
     fk__topo_destroy(t);
-    return FK_EXIT_OK;
+    return HX_EXIT_OK;
 }
 
 int main(int argc, char **argv) {
     if (argc < 2) {
         help(stderr);
-        return FK_EXIT_USAGE;
+        return HX_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         help(stdout);
-        return FK_EXIT_OK;
+        return HX_EXIT_OK;
     }
     if (!strcmp(cmd, "--version")) {
-        printf("forkscope %s\n", FK_VERSION);
-        return FK_EXIT_OK;
+        printf("forkscope %s\n", HX_VERSION);
+        return HX_EXIT_OK;
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
@@ -266,14 +266,14 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "variants")) {
         if (argc > 2)
             return usage_error("variants takes no arguments ('%s')", argv[2]);
-        fk_variants_print(stdout);
-        return FK_EXIT_OK;
+        hx_variants_print(stdout);
+        return HX_EXIT_OK;
     }
     if (!strcmp(cmd, "topology"))
         return cmd_topology(argc - 1, argv + 1);
     if (!strcmp(cmd, "fit"))
-        return fk_cmd_fit(argc - 1, argv + 1);
+        return hx_cmd_fit(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
-        return fk_cmd_plot(argc - 1, argv + 1);
+        return hx_cmd_plot(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
 }

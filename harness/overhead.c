@@ -56,7 +56,7 @@ static int task_function(const char *fn, size_t len, const char *kernel) {
     return rl >= 7 && !strncmp(rest, "_serial", 7) && (rl == 7 || rest[7] == '\'' || rest[7] == '.');
 }
 
-int fk_icount_parse(const char *text, const char *kernel, unsigned long long *sum) {
+int hx_icount_parse(const char *text, const char *kernel, unsigned long long *sum) {
     *sum = 0;
     int any = 0;
     for (const char *line = text; *line;) {
@@ -99,9 +99,9 @@ int fk_icount_parse(const char *text, const char *kernel, unsigned long long *su
 
 /* Runs argv through the launcher; returns 0 if it exited 0 (then *res is filled and must be
  * freed), else prints why and returns -1. */
-static int run_tool(fk_launcher *l, char **argv, int intr_fd, fk_run_res *res) {
-    fk_run_req rq = {argv, NULL, 3600, 0, NULL, NULL};
-    int e = fk_launcher_run(l, &rq, res, intr_fd);
+static int run_tool(hx_launcher *l, char **argv, int intr_fd, hx_run_res *res) {
+    hx_run_req rq = {argv, NULL, 3600, 0, NULL, NULL};
+    int e = hx_launcher_run(l, &rq, res, intr_fd);
     if (e) {
         fprintf(stderr, "forkscope: instructions: cannot run %s: %s\n", argv[0], strerror(-e));
         return -1;
@@ -111,21 +111,21 @@ static int run_tool(fk_launcher *l, char **argv, int intr_fd, fk_run_res *res) {
                 res->exec_errno ? "cannot execute, errno" : res->exited ? "exit status" : "signal",
                 res->exec_errno ? res->exec_errno : res->exited ? res->exit_code : res->signo,
                 res->err_len ? ": " : "", res->err_len ? res->err : "");
-        fk_run_res_free(res);
+        hx_run_res_free(res);
         return -1;
     }
     return 0;
 }
 
 /* Instructions in the task's functions for one driver at fib(n); callgrind's file in dir. */
-static int count_one(fk_launcher *l, int intr_fd, const char *valgrind, const char *annotate, const char *driver_path,
+static int count_one(hx_launcher *l, int intr_fd, const char *valgrind, const char *annotate, const char *driver_path,
                      const char *driver, const char *kernel, int n, const char *dir, unsigned long long *ir) {
     char out[PATH_MAX], arg_out[PATH_MAX + 32], nbuf[16];
     snprintf(out, sizeof out, "%s/callgrind/%s-%s%d.out", dir, driver, kernel, n);
     snprintf(arg_out, sizeof arg_out, "--callgrind-out-file=%s", out);
     snprintf(nbuf, sizeof nbuf, "%d", n);
     struct stat st;
-    fk_run_res r;
+    hx_run_res r;
     if (stat(out, &st) != 0 || st.st_size == 0) { /* (kept from an earlier run otherwise) */
         char tool[] = "--tool=callgrind", a_kernel[] = "--kernel", a_n[] = "--n", a_workers[] = "--workers",
              one[] = "1", a_reps[] = "--reps", a_warmup[] = "--warmup", zero[] = "0";
@@ -133,34 +133,34 @@ static int count_one(fk_launcher *l, int intr_fd, const char *valgrind, const ch
                         a_n, nbuf, a_workers, one, a_reps, one, a_warmup, zero, NULL};
         if (run_tool(l, argv, intr_fd, &r))
             return -1;
-        fk_run_res_free(&r);
+        hx_run_res_free(&r);
     }
     char thr[] = "--threshold=100", noauto[] = "--auto=no";
     char *argv[] = {(char *)annotate, thr, noauto, out, NULL};
     if (run_tool(l, argv, intr_fd, &r))
         return -1;
-    int e = fk_icount_parse(r.out, kernel, ir);
-    fk_run_res_free(&r);
+    int e = hx_icount_parse(r.out, kernel, ir);
+    hx_run_res_free(&r);
     if (e)
         fprintf(stderr, "forkscope: instructions: no function of task %s in %s (built without symbols?)\n", kernel,
                 out);
     return e;
 }
 
-int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int intr_fd) {
+int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
     if (!cfg->icount_n[1])
-        return FK_EXIT_OK;
+        return HX_EXIT_OK;
     char valgrind[PATH_MAX], annotate[PATH_MAX], cgdir[PATH_MAX];
     if (find_in_path("valgrind", valgrind, sizeof valgrind) ||
         find_in_path("callgrind_annotate", annotate, sizeof annotate)) {
         fprintf(stderr, "forkscope: instructions: valgrind (callgrind, callgrind_annotate) is not on PATH: "
                         "apt-get install valgrind, or remove \"instructions\" from the config\n");
-        return FK_EXIT_TOOL;
+        return HX_EXIT_TOOL;
     }
     snprintf(cgdir, sizeof cgdir, "%s/callgrind", dir);
     if (mkdir(cgdir, 0777) && errno != EEXIST) {
         fprintf(stderr, "forkscope: cannot create %s: %s\n", cgdir, strerror(errno));
-        return FK_EXIT_IO;
+        return HX_EXIT_IO;
     }
     const char *kernel = cfg->icount_kernel;
     int n1 = cfg->icount_n[0], n2 = cfg->icount_n[1];
@@ -173,8 +173,8 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
     size_t nrows = 0;
     double serial = NAN;
     for (size_t i = 0; i < cfg->nvariants && nrows < 64; i++) {
-        const fk_variant *v = &cfg->variants[i];
-        if (v->kind == FK_VARIANT_OMP)
+        const hx_variant *v = &cfg->variants[i];
+        if (v->kind == HX_VARIANT_OMP)
             continue;
         int seen = 0;
         for (size_t k = 0; k < nrows; k++)
@@ -182,9 +182,9 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
         if (seen)
             continue;
         char path[PATH_MAX];
-        if (fk_variant_driver_path(v, path, sizeof path)) {
+        if (hx_variant_driver_path(v, path, sizeof path)) {
             fprintf(stderr, "forkscope: instructions: cannot find the driver of %s\n", v->name);
-            return FK_EXIT_TOOL;
+            return HX_EXIT_TOOL;
         }
         struct row *r = &rows[nrows];
         snprintf(r->driver, sizeof r->driver, "%s", v->driver);
@@ -192,9 +192,9 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
                 kernel, n2);
         if (count_one(l, intr_fd, valgrind, annotate, path, v->driver, kernel, n1, dir, &r->ir1) ||
             count_one(l, intr_fd, valgrind, annotate, path, v->driver, kernel, n2, dir, &r->ir2))
-            return FK_EXIT_RUNS_FAILED;
+            return HX_EXIT_RUNS_FAILED;
         r->per_call = ((double)r->ir2 - (double)r->ir1) / (calls2 - calls1);
-        if (v->kind == FK_VARIANT_SERIAL)
+        if (v->kind == HX_VARIANT_SERIAL)
             serial = r->per_call;
         nrows++;
     }
@@ -203,7 +203,7 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", tmp, strerror(errno));
-        return FK_EXIT_IO;
+        return HX_EXIT_IO;
     }
     fprintf(f, "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial\n");
     fprintf(stderr, "forkscope: instructions per %s call (callgrind, %s(%d) - %s(%d)):\n", kernel, kernel, n2, kernel,
@@ -223,9 +223,9 @@ int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int int
     int rc = hx_atomic_commit(f, tmp, path);
     if (rc) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
-        return FK_EXIT_IO;
+        return HX_EXIT_IO;
     }
-    return FK_EXIT_OK;
+    return HX_EXIT_OK;
 }
 
 /* ---- the report section ----------------------------------------------------------------------- */
@@ -343,7 +343,7 @@ static void write_instructions(FILE *f, const char *dir) {
     fclose(in);
 }
 
-void fk_overhead_write_md(FILE *f, const char *dir) {
+void hx_overhead_write_md(FILE *f, const char *dir) {
     timed_run *r;
     size_t n = load_runs(dir, &r);
     int heading = 0;

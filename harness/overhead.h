@@ -26,17 +26,17 @@
 /* Counts the instructions per call of every distinct driver among cfg's variants (one
  * per stealing-stack pair, and serial; OpenMP drivers are skipped: their task functions
  * are outlined by the compiler) into dir/instructions.csv.  Files already there from an
- * earlier run of the same config are reused.  Returns 0, or an FK_EXIT_* status with a
+ * earlier run of the same config are reused.  Returns 0, or an HX_EXIT_* status with a
  * message on stderr (valgrind missing, a run failed). */
-int fk_icount_run(const fk_config *cfg, const char *dir, fk_launcher *l, int intr_fd);
+int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd);
 
 /* The instructions executed in the task's functions (kernel's name: see above) according to
  * `callgrind_annotate --auto=no` output: 0 and *sum, or -1 if no such function appears. */
-int fk_icount_parse(const char *annotate_output, const char *kernel, unsigned long long *sum);
+int hx_icount_parse(const char *annotate_output, const char *kernel, unsigned long long *sum);
 
 /* Writes the report section "Overhead against the serial projection" from dir/raw.jsonl
  * (paired ratios) and dir/instructions.csv (if present).  Writes nothing if there is no
  * serial projection to compare with. */
-void fk_overhead_write_md(FILE *f, const char *dir);
+void hx_overhead_write_md(FILE *f, const char *dir);
 
 #endif

@@ -55,7 +55,7 @@ static const char *const extra_colors[] = {"#393b79", "#637939", "#8c6d31", "#84
                                            "#7b4173", "#3182bd", "#e6550d", "#31a354"};
 static const int extra_pts[] = {5, 7, 9, 11, 13, 15};
 
-int fk_plot_style(const char *variant, const char **color, int *pt) {
+int hx_plot_style(const char *variant, const char **color, int *pt) {
     for (size_t i = 0; i < NKNOWN; i++)
         if (!strcmp(known_styles[i].name, variant)) {
             *color = known_styles[i].color;
@@ -75,8 +75,8 @@ int fk_plot_style(const char *variant, const char **color, int *pt) {
 typedef struct plotctx {
     const char *dir;
     char pdir[PATH_MAX]; /* DIR/plots */
-    fk_summary s;
-    fk_fit *fits;
+    hx_summary s;
+    hx_fit *fits;
     size_t nfits;
     int have_fits;
     char experiment[256], subtitle[512];
@@ -108,11 +108,11 @@ static int var_index(const plotctx *c, const char *v) { /* 1-based, as in gnuplo
 static int cmp_style(const void *a, const void *b) {
     const char *x = *(const char *const *)a, *y = *(const char *const *)b;
     const char *col;
-    int pt, rx = fk_plot_style(x, &col, &pt), ry = fk_plot_style(y, &col, &pt);
+    int pt, rx = hx_plot_style(x, &col, &pt), ry = hx_plot_style(y, &col, &pt);
     return rx != ry ? rx - ry : strcmp(x, y);
 }
 
-static const fk_fit *find_fit(const plotctx *c, const char *bench, const char *variant) {
+static const hx_fit *find_fit(const plotctx *c, const char *bench, const char *variant) {
     for (size_t i = 0; i < c->nfits; i++)
         if (!strcmp(c->fits[i].benchmark, bench) && !strcmp(c->fits[i].variant, variant))
             return &c->fits[i];
@@ -282,7 +282,7 @@ static int write_scaling(plotctx *c, panels *p) {
         for (size_t v = 0; v < c->nvars; v++) {
             int started = 0;
             for (size_t i = 0; i < c->s.ncells; i++) {
-                const fk_cell *e = &c->s.cells[i];
+                const hx_cell *e = &c->s.cells[i];
                 if (strcmp(e->benchmark, bn) || strcmp(e->variant, c->vars[v]) || !isfinite(e->speedup))
                     continue;
                 if (!started) {
@@ -382,7 +382,7 @@ static int write_memory(plotctx *c, panels *p) {
             double pmin = INFINITY, pmax = 0;
             int started = 0;
             for (size_t i = 0; i < c->s.ncells; i++) {
-                const fk_cell *e = &c->s.cells[i];
+                const hx_cell *e = &c->s.cells[i];
                 if (strcmp(e->benchmark, bn) || strcmp(e->variant, c->vars[v]) || !isfinite(e->mem) || e->mem <= 0)
                     continue;
                 if (!started) {
@@ -406,10 +406,10 @@ static int write_memory(plotctx *c, panels *p) {
             use_var(p, (int)v + 1);
             p->nblocks++;
             count++;
-            const fk_fit *x = find_fit(c, bn, c->vars[v]);
+            const hx_fit *x = find_fit(c, bn, c->vars[v]);
             char key[256], n[64];
             if (x && x->ok && isfinite(x->a) && isfinite(x->b) && isfinite(x->n) && isfinite(x->m1)) {
-                snprintf(key, sizeof key, "%s: n = %s", c->vars[v], fk_report_exponent(n, sizeof n, x->n, x->n_se));
+                snprintf(key, sizeof key, "%s: n = %s", c->vars[v], hx_report_exponent(n, sizeof n, x->n, x->n_se));
                 int wrote = 0;
                 for (int k = 0; k <= 60; k++) {
                     double P = pmin * pow(pmax / pmin, k / 60.0);
@@ -434,7 +434,7 @@ static int write_memory(plotctx *c, panels *p) {
             } else {
                 if (c->have_fits && strcmp(c->vars[v], "serial"))
                     skip_add(skips, x ? (*x->note ? x->note : "skipped") : "not in fits.csv", bn, c->vars[v]);
-                if (x && x->points < FK_FIT_MIN_POINTS)
+                if (x && x->points < HX_FIT_MIN_POINTS)
                     snprintf(key, sizeof key, "%s: no fit (%d point%s)", c->vars[v], x->points, x->points == 1 ? "" : "s");
                 else
                     snprintf(key, sizeof key, "%s: no fit", c->vars[v]);
@@ -471,8 +471,8 @@ static int write_overhead(plotctx *c, glist *ovvar, size_t *nrows) {
             continue;
         int any = 0;
         for (size_t b = 0; b < c->s.nbenches && !any; b++) {
-            long ks = fk_stats_find(&c->s, c->s.benches[b].name, "serial", c->s.benches[b].serial_workers);
-            long k1 = fk_stats_find(&c->s, c->s.benches[b].name, c->vars[v], 1);
+            long ks = hx_stats_find(&c->s, c->s.benches[b].name, "serial", c->s.benches[b].serial_workers);
+            long k1 = hx_stats_find(&c->s, c->s.benches[b].name, c->vars[v], 1);
             any = ks >= 0 && k1 >= 0 && isfinite(c->s.cells[k1].time_median);
         }
         if (any)
@@ -490,17 +490,17 @@ static int write_overhead(plotctx *c, glist *ovvar, size_t *nrows) {
     fputc('\n', f);
     for (size_t b = 0; b < c->s.nbenches && ovvar->n; b++) {
         const char *bn = c->s.benches[b].name;
-        long ks = fk_stats_find(&c->s, bn, "serial", c->s.benches[b].serial_workers);
+        long ks = hx_stats_find(&c->s, bn, "serial", c->s.benches[b].serial_workers);
         if (ks < 0)
             continue;
-        const fk_cell *ser = &c->s.cells[ks];
+        const hx_cell *ser = &c->s.cells[ks];
         fput_dname(f, bn);
         int any = 0;
         for (size_t k = 0; k < ovvar->n; k++) {
-            long k1 = fk_stats_find(&c->s, bn, c->vars[atoi(ovvar->items[k]) - 1], 1);
+            long k1 = hx_stats_find(&c->s, bn, c->vars[atoi(ovvar->items[k]) - 1], 1);
             double q = NAN, qse = NAN;
             if (k1 >= 0)
-                fk_stats_ratio(c->s.cells[k1].time_median, c->s.cells[k1].time_se, ser->time_median, ser->time_se, &q,
+                hx_stats_ratio(c->s.cells[k1].time_median, c->s.cells[k1].time_se, ser->time_median, ser->time_se, &q,
                                &qse);
             fput_num(f, q);
             fput_num(f, isfinite(q) ? (isfinite(qse) ? qse : 0) : NAN);
@@ -536,7 +536,7 @@ static int write_settings(plotctx *c, panels *sc, panels *mem, glist *ovvar, siz
     for (size_t v = 0; v < c->nvars; v++) {
         const char *cl;
         int p;
-        fk_plot_style(c->vars[v], &cl, &p);
+        hx_plot_style(c->vars[v], &cl, &p);
         gl_add_str(&n, c->vars[v]);
         gl_add_str(&col, cl);
         gl_add(&pt, "%d", p);
@@ -778,8 +778,8 @@ static void plot_usage(FILE *f) {
 }
 
 static void free_ctx(plotctx *c) {
-    fk_stats_free(&c->s);
-    fk_fit_free_all(c->fits, c->nfits);
+    hx_stats_free(&c->s);
+    hx_fit_free_all(c->fits, c->nfits);
     free(c->vars);
     for (size_t i = 0; i < c->nnotes; i++)
         free(c->notes[i]);
@@ -810,9 +810,9 @@ static int planned(json_t *config, const char *bench, const char *variant) {
 /* Titles: the experiment's name and a subtitle with the machine and date. */
 static void load_titles(plotctx *c) {
     char why[512];
-    json_t *env = fk_report_load_json(c->dir, "env.json", why, sizeof why);
-    json_t *config = fk_report_load_json(c->dir, "config.json", why, sizeof why);
-    fk_report_experiment_name(config, c->dir, c->experiment, sizeof c->experiment);
+    json_t *env = hx_report_load_json(c->dir, "env.json", why, sizeof why);
+    json_t *config = hx_report_load_json(c->dir, "config.json", why, sizeof why);
+    hx_report_experiment_name(config, c->dir, c->experiment, sizeof c->experiment);
     const char *cpu = json_string_value(json_object_get(env, "cpu_model"));
     const char *date = json_string_value(json_object_get(env, "date"));
     json_t *cores = json_object_get(env, "cores");
@@ -826,27 +826,27 @@ static void load_titles(plotctx *c) {
     json_decref(config);
 }
 
-int fk_cmd_plot(int argc, char **argv) {
+int hx_cmd_plot(int argc, char **argv) {
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             plot_usage(stdout);
-            return FK_EXIT_OK;
+            return HX_EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "forkscope plot: unknown option '%s'\n", argv[i]);
             plot_usage(stderr);
-            return FK_EXIT_USAGE;
+            return HX_EXIT_USAGE;
         }
         if (dir) {
             fprintf(stderr, "forkscope plot: one results directory only ('%s' and '%s')\n", dir, argv[i]);
-            return FK_EXIT_USAGE;
+            return HX_EXIT_USAGE;
         }
         dir = argv[i];
     }
     if (!dir) {
         plot_usage(stderr);
-        return FK_EXIT_USAGE;
+        return HX_EXIT_USAGE;
     }
     plotctx c;
     memset(&c, 0, sizeof c);
@@ -854,23 +854,23 @@ int fk_cmd_plot(int argc, char **argv) {
     char path[PATH_MAX], err[512];
     if ((size_t)snprintf(c.pdir, sizeof c.pdir, "%s/plots", dir) >= sizeof c.pdir - 32) {
         fprintf(stderr, "forkscope plot: %s: path too long\n", dir);
-        return FK_EXIT_USAGE;
+        return HX_EXIT_USAGE;
     }
 
     /* inputs */
     snprintf(path, sizeof path, "%s/summary.csv", dir);
-    int rc = fk_report_read_summary(path, &c.s, err, sizeof err);
+    int rc = hx_report_read_summary(path, &c.s, err, sizeof err);
     if (rc == -EINVAL) {
         fprintf(stderr, "forkscope plot: %s\n", err);
-        return FK_EXIT_IO;
+        return HX_EXIT_IO;
     }
     if (rc) {
         fprintf(stderr, "forkscope plot: %s: %s%s\n", path, strerror(-rc),
                 rc == -ENOENT ? " (run `forkscope fit DIR` first)" : "");
-        return FK_EXIT_IO;
+        return HX_EXIT_IO;
     }
     snprintf(path, sizeof path, "%s/fits.csv", dir);
-    rc = fk_report_read_fits(path, &c.fits, &c.nfits, err, sizeof err);
+    rc = hx_report_read_fits(path, &c.fits, &c.nfits, err, sizeof err);
     c.have_fits = rc == 0;
     if (rc == -EINVAL)
         fprintf(stderr, "forkscope plot: warning: %s: memory figure drawn without fits\n", err);
@@ -880,7 +880,7 @@ int fk_cmd_plot(int argc, char **argv) {
         note(&c, "fits.csv unreadable: no fitted curves");
     load_titles(&c);
     for (size_t i = 0; i < c.s.ncells; i++) {
-        const fk_cell *e = &c.s.cells[i];
+        const hx_cell *e = &c.s.cells[i];
         if (e->workers > c.maxworkers)
             c.maxworkers = e->workers;
         if (!var_index(&c, e->variant)) {
@@ -894,7 +894,7 @@ int fk_cmd_plot(int argc, char **argv) {
     if (c.nvars > 1)
         qsort(c.vars, c.nvars, sizeof *c.vars, cmp_style);
     char why[512];
-    json_t *config = fk_report_load_json(c.dir, "config.json", why, sizeof why);
+    json_t *config = hx_report_load_json(c.dir, "config.json", why, sizeof why);
     for (size_t b = 0; b < c.s.nbenches; b++) /* a variant that ran elsewhere but not here */
         for (size_t v = 0; v < c.nvars; v++) {
             int found = 0;
@@ -909,16 +909,16 @@ int fk_cmd_plot(int argc, char **argv) {
     if (mkdir(c.pdir, 0777) && errno != EEXIST) {
         fprintf(stderr, "forkscope plot: cannot create %s: %s\n", c.pdir, strerror(errno));
         free_ctx(&c);
-        return FK_EXIT_IO;
+        return HX_EXIT_IO;
     }
     panels sc, mem;
     memset(&sc, 0, sizeof sc);
     memset(&mem, 0, sizeof mem);
     glist ovvar = {0};
     size_t ovrows = 0;
-    int status = FK_EXIT_OK;
+    int status = HX_EXIT_OK;
     if (write_scaling(&c, &sc) || write_memory(&c, &mem) || write_overhead(&c, &ovvar, &ovrows)) {
-        status = FK_EXIT_IO;
+        status = HX_EXIT_IO;
         goto out;
     }
     if (!ovrows || !ovvar.n)
@@ -936,7 +936,7 @@ int fk_cmd_plot(int argc, char **argv) {
             if (out)
                 print_output("terminal list", "-", out);
             free(out);
-            status = FK_EXIT_TOOL;
+            status = HX_EXIT_TOOL;
             have_gp = 0;
         } else {
             raster = has_term(out, "pngcairo") ? "pngcairo" : has_term(out, "png") ? "png" : NULL;
@@ -950,13 +950,13 @@ int fk_cmd_plot(int argc, char **argv) {
                 note(&c, "gnuplot has neither pdfcairo nor svg: PNG only");
             if (!raster) {
                 fprintf(stderr, "forkscope plot: gnuplot (%s) has neither the pngcairo nor the png terminal\n", gp);
-                status = FK_EXIT_TOOL;
+                status = HX_EXIT_TOOL;
                 have_gp = 0;
             }
         }
     }
     if (write_settings(&c, &sc, &mem, &ovvar, ovrows, raster ? raster : "pngcairo")) {
-        status = FK_EXIT_IO;
+        status = HX_EXIT_IO;
         goto out;
     }
     char sdir[PATH_MAX], looked[PATH_MAX + 64];
@@ -970,7 +970,7 @@ int fk_cmd_plot(int argc, char **argv) {
                 rc = copy_file(from, to);
             if (rc) {
                 fprintf(stderr, "forkscope plot: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
-                status = FK_EXIT_IO;
+                status = HX_EXIT_IO;
                 goto out;
             }
         }
@@ -978,13 +978,13 @@ int fk_cmd_plot(int argc, char **argv) {
         fprintf(stderr, "forkscope plot: the gnuplot scripts (plots/*.gp) are not found (looked in %s); set "
                         "FORKSCOPE_PLOTS to their directory\n",
                 looked);
-        status = FK_EXIT_TOOL;
+        status = HX_EXIT_TOOL;
     }
-    if (!have_gp && status == FK_EXIT_OK) {
+    if (!have_gp && status == HX_EXIT_OK) {
         fprintf(stderr, "forkscope plot: gnuplot is not on PATH: the figures are not drawn.  Install it (Debian: "
                         "apt-get install gnuplot-nox) and run `forkscope plot %s` again.\n",
                 dir);
-        status = FK_EXIT_TOOL;
+        status = HX_EXIT_TOOL;
     }
 
     /* README.txt */
@@ -1011,11 +1011,11 @@ int fk_cmd_plot(int argc, char **argv) {
                 fprintf(rd, "  - %s\n", c.notes[i]);
         }
         if (close_checked(rd, &c, "README.txt"))
-            status = FK_EXIT_IO;
+            status = HX_EXIT_IO;
     } else {
-        status = FK_EXIT_IO;
+        status = HX_EXIT_IO;
     }
-    if (status != FK_EXIT_OK) {
+    if (status != HX_EXIT_OK) {
         printf("forkscope plot: data files and settings written to %s/ (no figures)\n", c.pdir);
         goto out;
     }
@@ -1025,7 +1025,7 @@ int fk_cmd_plot(int argc, char **argv) {
     const char *terms[2] = {raster, vector};
     int drawn = 0, warnings = 0;
     char written[8][PATH_MAX];
-    for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == FK_EXIT_OK; fi++) {
+    for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == HX_EXIT_OK; fi++) {
         if (!strcmp(figures[fi], "overhead") && (!ovrows || !ovvar.n))
             continue;
         if (!strcmp(figures[fi], "memory") && !mem.npanels)
@@ -1035,7 +1035,7 @@ int fk_cmd_plot(int argc, char **argv) {
             snprintf(tset, sizeof tset, "term='%s'", terms[t]);
             const char *ext = !strcmp(terms[t], "pdfcairo") ? ".pdf" : !strcmp(terms[t], "svg") ? ".svg" : ".png";
             if (join(script, c.pdir, figures[fi], ".gp") || join(outfile, c.pdir, figures[fi], ext)) {
-                status = FK_EXIT_USAGE; /* checked at the start: cannot happen */
+                status = HX_EXIT_USAGE; /* checked at the start: cannot happen */
                 break;
             }
             unlink(outfile); /* so that a stale figure cannot pass for a new one */
@@ -1048,14 +1048,14 @@ int fk_cmd_plot(int argc, char **argv) {
                         r < 0 ? strerror(errno) : r ? "error" : "no output file");
                 if (out)
                     print_output(figures[fi], terms[t], out);
-                status = FK_EXIT_INTERNAL;
+                status = HX_EXIT_INTERNAL;
             } else if (out && *out) {
                 print_output(figures[fi], terms[t], out); /* warnings: shown, not fatal */
                 warnings++;
             }
             free(out);
             out = NULL;
-            if (status == FK_EXIT_OK && drawn < 8)
+            if (status == HX_EXIT_OK && drawn < 8)
                 snprintf(written[drawn++], PATH_MAX, "%s", outfile);
         }
     }

@@ -1,4 +1,4 @@
-/* plot.h — `forkscope plot DIR` (fk_cmd_plot, declared in analysis.h): the figures of a
+/* plot.h — `forkscope plot DIR` (hx_cmd_plot, declared in analysis.h): the figures of a
  * results directory, drawn with gnuplot from DIR/summary.csv and DIR/fits.csv.
  *
  * What it writes, all in DIR/plots/:
@@ -19,18 +19,18 @@
  * The scripts are looked up in $FORKSCOPE_PLOTS, else in plots/ of the first ancestor of
  * the executable's directory that has one (build/bin/forkscope -> ./plots), else ./plots.
  *
- * Exit statuses: FK_EXIT_USAGE; FK_EXIT_IO (no summary.csv, a file not writable);
- * FK_EXIT_TOOL (gnuplot not on PATH or without a PNG terminal, or the scripts not found:
- * the data files are written first, so they exist anyway); FK_EXIT_INTERNAL (gnuplot
+ * Exit statuses: HX_EXIT_USAGE; HX_EXIT_IO (no summary.csv, a file not writable);
+ * HX_EXIT_TOOL (gnuplot not on PATH or without a PNG terminal, or the scripts not found:
+ * the data files are written first, so they exist anyway); HX_EXIT_INTERNAL (gnuplot
  * reported an error running a script: its messages are printed). */
-#ifndef FK_PLOT_H
-#define FK_PLOT_H
+#ifndef HX_PLOT_H
+#define HX_PLOT_H
 
 /* The fixed style of a variant, the same in every figure and every experiment: known
  * variant names have a place in a fixed table; any other name gets a colour and marker from
  * a hash of the name.  color: "#rrggbb" (static storage); pt: a filled gnuplot point type
  * (pt - 1 is its hollow twin, used for oversubscribed points).  Returns the sort rank
  * (table order first, unknown names after). */
-int fk_plot_style(const char *variant, const char **color, int *pt);
+int hx_plot_style(const char *variant, const char **color, int *pt);
 
 #endif

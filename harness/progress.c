@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-struct fk_progress {
+struct hx_progress {
     FILE *out;
     int live;
     size_t cells, runs, cells_done, runs_done, runs_at_start;
@@ -17,7 +17,7 @@ struct fk_progress {
     int line_shown;
 };
 
-void fk_format_duration(double s, char *buf, size_t len) {
+void hx_format_duration(double s, char *buf, size_t len) {
     if (s < 0)
         s = 0;
     if (s < 60)
@@ -28,8 +28,8 @@ void fk_format_duration(double s, char *buf, size_t len) {
         snprintf(buf, len, "%d h %02d min", (int)(s / 3600), ((int)s % 3600) / 60);
 }
 
-fk_progress *fk_progress_new(FILE *out, int live, size_t cells, size_t runs, size_t cells_done, size_t runs_done) {
-    fk_progress *p = calloc(1, sizeof *p);
+hx_progress *hx_progress_new(FILE *out, int live, size_t cells, size_t runs, size_t cells_done, size_t runs_done) {
+    hx_progress *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->out = out;
@@ -42,26 +42,26 @@ fk_progress *fk_progress_new(FILE *out, int live, size_t cells, size_t runs, siz
     return p;
 }
 
-static void clear_line(fk_progress *p) {
+static void clear_line(hx_progress *p) {
     if (p->live && p->line_shown) {
         fputs("\r\033[K", p->out);
         p->line_shown = 0;
     }
 }
 
-static void show(fk_progress *p) {
+static void show(hx_progress *p) {
     if (!p->live)
         return;
     double now = hx_now(), el = now - p->t0;
     size_t done_here = p->runs_done - p->runs_at_start;
     char e[32], eta[32] = "?";
-    fk_format_duration(el, e, sizeof e);
+    hx_format_duration(el, e, sizeof e);
     if (done_here)
-        fk_format_duration(el / (double)done_here * (double)(p->runs - p->runs_done), eta, sizeof eta);
+        hx_format_duration(el / (double)done_here * (double)(p->runs - p->runs_done), eta, sizeof eta);
     char r[64] = "";
     if (p->run_t0 > 0 && now - p->run_t0 >= 1) { /* a run that takes a while: say so */
         char d[32];
-        fk_format_duration(now - p->run_t0, d, sizeof d);
+        hx_format_duration(now - p->run_t0, d, sizeof d);
         snprintf(r, sizeof r, " (this run %s)", d);
     }
     fprintf(p->out, "\r\033[Kcells %zu/%zu  runs %zu/%zu  %s%s  elapsed %s  ETA %s", p->cells_done, p->cells,
@@ -70,7 +70,7 @@ static void show(fk_progress *p) {
     p->line_shown = 1;
 }
 
-void fk_progress_run_start(fk_progress *p, const char *cell) {
+void hx_progress_run_start(hx_progress *p, const char *cell) {
     if (!p)
         return;
     snprintf(p->current, sizeof p->current, "%s", cell);
@@ -78,7 +78,7 @@ void fk_progress_run_start(fk_progress *p, const char *cell) {
     show(p);
 }
 
-void fk_progress_run_done(fk_progress *p) {
+void hx_progress_run_done(hx_progress *p) {
     if (!p)
         return;
     p->runs_done++;
@@ -86,13 +86,13 @@ void fk_progress_run_done(fk_progress *p) {
     show(p);
 }
 
-void fk_progress_tick(void *arg) {
-    fk_progress *p = arg;
+void hx_progress_tick(void *arg) {
+    hx_progress *p = arg;
     if (p && p->live && p->run_t0 > 0)
         show(p);
 }
 
-void fk_progress_cell_done(fk_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,
+void hx_progress_cell_done(hx_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,
                            const char *failures) {
     if (!p)
         return;
@@ -114,7 +114,7 @@ void fk_progress_cell_done(fk_progress *p, const char *cell, unsigned n_ok, unsi
     fflush(p->out);
 }
 
-void fk_progress_note(fk_progress *p, const char *fmt, ...) {
+void hx_progress_note(hx_progress *p, const char *fmt, ...) {
     FILE *out = p ? p->out : stderr;
     if (p)
         clear_line(p);
@@ -128,7 +128,7 @@ void fk_progress_note(fk_progress *p, const char *fmt, ...) {
     fflush(out);
 }
 
-void fk_progress_finish(fk_progress *p) {
+void hx_progress_finish(hx_progress *p) {
     if (!p)
         return;
     if (p->live && p->line_shown)

@@ -1,38 +1,38 @@
 /* progress.h — what a running sweep tells its user on stderr.
  *
  * On a terminal: one live line, rewritten in place, "cells d/t  runs d/t  CELL  elapsed
- * ETA"; messages (fk_progress_note) are printed above it.  Elsewhere (a log file, CI): one
+ * ETA"; messages (hx_progress_note) are printed above it.  Elsewhere (a log file, CI): one
  * plain line per finished cell with its median time and failures, so a log stays short. */
-#ifndef FK_PROGRESS_H
-#define FK_PROGRESS_H
+#ifndef HX_PROGRESS_H
+#define HX_PROGRESS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct fk_progress fk_progress;
+typedef struct hx_progress hx_progress;
 
 /* out: where to write (stderr); live: 1 live line, 0 plain lines, -1 isatty(out).
  * cells, runs: totals of the plan; cells_done, runs_done: already done (resume).  NULL if
  * out of memory. */
-fk_progress *fk_progress_new(FILE *out, int live, size_t cells, size_t runs, size_t cells_done, size_t runs_done);
+hx_progress *hx_progress_new(FILE *out, int live, size_t cells, size_t runs, size_t cells_done, size_t runs_done);
 
 /* A run of cell is starting. */
-void fk_progress_run_start(fk_progress *p, const char *cell);
+void hx_progress_run_start(hx_progress *p, const char *cell);
 /* A run finished (recorded). */
-void fk_progress_run_done(fk_progress *p);
+void hx_progress_run_done(hx_progress *p);
 /* Refreshes the live line (elapsed, and how long the current run has been going); for
- * fk_run_req.tick.  Does nothing off a terminal. */
-void fk_progress_tick(void *p);
+ * hx_run_req.tick.  Does nothing off a terminal. */
+void hx_progress_tick(void *p);
 /* Every run of cell is done: n_ok successful runs with median time median_s (< 0 if none),
  * failures "" or e.g. "timeout:2;crash:1". */
-void fk_progress_cell_done(fk_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,
+void hx_progress_cell_done(hx_progress *p, const char *cell, unsigned n_ok, unsigned n_failed, double median_s,
                            const char *failures);
 /* A message line, kept above the live line. */
-void fk_progress_note(fk_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hx_progress_note(hx_progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Ends the live line and frees p (NULL allowed). */
-void fk_progress_finish(fk_progress *p);
+void hx_progress_finish(hx_progress *p);
 
 /* "1 h 02 min", "3 min 05 s", "12.3 s" */
-void fk_format_duration(double s, char *buf, size_t len);
+void hx_format_duration(double s, char *buf, size_t len);
 
 #endif

@@ -50,38 +50,38 @@ static const struct dcol {
     const char *name;
     size_t off;
 } summary_dcols[] = {
-    {"time_median", offsetof(fk_cell, time_median)},
-    {"time_mean", offsetof(fk_cell, time_mean)},
-    {"time_sd", offsetof(fk_cell, time_sd)},
-    {"time_se", offsetof(fk_cell, time_se)},
-    {"time_min", offsetof(fk_cell, time_min)},
-    {"time_max", offsetof(fk_cell, time_max)},
-    {"mrss_median_kib", offsetof(fk_cell, mrss_median)},
-    {"mrss_se_kib", offsetof(fk_cell, mrss_se)},
-    {"calib_median_kib", offsetof(fk_cell, calib_median)},
-    {"calib_se_kib", offsetof(fk_cell, calib_se)},
-    {"mem_kib", offsetof(fk_cell, mem)},
-    {"mem_se_kib", offsetof(fk_cell, mem_se)},
-    {"speedup", offsetof(fk_cell, speedup)},
-    {"speedup_se", offsetof(fk_cell, speedup_se)},
-    {"efficiency", offsetof(fk_cell, efficiency)},
-    {"efficiency_se", offsetof(fk_cell, efficiency_se)},
-    {"cpu_median_s", offsetof(fk_cell, cpu_median)},
-    {"cpu_se_s", offsetof(fk_cell, cpu_se)},
+    {"time_median", offsetof(hx_cell, time_median)},
+    {"time_mean", offsetof(hx_cell, time_mean)},
+    {"time_sd", offsetof(hx_cell, time_sd)},
+    {"time_se", offsetof(hx_cell, time_se)},
+    {"time_min", offsetof(hx_cell, time_min)},
+    {"time_max", offsetof(hx_cell, time_max)},
+    {"mrss_median_kib", offsetof(hx_cell, mrss_median)},
+    {"mrss_se_kib", offsetof(hx_cell, mrss_se)},
+    {"calib_median_kib", offsetof(hx_cell, calib_median)},
+    {"calib_se_kib", offsetof(hx_cell, calib_se)},
+    {"mem_kib", offsetof(hx_cell, mem)},
+    {"mem_se_kib", offsetof(hx_cell, mem_se)},
+    {"speedup", offsetof(hx_cell, speedup)},
+    {"speedup_se", offsetof(hx_cell, speedup_se)},
+    {"efficiency", offsetof(hx_cell, efficiency)},
+    {"efficiency_se", offsetof(hx_cell, efficiency_se)},
+    {"cpu_median_s", offsetof(hx_cell, cpu_median)},
+    {"cpu_se_s", offsetof(hx_cell, cpu_se)},
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
 
 static const struct dcol fit_dcols[] = {
-    {"m1_kib", offsetof(fk_fit, m1)}, {"a", offsetof(fk_fit, a)},       {"a_se", offsetof(fk_fit, a_se)},
-    {"b", offsetof(fk_fit, b)},       {"b_se", offsetof(fk_fit, b_se)}, {"n", offsetof(fk_fit, n)},
-    {"n_se", offsetof(fk_fit, n_se)}, {"chi2_dof", offsetof(fk_fit, chi2_dof)},
+    {"m1_kib", offsetof(hx_fit, m1)}, {"a", offsetof(hx_fit, a)},       {"a_se", offsetof(hx_fit, a_se)},
+    {"b", offsetof(hx_fit, b)},       {"b_se", offsetof(hx_fit, b_se)}, {"n", offsetof(hx_fit, n)},
+    {"n_se", offsetof(hx_fit, n_se)}, {"chi2_dof", offsetof(hx_fit, chi2_dof)},
 };
 #define NFCOLS (sizeof fit_dcols / sizeof *fit_dcols)
 
 static double *dfield(void *base, size_t off) { return (double *)(void *)((char *)base + off); }
 static double cdfield(const void *base, size_t off) { return *(const double *)(const void *)((const char *)base + off); }
 
-int fk_report_write_summary(const char *path, const fk_summary *s) {
+int hx_report_write_summary(const char *path, const hx_summary *s) {
     char tmp[PATH_MAX];
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f)
@@ -91,7 +91,7 @@ int fk_report_write_summary(const char *path, const fk_summary *s) {
         fprintf(f, ",%s", summary_dcols[k].name);
     fputc('\n', f);
     for (size_t i = 0; i < s->ncells; i++) {
-        fk_cell *c = &s->cells[i];
+        hx_cell *c = &s->cells[i];
         csv_str(f, c->benchmark);
         fputc(',', f);
         csv_str(f, c->kernel);
@@ -108,7 +108,7 @@ int fk_report_write_summary(const char *path, const fk_summary *s) {
     return hx_atomic_commit(f, tmp, path);
 }
 
-int fk_report_write_fits(const char *path, const fk_fit *fits, size_t n) {
+int hx_report_write_fits(const char *path, const hx_fit *fits, size_t n) {
     char tmp[PATH_MAX];
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f)
@@ -118,7 +118,7 @@ int fk_report_write_fits(const char *path, const fk_fit *fits, size_t n) {
         fprintf(f, ",%s", fit_dcols[k].name);
     fputs(",note\n", f);
     for (size_t i = 0; i < n; i++) {
-        const fk_fit *x = &fits[i];
+        const hx_fit *x = &fits[i];
         csv_str(f, x->benchmark);
         fputc(',', f);
         csv_str(f, x->variant);
@@ -256,7 +256,7 @@ static int errmsg(char *err, size_t len, const char *fmt, ...) {
     return -EINVAL;
 }
 
-int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t errlen) {
+int hx_report_read_summary(const char *path, hx_summary *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     csv_table t;
     int rc = csv_load(path, &t);
@@ -278,7 +278,7 @@ int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t 
         char *fields[64];
         size_t nf = csv_split(t.lines[i], fields, 64);
         out->cells = hx_xrealloc(out->cells, (out->ncells + 1) * sizeof *out->cells);
-        fk_cell *c = &out->cells[out->ncells];
+        hx_cell *c = &out->cells[out->ncells];
         memset(c, 0, sizeof *c);
         long w = 0, nok = 0, nfail = 0;
         const char *bad = NULL;
@@ -326,7 +326,7 @@ int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t 
         if (b < out->nbenches)
             continue;
         out->benches = hx_xrealloc(out->benches, (out->nbenches + 1) * sizeof *out->benches);
-        fk_bench_info *bi = &out->benches[out->nbenches++];
+        hx_bench_info *bi = &out->benches[out->nbenches++];
         bi->name = hx_xstrdup(out->cells[i].benchmark);
         bi->kernel = hx_xstrdup(out->cells[i].kernel);
         bi->params = hx_xstrdup("");
@@ -339,7 +339,7 @@ int fk_report_read_summary(const char *path, fk_summary *out, char *err, size_t 
     return 0;
 }
 
-int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, size_t errlen) {
+int hx_report_read_fits(const char *path, hx_fit **fits, size_t *n, char *err, size_t errlen) {
     *fits = NULL;
     *n = 0;
     csv_table t;
@@ -355,7 +355,7 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
         csv_free(&t);
         return errmsg(err, errlen, "%s: not a fits.csv (no benchmark, variant or status column)", path);
     }
-    fk_fit *out = NULL;
+    hx_fit *out = NULL;
     size_t nout = 0;
     for (size_t i = 1; i < t.nlines; i++) {
         if (!t.lines[i][0])
@@ -363,7 +363,7 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
         char *fields[64];
         size_t nf = csv_split(t.lines[i], fields, 64);
         out = hx_xrealloc(out, (nout + 1) * sizeof *out);
-        fk_fit *x = &out[nout];
+        hx_fit *x = &out[nout];
         memset(x, 0, sizeof *x);
         const char *bad = NULL;
         long pts = 0;
@@ -376,7 +376,7 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
                 bad = fit_dcols[k].name;
         }
         if (bad || !*field_at(fields, nf, cb) || !*field_at(fields, nf, cv)) {
-            fk_fit_free_all(out, nout);
+            hx_fit_free_all(out, nout);
             csv_free(&t);
             return errmsg(err, errlen, "%s line %zu: bad %s", path, i + 1, bad ? bad : "benchmark or variant");
         }
@@ -395,7 +395,7 @@ int fk_report_read_fits(const char *path, fk_fit **fits, size_t *n, char *err, s
 
 /* ---- JSON inputs ----------------------------------------------------------------------------- */
 
-json_t *fk_report_load_json(const char *dir, const char *name, char *why, size_t whylen) {
+json_t *hx_report_load_json(const char *dir, const char *name, char *why, size_t whylen) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     if (access(path, F_OK)) {
@@ -416,7 +416,7 @@ json_t *fk_report_load_json(const char *dir, const char *name, char *why, size_t
     return j;
 }
 
-void fk_report_experiment_name(const json_t *config, const char *dir, char *buf, size_t len) {
+void hx_report_experiment_name(const json_t *config, const char *dir, char *buf, size_t len) {
     const char *name = json_string_value(json_object_get(config, "name"));
     if (name && *name) {
         snprintf(buf, len, "%s", name);
@@ -433,7 +433,7 @@ void fk_report_experiment_name(const json_t *config, const char *dir, char *buf,
 
 /* ---- report.md ------------------------------------------------------------------------------- */
 
-const char *fk_report_pm(char *buf, size_t len, double v, double se) {
+const char *hx_report_pm(char *buf, size_t len, double v, double se) {
     if (!isfinite(v))
         snprintf(buf, len, "–");
     else if (!isfinite(se) || se <= 0)
@@ -449,7 +449,7 @@ const char *fk_report_pm(char *buf, size_t len, double v, double se) {
     return buf;
 }
 
-const char *fk_report_exponent(char *buf, size_t len, double n, double se) {
+const char *hx_report_exponent(char *buf, size_t len, double n, double se) {
     if (!isfinite(n))
         snprintf(buf, len, "–");
     else if (!isfinite(se))
@@ -537,7 +537,7 @@ static void write_machine(FILE *f, const json_t *env) {
     fputc('\n', f);
 }
 
-static void write_method(FILE *f, const fk_summary *s) {
+static void write_method(FILE *f, const hx_summary *s) {
     fputs("## Method\n\n", f);
     fprintf(f, "- %zu runs used from %zu lines of raw.jsonl", s->runs, s->lines);
     if (s->nwarnings)
@@ -559,7 +559,7 @@ static void write_method(FILE *f, const fk_summary *s) {
         fprintf(f, "- Memory: median peak RSS (MRSS) minus the median MRSS of the calibrate runs of the "
                    "same variant and workers, floored at %g KiB (Eq. 17's data, as the paper did); errors in "
                    "quadrature.\n",
-                FK_STATS_MEM_FLOOR_KIB);
+                HX_STATS_MEM_FLOOR_KIB);
         if (s->uncalibrated)
             fprintf(f, "- **%zu cell%s had no calibrate cell** (same variant and workers): %s memory is the raw "
                        "MRSS.\n",
@@ -574,24 +574,24 @@ static void write_method(FILE *f, const fk_summary *s) {
                "start (1, 1, 1) (a in units of M1); bounds b ≥ 0, n ≥ 0 by clamping and refitting at the bound; "
                "errors = √(covariance diagonal) scaled by χ²/dof (dof = points − 3), as scipy's curve_fit "
                "does by default; a fit needs %d points and a P = 1 cell.\n\n",
-            FK_FIT_SE_FLOOR_KIB, FK_FIT_MIN_POINTS);
+            HX_FIT_SE_FLOOR_KIB, HX_FIT_MIN_POINTS);
 }
 
-static int is_matmul(const fk_summary *s, const char *bench) {
+static int is_matmul(const hx_summary *s, const char *bench) {
     for (size_t i = 0; i < s->nbenches; i++)
         if (!strcmp(s->benches[i].name, bench))
             return !strcmp(s->benches[i].kernel, "matmul");
     return 0;
 }
 
-static void write_bench_tables(FILE *f, const fk_summary *s, const json_t *env) {
+static void write_bench_tables(FILE *f, const hx_summary *s, const json_t *env) {
     json_t *jc = json_object_get(env, "cores");
     long cores = json_is_integer(jc) ? (long)json_integer_value(jc) : 0;
     fputs("## Results\n\n", f);
     if (!s->ncells)
         fputs("No timed cells in raw.jsonl.\n\n", f);
     for (size_t b = 0; b < s->nbenches; b++) {
-        const fk_bench_info *bi = &s->benches[b];
+        const hx_bench_info *bi = &s->benches[b];
         fprintf(f, "### %s", bi->name);
         if (*bi->kernel || *bi->params)
             fprintf(f, " (kernel %s%s%s)", *bi->kernel ? bi->kernel : "?", *bi->params ? "; " : "", bi->params);
@@ -605,17 +605,17 @@ static void write_bench_tables(FILE *f, const fk_summary *s, const json_t *env) 
               f);
         int any_over = 0;
         for (size_t i = 0; i < s->ncells; i++) {
-            const fk_cell *c = &s->cells[i];
+            const hx_cell *c = &s->cells[i];
             if (strcmp(c->benchmark, bi->name))
                 continue;
             char t[64], cpu[64], sp[64], ef[64], me[64];
             fputs("| ", f);
             md_cell(f, c->variant);
             fprintf(f, " | %ld%s | %d | %s | %s | %s | %s | %s | %s |\n", c->workers, c->oversubscribed ? " †" : "",
-                    c->n_ok, fk_report_pm(t, sizeof t, c->time_median, c->time_se),
-                    fk_report_pm(cpu, sizeof cpu, c->cpu_median, c->cpu_se),
-                    fk_report_pm(sp, sizeof sp, c->speedup, c->speedup_se), fk_report_pm(ef, sizeof ef, c->efficiency, c->efficiency_se),
-                    fk_report_pm(me, sizeof me, c->mem, c->mem_se), *c->failures ? c->failures : "");
+                    c->n_ok, hx_report_pm(t, sizeof t, c->time_median, c->time_se),
+                    hx_report_pm(cpu, sizeof cpu, c->cpu_median, c->cpu_se),
+                    hx_report_pm(sp, sizeof sp, c->speedup, c->speedup_se), hx_report_pm(ef, sizeof ef, c->efficiency, c->efficiency_se),
+                    hx_report_pm(me, sizeof me, c->mem, c->mem_se), *c->failures ? c->failures : "");
             any_over |= c->oversubscribed;
         }
         if (any_over) {
@@ -632,7 +632,7 @@ static void write_bench_tables(FILE *f, const fk_summary *s, const json_t *env) 
     }
 }
 
-static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, size_t nfits) {
+static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, size_t nfits) {
     fputs("## Memory scaling: fitted exponents n (Table II)\n\n", f);
     /* columns: variants with at least one successful fit, in order of appearance */
     const char *cols[256];
@@ -671,12 +671,12 @@ static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, s
             md_cell(f, bn);
             fputs(mm ? " ‡ |" : " |", f);
             for (size_t k = 0; k < ncols; k++) {
-                const fk_fit *x = NULL;
+                const hx_fit *x = NULL;
                 for (size_t i = 0; i < nfits; i++)
                     if (!strcmp(fits[i].benchmark, bn) && !strcmp(fits[i].variant, cols[k]))
                         x = &fits[i];
                 char buf[64];
-                fprintf(f, " %s |", x && x->ok ? fk_report_exponent(buf, sizeof buf, x->n, x->n_se) : "–");
+                fprintf(f, " %s |", x && x->ok ? hx_report_exponent(buf, sizeof buf, x->n, x->n_se) : "–");
             }
             fputc('\n', f);
         }
@@ -696,22 +696,22 @@ static void write_fit_tables(FILE *f, const fk_summary *s, const fk_fit *fits, s
           "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n",
           f);
     for (size_t i = 0; i < nfits; i++) {
-        const fk_fit *x = &fits[i];
+        const hx_fit *x = &fits[i];
         char m1[64], a[64], b[64], n[64], c2[64];
         fputs("| ", f);
         md_cell(f, x->benchmark);
         fputs(" | ", f);
         md_cell(f, x->variant);
         fprintf(f, " | %s | %d | %s | %s | %s | %s | %s | ", x->ok ? "ok" : "skipped", x->points,
-                fk_report_pm(m1, sizeof m1, x->m1, NAN), fk_report_pm(a, sizeof a, x->a, x->a_se), fk_report_pm(b, sizeof b, x->b, x->b_se),
-                fk_report_exponent(n, sizeof n, x->n, x->n_se), fk_report_pm(c2, sizeof c2, x->chi2_dof, NAN));
+                hx_report_pm(m1, sizeof m1, x->m1, NAN), hx_report_pm(a, sizeof a, x->a, x->a_se), hx_report_pm(b, sizeof b, x->b, x->b_se),
+                hx_report_exponent(n, sizeof n, x->n, x->n_se), hx_report_pm(c2, sizeof c2, x->chi2_dof, NAN));
         md_cell(f, x->note);
         fputs(" |\n", f);
     }
     fputc('\n', f);
 }
 
-static void write_failures(FILE *f, const fk_summary *s) {
+static void write_failures(FILE *f, const hx_summary *s) {
     fputs("## Failures\n\n", f);
     if (!s->nfailures) {
         fputs("None: every run succeeded.\n\n", f);
@@ -719,7 +719,7 @@ static void write_failures(FILE *f, const fk_summary *s) {
     }
     fputs("| cell | status | runs | last stderr line |\n|---|---|---:|---|\n", f);
     for (size_t i = 0; i < s->nfailures; i++) {
-        const fk_failure *x = &s->failures[i];
+        const hx_failure *x = &s->failures[i];
         fputs("| ", f);
         md_cell(f, x->benchmark);
         fputs(" \\| ", f);
@@ -736,14 +736,14 @@ static void write_failures(FILE *f, const fk_summary *s) {
     fputc('\n', f);
 }
 
-int fk_report_write_md(const char *path, const char *dir, const fk_summary *s, const fk_fit *fits, size_t nfits,
+int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, const hx_fit *fits, size_t nfits,
                        const json_t *env, const json_t *config) {
     char tmp[PATH_MAX];
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f)
         return -errno;
     char name[256], now[64];
-    fk_report_experiment_name(config, dir, name, sizeof name);
+    hx_report_experiment_name(config, dir, name, sizeof name);
     time_t t = time(NULL);
     struct tm tm;
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
@@ -759,7 +759,7 @@ int fk_report_write_md(const char *path, const char *dir, const fk_summary *s, c
     write_machine(f, env);
     write_method(f, s);
     write_bench_tables(f, s, env);
-    fk_overhead_write_md(f, dir);
+    hx_overhead_write_md(f, dir);
     write_fit_tables(f, s, fits, nfits);
     write_failures(f, s);
     if (s->nwarnings) {
@@ -785,63 +785,63 @@ static void fit_usage(FILE *f) {
           f);
 }
 
-int fk_cmd_fit(int argc, char **argv) {
+int hx_cmd_fit(int argc, char **argv) {
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fit_usage(stdout);
-            return FK_EXIT_OK;
+            return HX_EXIT_OK;
         }
         if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "forkscope fit: unknown option '%s'\n", argv[i]);
             fit_usage(stderr);
-            return FK_EXIT_USAGE;
+            return HX_EXIT_USAGE;
         }
         if (dir) {
             fprintf(stderr, "forkscope fit: one results directory only ('%s' and '%s')\n", dir, argv[i]);
-            return FK_EXIT_USAGE;
+            return HX_EXIT_USAGE;
         }
         dir = argv[i];
     }
     if (!dir) {
         fit_usage(stderr);
-        return FK_EXIT_USAGE;
+        return HX_EXIT_USAGE;
     }
     char raw[PATH_MAX], sum[PATH_MAX], fitp[PATH_MAX], md[PATH_MAX];
     if ((size_t)snprintf(raw, sizeof raw, "%s/raw.jsonl", dir) >= sizeof raw ||
         (size_t)snprintf(md, sizeof md, "%s/report.md", dir) >= sizeof md) {
         fprintf(stderr, "forkscope fit: %s: path too long\n", dir);
-        return FK_EXIT_USAGE;
+        return HX_EXIT_USAGE;
     }
     snprintf(sum, sizeof sum, "%s/summary.csv", dir);
     snprintf(fitp, sizeof fitp, "%s/fits.csv", dir);
-    fk_summary s;
-    int rc = fk_stats_load(raw, &s, stderr, "forkscope fit");
+    hx_summary s;
+    int rc = hx_stats_load(raw, &s, stderr, "forkscope fit");
     if (rc < 0) {
         fprintf(stderr, "forkscope fit: %s: %s\n", raw, strerror(-rc));
-        fk_stats_free(&s);
-        return FK_EXIT_IO;
+        hx_stats_free(&s);
+        return HX_EXIT_IO;
     }
-    fk_fit *fits = NULL;
-    size_t nfits = fk_fit_all(&s, &fits);
+    hx_fit *fits = NULL;
+    size_t nfits = hx_fit_all(&s, &fits);
     char why[512];
-    json_t *env = fk_report_load_json(dir, "env.json", why, sizeof why);
+    json_t *env = hx_report_load_json(dir, "env.json", why, sizeof why);
     if (!env)
         fprintf(stderr, "forkscope fit: warning: %s (the report will not describe the machine)\n", why);
-    json_t *config = fk_report_load_json(dir, "config.json", why, sizeof why);
+    json_t *config = hx_report_load_json(dir, "config.json", why, sizeof why);
     if (!config)
         fprintf(stderr, "forkscope fit: warning: %s\n", why);
-    int status = FK_EXIT_OK;
+    int status = HX_EXIT_OK;
     const char *failed = NULL;
-    if ((rc = fk_report_write_summary(sum, &s)))
+    if ((rc = hx_report_write_summary(sum, &s)))
         failed = sum;
-    else if ((rc = fk_report_write_fits(fitp, fits, nfits)))
+    else if ((rc = hx_report_write_fits(fitp, fits, nfits)))
         failed = fitp;
-    else if ((rc = fk_report_write_md(md, dir, &s, fits, nfits, env, config)))
+    else if ((rc = hx_report_write_md(md, dir, &s, fits, nfits, env, config)))
         failed = md;
     if (failed) {
         fprintf(stderr, "forkscope fit: cannot write %s: %s\n", failed, strerror(-rc));
-        status = FK_EXIT_IO;
+        status = HX_EXIT_IO;
     } else {
         size_t ok = 0;
         for (size_t i = 0; i < nfits; i++)
@@ -856,7 +856,7 @@ int fk_cmd_fit(int argc, char **argv) {
     }
     json_decref(env);
     json_decref(config);
-    fk_fit_free_all(fits, nfits);
-    fk_stats_free(&s);
+    hx_fit_free_all(fits, nfits);
+    hx_stats_free(&s);
     return status;
 }

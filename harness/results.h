@@ -78,9 +78,9 @@
  * The experiment, the machine (from env.json), one results table per benchmark, a Table II
  * style table of fitted exponents n +- error (benchmarks x variants), and the failures.
  */
-#ifndef FK_RESULTS_H
-#define FK_RESULTS_H
+#ifndef HX_RESULTS_H
+#define HX_RESULTS_H
 
-#define FK_RESULTS_SCHEMA 1
+#define HX_RESULTS_SCHEMA 1
 
 #endif

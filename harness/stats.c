@@ -18,7 +18,7 @@
 
 /* ---- descriptive statistics --------------------------------------------------------------- */
 
-void fk_stats_describe(const double *x, size_t n, fk_sample *out) {
+void hx_stats_describe(const double *x, size_t n, hx_sample *out) {
     out->n = n;
     out->median = out->mean = out->sd = out->se = out->min = out->max = NAN;
     if (n == 0)
@@ -42,11 +42,11 @@ void fk_stats_describe(const double *x, size_t n, fk_sample *out) {
     free(s);
 }
 
-double fk_stats_quadrature(double a, double b) {
+double hx_stats_quadrature(double a, double b) {
     return hypot(a, b) + (isnan(a) || isnan(b) ? NAN : 0.0); /* hypot(inf, NaN) is inf */
 }
 
-void fk_stats_ratio(double num, double num_se, double den, double den_se, double *q, double *q_se) {
+void hx_stats_ratio(double num, double num_se, double den, double den_se, double *q, double *q_se) {
     if (isnan(num) || isnan(den) || den == 0) {
         *q = *q_se = NAN;
         return;
@@ -92,7 +92,7 @@ typedef struct loader {
     /* run_id set: open addressing, FNV-1a */
     char **ids;
     size_t ids_cap, ids_n;
-    fk_summary *out;
+    hx_summary *out;
     FILE *warn;
     const char *prog, *path;
 } loader;
@@ -109,7 +109,7 @@ static void warnf(loader *L, const char *fmt, ...) {
         fprintf(L->warn, "%s: warning: %s\n", L->prog ? L->prog : "forkscope", buf);
     else if (L->warn && L->out->nwarnings == WARN_PRINT_MAX)
         fprintf(L->warn, "%s: warning: more warnings not shown (see report.md)\n", L->prog ? L->prog : "forkscope");
-    fk_summary *s = L->out;
+    hx_summary *s = L->out;
     s->warnings = hx_xrealloc(s->warnings, (s->nwarnings + 1) * sizeof *s->warnings);
     s->warnings[s->nwarnings++] = hx_xstrdup(buf);
 }
@@ -368,7 +368,7 @@ static int cmp_cell_group(const void *a, const void *b) {
     return (x->workers > y->workers) - (x->workers < y->workers);
 }
 
-static void fill_cell(fk_cell *c, group *g, loader *L) {
+static void fill_cell(hx_cell *c, group *g, loader *L) {
     memset(c, 0, sizeof *c);
     c->benchmark = hx_xstrdup(g->benchmark);
     c->kernel = hx_xstrdup(g->kernel);
@@ -376,9 +376,9 @@ static void fill_cell(fk_cell *c, group *g, loader *L) {
     c->workers = g->workers;
     c->oversubscribed = g->oversubscribed;
     c->n_ok = (int)g->ntime;
-    fk_sample t, m;
-    fk_stats_describe(g->time, g->ntime, &t);
-    fk_stats_describe(g->mrss, g->nmrss, &m);
+    hx_sample t, m;
+    hx_stats_describe(g->time, g->ntime, &t);
+    hx_stats_describe(g->mrss, g->nmrss, &m);
     c->time_median = t.median;
     c->time_mean = t.mean;
     c->time_sd = t.sd;
@@ -389,8 +389,8 @@ static void fill_cell(fk_cell *c, group *g, loader *L) {
     c->mrss_se = m.se;
     c->cpu_median = c->cpu_se = NAN;
     if (g->ncpu) {
-        fk_sample u;
-        fk_stats_describe(g->cpu, g->ncpu, &u);
+        hx_sample u;
+        hx_stats_describe(g->cpu, g->ncpu, &u);
         c->cpu_median = u.median;
         c->cpu_se = u.se;
     }
@@ -398,8 +398,8 @@ static void fill_cell(fk_cell *c, group *g, loader *L) {
     for (size_t i = 0; i < L->ng; i++) {
         group *k = &L->g[i];
         if (k->calibrate && k->workers == g->workers && !strcmp(k->variant, g->variant)) {
-            fk_sample s;
-            fk_stats_describe(k->mrss, k->nmrss, &s);
+            hx_sample s;
+            hx_stats_describe(k->mrss, k->nmrss, &s);
             c->calib_median = s.median;
             c->calib_se = s.se;
             break;
@@ -453,7 +453,7 @@ static void free_loader(loader *L) {
     free(L->ids);
 }
 
-int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *prog) {
+int hx_stats_load(const char *path, hx_summary *out, FILE *warn, const char *prog) {
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
     if (!f)
@@ -504,7 +504,7 @@ int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *pro
     out->ncells = nt;
     for (size_t i = 0; i < nt; i++) {
         fill_cell(&out->cells[i], order[i], &L);
-        fk_cell *c = &out->cells[i];
+        hx_cell *c = &out->cells[i];
         if (!isnan(c->mrss_median) && isnan(c->calib_median))
             out->uncalibrated++;
         if (c->n_ok == 1)
@@ -519,7 +519,7 @@ int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *pro
                 continue;
             for (size_t j = 0; j < g->ntally; j++) {
                 out->failures = hx_xrealloc(out->failures, (out->nfailures + 1) * sizeof *out->failures);
-                fk_failure *fl = &out->failures[out->nfailures++];
+                hx_failure *fl = &out->failures[out->nfailures++];
                 fl->benchmark = hx_xstrdup(g->calibrate ? "calibrate" : g->benchmark);
                 fl->variant = hx_xstrdup(g->variant);
                 fl->workers = g->workers;
@@ -539,7 +539,7 @@ int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *pro
         out->benches[i].serial_workers = 0;
     }
     free_loader(&L);
-    fk_stats_derive(out);
+    hx_stats_derive(out);
     return rerr;
 }
 
@@ -547,10 +547,10 @@ int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *pro
 
 /* The serial projection's cell for a benchmark: variant "serial" with a successful run, the
  * fewest workers (P = 1 normally; the serial driver ignores P). */
-static long serial_cell(const fk_summary *s, const char *bench) {
+static long serial_cell(const hx_summary *s, const char *bench) {
     long best = -1;
     for (size_t i = 0; i < s->ncells; i++) {
-        const fk_cell *c = &s->cells[i];
+        const hx_cell *c = &s->cells[i];
         if (c->n_ok > 0 && !isnan(c->time_median) && !strcmp(c->variant, "serial") &&
             !strcmp(c->benchmark, bench) && (best < 0 || c->workers < s->cells[best].workers))
             best = (long)i;
@@ -558,29 +558,29 @@ static long serial_cell(const fk_summary *s, const char *bench) {
     return best;
 }
 
-void fk_stats_derive(fk_summary *s) {
+void hx_stats_derive(hx_summary *s) {
     for (size_t i = 0; i < s->ncells; i++) {
-        fk_cell *c = &s->cells[i];
+        hx_cell *c = &s->cells[i];
         if (isnan(c->mrss_median)) {
             c->mem = c->mem_se = NAN;
         } else if (isnan(c->calib_median)) {
             c->mem = c->mrss_median; /* uncalibrated: nothing to subtract */
             c->mem_se = c->mrss_se;
         } else {
-            c->mem = fmax(c->mrss_median - c->calib_median, FK_STATS_MEM_FLOOR_KIB);
-            c->mem_se = fk_stats_quadrature(c->mrss_se, c->calib_se);
+            c->mem = fmax(c->mrss_median - c->calib_median, HX_STATS_MEM_FLOOR_KIB);
+            c->mem_se = hx_stats_quadrature(c->mrss_se, c->calib_se);
         }
         long k = serial_cell(s, c->benchmark);
         if (k < 0 || isnan(c->time_median)) {
             c->speedup = c->speedup_se = c->efficiency = c->efficiency_se = NAN;
             continue;
         }
-        const fk_cell *ser = &s->cells[k];
+        const hx_cell *ser = &s->cells[k];
         if ((size_t)k == i) { /* T_s / T_s: exactly 1, its errors cancel */
             c->speedup = 1;
             c->speedup_se = 0;
         } else {
-            fk_stats_ratio(ser->time_median, ser->time_se, c->time_median, c->time_se, &c->speedup,
+            hx_stats_ratio(ser->time_median, ser->time_se, c->time_median, c->time_se, &c->speedup,
                            &c->speedup_se);
         }
         c->efficiency = c->speedup / (double)c->workers;
@@ -592,16 +592,16 @@ void fk_stats_derive(fk_summary *s) {
     }
 }
 
-long fk_stats_find(const fk_summary *s, const char *benchmark, const char *variant, long workers) {
+long hx_stats_find(const hx_summary *s, const char *benchmark, const char *variant, long workers) {
     for (size_t i = 0; i < s->ncells; i++) {
-        const fk_cell *c = &s->cells[i];
+        const hx_cell *c = &s->cells[i];
         if (c->workers == workers && !strcmp(c->benchmark, benchmark) && !strcmp(c->variant, variant))
             return (long)i;
     }
     return -1;
 }
 
-void fk_stats_free(fk_summary *s) {
+void hx_stats_free(hx_summary *s) {
     for (size_t i = 0; i < s->ncells; i++) {
         free(s->cells[i].benchmark);
         free(s->cells[i].kernel);

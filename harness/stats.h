@@ -3,8 +3,8 @@
  * A missing value is NaN everywhere in this module (a cell with no successful run, a
  * standard deviation of one sample, a speedup without a serial cell); the CSV writers turn
  * NaN into an empty field (see results.h). All numerics are in double. */
-#ifndef FK_STATS_H
-#define FK_STATS_H
+#ifndef HX_STATS_H
+#define HX_STATS_H
 
 #include <stddef.h>
 #include <stdio.h>
@@ -14,31 +14,31 @@
 /* One sample's summary.  sd is the sample standard deviation (n - 1 in the denominator),
  * se = sd / sqrt(n) the standard error of the mean; both NaN when n < 2.  Every field but n
  * is NaN when n == 0. */
-typedef struct fk_sample {
+typedef struct hx_sample {
     size_t n;
     double median, mean, sd, se, min, max;
-} fk_sample;
+} hx_sample;
 
 /* Summarises x[0..n-1] (unchanged; a copy is sorted).  NaN entries must not be passed. */
-void fk_stats_describe(const double *x, size_t n, fk_sample *out);
+void hx_stats_describe(const double *x, size_t n, hx_sample *out);
 
 /* sqrt(a^2 + b^2): errors of independent quantities added in quadrature.  NaN if either is. */
-double fk_stats_quadrature(double a, double b);
+double hx_stats_quadrature(double a, double b);
 
 /* q = num / den, with q_se by first-order propagation (relative errors in quadrature):
  * q_se = |q| * sqrt((num_se/num)^2 + (den_se/den)^2).  q is NaN if either value is NaN or
  * den == 0; q_se is NaN if q or either error is NaN. */
-void fk_stats_ratio(double num, double num_se, double den, double den_se, double *q, double *q_se);
+void hx_stats_ratio(double num, double num_se, double den, double den_se, double *q, double *q_se);
 
 /* ---- the cells of a results directory ---------------------------------------------------- */
 
-/* The floor of calibrated memory, KiB: mem = max(mrss - calib, FK_STATS_MEM_FLOOR_KIB), as
+/* The floor of calibrated memory, KiB: mem = max(mrss - calib, HX_STATS_MEM_FLOOR_KIB), as
  * the paper did (MRSS is quantised to 4 KiB pages). */
-#define FK_STATS_MEM_FLOOR_KIB 4.0
+#define HX_STATS_MEM_FLOOR_KIB 4.0
 
 /* One row of summary.csv: a cell of kind "timed" (benchmark, variant, workers), with its
  * calibrate cell folded in.  Field names and meanings are results.h's columns. */
-typedef struct fk_cell {
+typedef struct hx_cell {
     char *benchmark, *kernel, *variant; /* owned */
     long workers;
     int oversubscribed; /* any of its runs said so */
@@ -48,30 +48,30 @@ typedef struct fk_cell {
     double mrss_median, mrss_se, calib_median, calib_se, mem, mem_se;
     double speedup, speedup_se, efficiency, efficiency_se;
     double cpu_median, cpu_se; /* CPU seconds of the timed repetition, NAN if not recorded */
-} fk_cell;
+} hx_cell;
 
 /* Failed runs of one cell with one status (for report.md's list of failures). */
-typedef struct fk_failure {
+typedef struct hx_failure {
     char *benchmark, *variant, *status; /* owned; benchmark "calibrate" for calibrate cells */
     long workers;
     int count;
     char *last_stderr; /* owned; the last non-empty stderr line of the last such run, or "" */
-} fk_failure;
+} hx_failure;
 
 /* Per benchmark: what report.md says about it beyond its cells. */
-typedef struct fk_bench_info {
+typedef struct hx_bench_info {
     char *name, *kernel, *params; /* owned; params rendered "n=42 eps=1e-09" (first run's) */
     long serial_workers;          /* the serial cell T_s came from, 0 if none */
-} fk_bench_info;
+} hx_bench_info;
 
 /* Everything `forkscope fit` derives from raw.jsonl, before the fits. */
-typedef struct fk_summary {
-    fk_cell *cells; /* benchmarks in order of first appearance, then variants likewise, then
+typedef struct hx_summary {
+    hx_cell *cells; /* benchmarks in order of first appearance, then variants likewise, then
                      * workers ascending */
     size_t ncells;
-    fk_failure *failures;
+    hx_failure *failures;
     size_t nfailures;
-    fk_bench_info *benches;
+    hx_bench_info *benches;
     size_t nbenches;
     char **warnings; /* owned; one per skipped line or other oddity, already printed */
     size_t nwarnings;
@@ -79,24 +79,24 @@ typedef struct fk_summary {
     size_t calib_runs;     /* calibrate runs with status ok */
     size_t uncalibrated;   /* timed cells with an MRSS but no calibrate cell to subtract */
     size_t se_missing;     /* cells with one successful run (no standard error) */
-} fk_summary;
+} hx_summary;
 
 /* Reads path (a raw.jsonl, see results.h) and reduces it to cells.  A line that is not valid
  * JSON, lacks a field this needs or has one of the wrong type is skipped with a warning that
  * names its line number (printed to `warn` if not NULL, prefixed by `prog`, and kept in
  * out->warnings); a last line without its newline that does not parse is reported as
  * truncated.  Returns 0, or -errno if the file cannot be read (out is then empty).  The
- * caller frees out with fk_stats_free. */
-int fk_stats_load(const char *path, fk_summary *out, FILE *warn, const char *prog);
+ * caller frees out with hx_stats_free. */
+int hx_stats_load(const char *path, hx_summary *out, FILE *warn, const char *prog);
 
 /* Computes every derived column of the cells in place: calibrated memory from mrss and the
- * calibrate columns, speedup/efficiency against the benchmark's serial cell.  fk_stats_load
+ * calibrate columns, speedup/efficiency against the benchmark's serial cell.  hx_stats_load
  * calls it; exposed for callers that build cells by hand (tests). */
-void fk_stats_derive(fk_summary *s);
+void hx_stats_derive(hx_summary *s);
 
-void fk_stats_free(fk_summary *s);
+void hx_stats_free(hx_summary *s);
 
 /* Returns the index of the cell (benchmark, variant, workers) in s, or -1. */
-long fk_stats_find(const fk_summary *s, const char *benchmark, const char *variant, long workers);
+long hx_stats_find(const hx_summary *s, const char *benchmark, const char *variant, long workers);
 
 #endif

@@ -39,8 +39,8 @@ static int status_index(const char *s) {
 
 typedef struct cell {
     char id[200];          /* "<benchmark>|<variant>|<P>", "calibrate|<variant>|<P>" */
-    const fk_bench *bench; /* NULL for a calibrate cell */
-    const fk_variant *var;
+    const hx_bench *bench; /* NULL for a calibrate cell */
+    const hx_variant *var;
     unsigned workers, reps, warmup;
     int oversub;
     char driver[PATH_MAX];
@@ -72,7 +72,7 @@ static void plan_free(plan *p) {
     memset(p, 0, sizeof *p);
 }
 
-static int add_cell(plan *p, size_t cap, const fk_config *cfg, const fk_bench *b, const fk_variant *v, unsigned P) {
+static int add_cell(plan *p, size_t cap, const hx_config *cfg, const hx_bench *b, const hx_variant *v, unsigned P) {
     if (p->ncells >= cap)
         return -1;
     cell *c = &p->cells[p->ncells++];
@@ -81,11 +81,11 @@ static int add_cell(plan *p, size_t cap, const fk_config *cfg, const fk_bench *b
     c->bench = b;
     c->var = v;
     c->workers = P;
-    int cls = fk_config_class(v);
+    int cls = hx_config_class(v);
     c->reps = cfg->reps[cls];
     c->warmup = cfg->warmup[cls];
     c->oversub = P > cfg->cores;
-    if (fk_variant_driver_path(v, c->driver, sizeof c->driver))
+    if (hx_variant_driver_path(v, c->driver, sizeof c->driver))
         snprintf(c->driver, sizeof c->driver, "%s", v->driver);
     c->times = calloc(c->reps, sizeof *c->times);
     return c->times ? 0 : -1;
@@ -99,7 +99,7 @@ static uint64_t splitmix64(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-static int plan_build(const fk_config *cfg, plan *p) {
+static int plan_build(const hx_config *cfg, plan *p) {
     memset(p, 0, sizeof *p);
     size_t cap = (cfg->nbenchmarks + 1) * cfg->nvariants * cfg->nworkers;
     p->cells = calloc(cap ? cap : 1, sizeof *p->cells);
@@ -112,7 +112,7 @@ static int plan_build(const fk_config *cfg, plan *p) {
         used |= cfg->benchmarks[b].variants;
     for (size_t v = 0; cfg->calibrate && v < cfg->nvariants; v++)
         for (size_t w = 0; w < cfg->nworkers && (used >> v & 1); w++) {
-            if (cfg->variants[v].kind == FK_VARIANT_SERIAL && cfg->workers[w] != 1)
+            if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1)
                 continue;
             if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
                 return -1;
@@ -121,7 +121,7 @@ static int plan_build(const fk_config *cfg, plan *p) {
     for (size_t b = 0; b < cfg->nbenchmarks; b++)
         for (size_t v = 0; v < cfg->nvariants; v++)
             for (size_t w = 0; w < cfg->nworkers && (cfg->benchmarks[b].variants >> v & 1); w++) {
-                if (cfg->variants[v].kind == FK_VARIANT_SERIAL && cfg->workers[w] != 1) {
+                if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1) {
                     p->nskipped_serial++;
                     continue;
                 }
@@ -137,7 +137,7 @@ static int plan_build(const fk_config *cfg, plan *p) {
     if (!p->runs)
         return -1;
     size_t k = 0;
-    if (cfg->order == FK_ORDER_INTERLEAVED) {
+    if (cfg->order == HX_ORDER_INTERLEAVED) {
         for (unsigned r = 0; r < maxreps; r++)
             for (size_t i = 0; i < p->ncells; i++)
                 if (r < p->cells[i].reps)
@@ -146,7 +146,7 @@ static int plan_build(const fk_config *cfg, plan *p) {
         for (size_t i = 0; i < p->ncells; i++)
             for (unsigned r = 0; r < p->cells[i].reps; r++)
                 p->runs[k++] = (run){(uint32_t)i, r};
-        if (cfg->order == FK_ORDER_SHUFFLED) {
+        if (cfg->order == HX_ORDER_SHUFFLED) {
             uint64_t s = cfg->seed;
             for (size_t i = p->nruns; i > 1; i--) {
                 size_t j = (size_t)(splitmix64(&s) % i);
@@ -164,18 +164,18 @@ static int plan_build(const fk_config *cfg, plan *p) {
  * and ideal speedup up to the core count), used when no earlier results exist.  Better:
  * the median wall time of the same cell in DIR/raw.jsonl from an earlier run. */
 
-static double param(const fk_bench *b, const char *name) {
+static double param(const hx_bench *b, const char *name) {
     json_t *v = json_object_get(b->params, name);
     if (json_is_number(v))
         return json_number_value(v);
-    const fk_kernel_info *k = fk_kernel_find(b->kernel);
-    for (const fk_kopt *o = k ? k->opts : NULL; o && o->name; o++)
+    const hx_kernel_info *k = hx_kernel_find(b->kernel);
+    for (const hx_kopt *o = k ? k->opts : NULL; o && o->name; o++)
         if (!strcmp(o->name, name))
             return atof(o->def);
     return 0;
 }
 
-static double uts_nodes(const fk_bench *b) {
+static double uts_nodes(const hx_bench *b) {
     static const struct {
         const char *name;
         double nodes;
@@ -200,10 +200,10 @@ static double uts_nodes(const fk_bench *b) {
 
 static double estimate_run(const cell *c, unsigned cores) {
     /* process start, pool creation and teardown (OpenMP drivers re-exec themselves) */
-    const double start = c->var->kind == FK_VARIANT_SERIAL ? 0.015 : 0.03;
+    const double start = c->var->kind == HX_VARIANT_SERIAL ? 0.015 : 0.03;
     if (!c->bench)
         return start;
-    const fk_bench *b = c->bench;
+    const hx_bench *b = c->bench;
     double ts = 0.01, rt = 1.5, omp = 5, untimed = 0;
     if (!strcmp(b->kernel, "fib")) {
         ts = 0.02 * pow(1.6180339887, param(b, "n") - 30);
@@ -222,7 +222,7 @@ static double estimate_run(const cell *c, unsigned cores) {
         ts = 1.7e-7 * param(b, "g") * uts_nodes(b);
         rt = 1.5, omp = 5;
     }
-    double f = c->var->kind == FK_VARIANT_SERIAL ? 1 : c->var->kind == FK_VARIANT_OMP ? omp : rt;
+    double f = c->var->kind == HX_VARIANT_SERIAL ? 1 : c->var->kind == HX_VARIANT_OMP ? omp : rt;
     if (!strcmp(c->var->name, "omp-llvm"))
         f *= 2;
     double par = c->workers < cores ? c->workers : cores;
@@ -267,7 +267,7 @@ static json_t *read_raw(const char *path, int fix, int *why) {
         if (errno == ENOENT)
             return json_array();
         fprintf(stderr, "forkscope: %s: cannot read: %s\n", path, strerror(errno));
-        *why = FK_EXIT_IO;
+        *why = HX_EXIT_IO;
         return NULL;
     }
     json_t *recs = json_array();
@@ -305,11 +305,11 @@ static json_t *read_raw(const char *path, int fix, int *why) {
 fail:
     free(text);
     json_decref(recs);
-    *why = FK_EXIT_IO;
+    *why = HX_EXIT_IO;
     return NULL;
 }
 
-json_t *fk_sweep_read_raw(const char *path, int *why) { return read_raw(path, 1, why); }
+json_t *hx_sweep_read_raw(const char *path, int *why) { return read_raw(path, 1, why); }
 
 /* ---- one run ------------------------------------------------------------------------------- */
 
@@ -355,9 +355,9 @@ static json_t *signal_name(int sig) {
 }
 
 typedef struct sweep {
-    const fk_config *cfg;
+    const hx_config *cfg;
     plan pl;
-    fk_launcher *launcher;
+    hx_launcher *launcher;
     int intr_fd;
     int raw_fd;
     int raw_created;
@@ -381,7 +381,7 @@ static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     argv[k++] = strdup("--workers");
     if (asprintf(&argv[k++], "%u", c->workers) < 0)
         argv[k - 1] = NULL;
-    if (c->var->kind == FK_VARIANT_RUNTIME) {
+    if (c->var->kind == HX_VARIANT_RUNTIME) {
         argv[k++] = strdup("--sched");
         argv[k++] = strdup(c->var->sched);
     }
@@ -411,7 +411,7 @@ static void free_argv(char **argv) {
 }
 
 /* Builds the record of a finished run (harness/results.h). */
-static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const fk_run_res *r, double started) {
+static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx_run_res *r, double started) {
     json_t *driver = NULL;
     const char *note = NULL;
     char notebuf[PATH_MAX + 256];
@@ -428,14 +428,14 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const fk
         st = ST_ERROR;
         snprintf(notebuf, sizeof notebuf, "cannot execute %s: %s", c->driver, strerror(r->exec_errno));
         note = notebuf;
-    } else if (r->killed == FK_KILLED_TIMEOUT) {
+    } else if (r->killed == HX_KILLED_TIMEOUT) {
         st = ST_TIMEOUT;
         snprintf(notebuf, sizeof notebuf, "killed at the time limit of %g s", s->cfg->time_limit_s);
         note = notebuf;
-    } else if (r->killed == FK_KILLED_MEMORY) {
+    } else if (r->killed == HX_KILLED_MEMORY) {
         st = ST_MEMORY;
         snprintf(notebuf, sizeof notebuf, "stopped at the memory limit of %llu MiB (%s)", s->cfg->memory_limit_mib,
-                 fk_launcher_mechanism(s->launcher));
+                 hx_launcher_mechanism(s->launcher));
         note = notebuf;
     } else if (r->signaled) {
         st = ST_CRASH;
@@ -461,9 +461,9 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const fk
     char *err = r->err ? r->err : (char *)"";
     utf8_sanitize(err, r->err_len);
     char when[32];
-    fk_iso_time(started, when, sizeof when);
+    hx_iso_time(started, when, sizeof when);
     json_t *rec = json_object();
-    json_object_set_new(rec, "schema", json_integer(FK_RESULTS_SCHEMA));
+    json_object_set_new(rec, "schema", json_integer(HX_RESULTS_SCHEMA));
     char run_id[240];
     snprintf(run_id, sizeof run_id, "%s#%u", c->id, rep);
     json_object_set_new(rec, "run_id", json_string(run_id));
@@ -559,42 +559,42 @@ static void on_signal(int sig) {
 /* ---- drivers and env.json --------------------------------------------------------------------- */
 
 /* Runs each distinct driver once (calibrate, 1 worker) for its build flags; fills
- * env["drivers"].  Returns FK_EXIT_TOOL if one cannot be executed. */
+ * env["drivers"].  Returns HX_EXIT_TOOL if one cannot be executed. */
 static int probe_drivers(sweep *s, json_t *env) {
     json_t *drivers = json_object();
     json_object_set_new(env, "drivers", drivers);
     for (size_t v = 0; v < s->cfg->nvariants; v++) {
-        const fk_variant *var = &s->cfg->variants[v];
+        const hx_variant *var = &s->cfg->variants[v];
         cell c;
         memset(&c, 0, sizeof c);
         c.var = var;
         c.workers = 1;
         snprintf(c.id, sizeof c.id, "calibrate|%s|1", var->name);
-        if (fk_variant_driver_path(var, c.driver, sizeof c.driver)) {
+        if (hx_variant_driver_path(var, c.driver, sizeof c.driver)) {
             fprintf(stderr, "forkscope: cannot locate the driver of %s (/proc/self/exe unreadable?)\n", var->name);
-            return FK_EXIT_TOOL;
+            return HX_EXIT_TOOL;
         }
         char **argv = run_argv(&c, 0, s->papi);
         if (!argv)
-            return FK_EXIT_INTERNAL;
-        fk_run_req rq = {argv, s->env, 60, 0, NULL, NULL};
-        fk_run_res r;
-        int rc = fk_launcher_run(s->launcher, &rq, &r, s->intr_fd);
+            return HX_EXIT_INTERNAL;
+        hx_run_req rq = {argv, s->env, 60, 0, NULL, NULL};
+        hx_run_res r;
+        int rc = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
         free_argv(argv);
         if (rc) {
             fprintf(stderr, "forkscope: the launcher failed: %s\n", strerror(-rc));
-            return FK_EXIT_INTERNAL;
+            return HX_EXIT_INTERNAL;
         }
-        if (r.killed == FK_KILLED_INTERRUPT) {
-            fk_run_res_free(&r);
-            return FK_EXIT_INTERRUPTED;
+        if (r.killed == HX_KILLED_INTERRUPT) {
+            hx_run_res_free(&r);
+            return HX_EXIT_INTERRUPTED;
         }
         if (r.exec_errno) {
             fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
                     var->name, c.driver, strerror(r.exec_errno),
                     getenv("FORKSCOPE_DRIVER") ? "" : var->driver);
-            fk_run_res_free(&r);
-            return FK_EXIT_TOOL;
+            hx_run_res_free(&r);
+            return HX_EXIT_TOOL;
         }
         json_error_t e;
         json_t *out = r.out_len ? json_loadb(r.out, r.out_len, 0, &e) : NULL;
@@ -606,7 +606,7 @@ static int probe_drivers(sweep *s, json_t *env) {
                     var->name, r.exited ? "exit status" : "signal");
         json_object_set_new(drivers, var->name, d);
         json_decref(out);
-        fk_run_res_free(&r);
+        hx_run_res_free(&r);
     }
     return 0;
 }
@@ -614,7 +614,7 @@ static int probe_drivers(sweep *s, json_t *env) {
 /* ---- the plan, printed ------------------------------------------------------------------------ */
 
 static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_results) {
-    const fk_config *cfg = s->cfg;
+    const hx_config *cfg = s->cfg;
     const plan *p = &s->pl;
     fprintf(out, "Experiment %s (%s) -> %s\n", cfg->name, cfg->path, s->dir);
     fprintf(out, "Machine: %u online cores (P > %u is oversubscribed)\n", cfg->cores, cfg->cores);
@@ -632,7 +632,7 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
             cfg->reps[0], cfg->reps[1], cfg->reps[2], cfg->warmup[0], cfg->warmup[1], cfg->warmup[2]);
     static const char *const orders[] = {"grouped", "interleaved", "shuffled"};
     fprintf(out, "Order: %s", orders[cfg->order]);
-    if (cfg->order == FK_ORDER_SHUFFLED)
+    if (cfg->order == HX_ORDER_SHUFFLED)
         fprintf(out, " (seed %llu)", cfg->seed);
     fprintf(out, "; time limit %s", cfg->time_limit_s > 0 ? "" : "none");
     if (cfg->time_limit_s > 0)
@@ -678,8 +678,8 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
         fprintf(out, "; %zu already in raw.jsonl, %zu to go\n", already_done, p->nruns - already_done);
     fprintf(out, "Oversubscribed cells: %zu\n", nover);
     char t1[32], t2[32];
-    fk_format_duration(total, t1, sizeof t1);
-    fk_format_duration(todo, t2, sizeof t2);
+    hx_format_duration(total, t1, sizeof t1);
+    hx_format_duration(todo, t2, sizeof t2);
     fprintf(out, "Estimated time: %s%s%s%s\n", t1, already_done ? " in all, " : "", already_done ? t2 : "",
             already_done ? " to go" : "");
     fprintf(out, "  (%s)\n",
@@ -708,9 +708,9 @@ static const char *jstr(json_t *obj, const char *key) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
-    fk_config cfg;
-    fk_diag d = {0};
+int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
+    hx_config cfg;
+    hx_diag d = {0};
     sweep s;
     memset(&s, 0, sizeof s);
     s.raw_fd = -1;
@@ -718,17 +718,17 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     json_t *done_recs = NULL, *env = NULL;
     char **done_ids = NULL;
     size_t ndone = 0;
-    fk_progress *prog = NULL;
+    hx_progress *prog = NULL;
     struct sigaction old_int, old_term;
     int handlers = 0, own_launcher = 0;
     FILE *plan_out = o->plan_out ? o->plan_out : stdout;
 
-    int rc = fk_config_load(o->config_path, fk_online_cores(), &cfg, &d);
+    int rc = hx_config_load(o->config_path, hx_online_cores(), &cfg, &d);
     if (rc) {
-        fk_diag_print(&d, stderr);
-        if (rc == FK_EXIT_CONFIG)
+        hx_diag_print(&d, stderr);
+        if (rc == HX_EXIT_CONFIG)
             fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, d.n, d.n == 1 ? "" : "s");
-        fk_diag_free(&d);
+        hx_diag_free(&d);
         return rc;
     }
     s.cfg = &cfg;
@@ -741,7 +741,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     snprintf(s.raw_path, sizeof s.raw_path, "%s/raw.jsonl", s.dir);
     if (plan_build(&cfg, &s.pl)) {
         fprintf(stderr, "forkscope: out of memory\n");
-        rc = FK_EXIT_INTERNAL;
+        rc = HX_EXIT_INTERNAL;
         goto out_config;
     }
     if (cfg.npapi) { /* the drivers' --papi EVENT,... */
@@ -750,7 +750,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
             len += strlen(cfg.papi_events[i]) + 1;
         s.papi = malloc(len);
         if (!s.papi) {
-            rc = FK_EXIT_INTERNAL;
+            rc = HX_EXIT_INTERNAL;
             goto out_plan;
         }
         char *p = s.papi;
@@ -774,13 +774,13 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
                 "forkscope: %s already holds results (raw.jsonl): continue them with --resume, or choose another "
                 "directory with -o\n",
                 s.dir);
-        rc = FK_EXIT_USAGE;
+        rc = HX_EXIT_USAGE;
         goto out_plan;
     } else if (o->resume && (have_raw || have_config)) {
         if (!have_config) {
             fprintf(stderr, "forkscope: cannot resume %s: it has raw.jsonl but no config.json to compare with %s\n",
                     s.dir, cfg.path);
-            rc = FK_EXIT_IO;
+            rc = HX_EXIT_IO;
             goto out_plan;
         }
         if (!same_bytes(path, cfg.text, cfg.text_len)) {
@@ -789,10 +789,10 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
                     "  Resume with that file (forkscope run %s -o %s --resume), or start a new sweep in another "
                     "directory (-o).\n",
                     s.dir, cfg.path, path, path, s.dir);
-            rc = FK_EXIT_CONFIG;
+            rc = HX_EXIT_CONFIG;
             goto out_plan;
         }
-        int why = FK_EXIT_IO;
+        int why = HX_EXIT_IO;
         done_recs = read_raw(s.raw_path, 1, &why);
         if (!done_recs) {
             rc = why;
@@ -806,7 +806,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     ndone = json_array_size(done_recs);
     done_ids = calloc(ndone + 1, sizeof *done_ids);
     if (!done_ids) {
-        rc = FK_EXIT_INTERNAL;
+        rc = HX_EXIT_INTERNAL;
         goto out_plan;
     }
     for (size_t i = 0; i < ndone; i++)
@@ -840,7 +840,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
         for (size_t i = 0; i < s.pl.ncells; i++)
             measured |= s.pl.cells[i].est_measured;
         print_plan(plan_out, &s, already, measured);
-        rc = FK_EXIT_OK;
+        rc = HX_EXIT_OK;
         goto out_plan;
     }
 
@@ -848,16 +848,16 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     if (o->launcher) {
         s.launcher = o->launcher;
     } else {
-        int e = fk_launcher_start(&s.launcher);
+        int e = hx_launcher_start(&s.launcher);
         if (e) {
             fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
-            rc = FK_EXIT_INTERNAL;
+            rc = HX_EXIT_INTERNAL;
             goto out_plan;
         }
         own_launcher = 1;
     }
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
-        rc = FK_EXIT_INTERNAL;
+        rc = HX_EXIT_INTERNAL;
         goto out_launcher;
     }
     s.intr_fd = sig_pipe[0];
@@ -872,7 +872,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
 
     if (mkdir_p(s.dir)) {
         fprintf(stderr, "forkscope: cannot create %s: %s\n", s.dir, strerror(errno));
-        rc = FK_EXIT_IO;
+        rc = HX_EXIT_IO;
         goto out_signals;
     }
     snprintf(path, sizeof path, "%s/env.json", s.dir);
@@ -882,19 +882,19 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     if (fresh) {
         if (write_atomic(s.dir, "config.json", cfg.text, cfg.text_len)) {
             fprintf(stderr, "forkscope: cannot write %s/config.json: %s\n", s.dir, strerror(errno));
-            rc = FK_EXIT_IO;
+            rc = HX_EXIT_IO;
             goto out_signals;
         }
-        env = fk_envinfo_collect(cfg.path);
+        env = hx_envinfo_collect(cfg.path);
     } else {
         json_error_t e;
         env = json_load_file(path, 0, &e);
         if (!json_is_object(env)) {
             json_decref(env);
-            env = fk_envinfo_collect(cfg.path); /* lost: collect it anew */
+            env = hx_envinfo_collect(cfg.path); /* lost: collect it anew */
         }
     }
-    json_t *now_env = fresh ? NULL : fk_envinfo_collect(cfg.path);
+    json_t *now_env = fresh ? NULL : hx_envinfo_collect(cfg.path);
     if ((rc = probe_drivers(&s, now_env ? now_env : env))) {
         json_decref(now_env);
         goto out_signals;
@@ -920,7 +920,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
         json_object_set_new(env, "memory_limit",
                             json_pack("{s:o, s:s}", "limit_mib",
                                       cfg.memory_limit_mib ? json_integer((json_int_t)cfg.memory_limit_mib) : json_null(),
-                                      "mechanism", cfg.memory_limit_mib ? fk_launcher_mechanism(s.launcher) : "none"));
+                                      "mechanism", cfg.memory_limit_mib ? hx_launcher_mechanism(s.launcher) : "none"));
         json_t *papi = json_array();
         for (size_t i = 0; i < cfg.npapi; i++)
             json_array_append_new(papi, json_string(cfg.papi_events[i]));
@@ -935,7 +935,7 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     if (!envtext || write_atomic(s.dir, "env.json", envtext, strlen(envtext))) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(errno));
         free(envtext);
-        rc = FK_EXIT_IO;
+        rc = HX_EXIT_IO;
         goto out_signals;
     }
     free(envtext);
@@ -944,17 +944,17 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
     s.raw_fd = open(s.raw_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (s.raw_fd < 0) {
         fprintf(stderr, "forkscope: cannot open %s: %s\n", s.raw_path, strerror(errno));
-        rc = FK_EXIT_IO;
+        rc = HX_EXIT_IO;
         goto out_signals;
     }
 
     /* ---- the runs */
-    prog = fk_progress_new(stderr, o->live_progress, s.pl.ncells, s.pl.nruns, cells_done, already);
+    prog = hx_progress_new(stderr, o->live_progress, s.pl.ncells, s.pl.nruns, cells_done, already);
     if (already)
-        fk_progress_note(prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, already, s.pl.nruns);
+        hx_progress_note(prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, already, s.pl.nruns);
     if (cfg.memory_limit_mib)
-        fk_progress_note(prog, "forkscope: memory limit %llu MiB per run by %s", cfg.memory_limit_mib,
-                         fk_launcher_mechanism(s.launcher));
+        hx_progress_note(prog, "forkscope: memory limit %llu MiB per run by %s", cfg.memory_limit_mib,
+                         hx_launcher_mechanism(s.launcher));
     size_t ran = 0;
     for (size_t i = 0; i < s.pl.nruns && !got_signal; i++) {
         cell *c = &s.pl.cells[s.pl.runs[i].cell];
@@ -966,51 +966,51 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
             continue;
         char **argv = run_argv(c, c->warmup, s.papi);
         if (!argv) {
-            rc = FK_EXIT_INTERNAL;
+            rc = HX_EXIT_INTERNAL;
             goto out_progress;
         }
-        fk_progress_run_start(prog, c->id);
-        fk_run_req rq = {argv, s.env, cfg.time_limit_s, cfg.memory_limit_mib << 20, fk_progress_tick, prog};
-        fk_run_res r;
-        double started = fk_wall_time();
-        int e = fk_launcher_run(s.launcher, &rq, &r, s.intr_fd);
+        hx_progress_run_start(prog, c->id);
+        hx_run_req rq = {argv, s.env, cfg.time_limit_s, cfg.memory_limit_mib << 20, hx_progress_tick, prog};
+        hx_run_res r;
+        double started = hx_wall_time();
+        int e = hx_launcher_run(s.launcher, &rq, &r, s.intr_fd);
         free_argv(argv);
         if (e) {
-            fk_progress_note(prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
-            rc = FK_EXIT_INTERNAL;
+            hx_progress_note(prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
+            rc = HX_EXIT_INTERNAL;
             goto out_progress;
         }
-        if (r.killed == FK_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
-            fk_run_res_free(&r);
+        if (r.killed == HX_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
+            hx_run_res_free(&r);
             break;
         }
         json_t *rec = make_record(&s, c, rep, &r, started);
-        fk_run_res_free(&r);
+        hx_run_res_free(&r);
         if (append_record(&s, rec)) {
-            fk_progress_note(prog, "forkscope: cannot append to %s: %s", s.raw_path, strerror(errno));
+            hx_progress_note(prog, "forkscope: cannot append to %s: %s", s.raw_path, strerror(errno));
             json_decref(rec);
-            rc = FK_EXIT_IO;
+            rc = HX_EXIT_IO;
             goto out_progress;
         }
         account(c, rec);
         json_decref(rec);
         ran++;
-        fk_progress_run_done(prog);
+        hx_progress_run_done(prog);
         if (c->done == c->reps) {
             char fails[160];
             unsigned nfail;
             failures_text(c, fails, sizeof fails, &nfail);
-            fk_progress_cell_done(prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
+            hx_progress_cell_done(prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
         }
     }
-    fk_progress_finish(prog);
+    hx_progress_finish(prog);
     prog = NULL;
     if (got_signal) {
         fprintf(stderr,
                 "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
                 "  To continue: forkscope run %s -o %s --resume\n",
                 got_signal == SIGINT ? "SIGINT" : "SIGTERM", already + ran, s.pl.nruns, s.raw_path, cfg.path, s.dir);
-        rc = FK_EXIT_INTERRUPTED;
+        rc = HX_EXIT_INTERRUPTED;
         goto out_progress;
     }
     unsigned totals[NSTATUS] = {0};
@@ -1027,15 +1027,15 @@ int fk_sweep_run(const fk_sweep_opts *o, char *dir_out, size_t dirlen) {
         }
     fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s.pl.nruns, s.raw_path, ran,
             totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
-    rc = nfailed ? FK_EXIT_RUNS_FAILED : FK_EXIT_OK;
+    rc = nfailed ? HX_EXIT_RUNS_FAILED : HX_EXIT_OK;
     if (cfg.icount_n[1]) { /* after the timed runs: callgrind slows everything else down */
-        int e = fk_icount_run(&cfg, s.dir, s.launcher, s.intr_fd);
-        if (e && rc == FK_EXIT_OK)
+        int e = hx_icount_run(&cfg, s.dir, s.launcher, s.intr_fd);
+        if (e && rc == HX_EXIT_OK)
             rc = e;
     }
 
 out_progress:
-    fk_progress_finish(prog);
+    hx_progress_finish(prog);
     if (s.raw_fd >= 0)
         close(s.raw_fd);
 out_signals:
@@ -1050,7 +1050,7 @@ out_signals:
     }
 out_launcher:
     if (own_launcher)
-        fk_launcher_stop(s.launcher);
+        hx_launcher_stop(s.launcher);
 out_plan:
     json_decref(env);
     free(done_ids);
@@ -1058,7 +1058,7 @@ out_plan:
     plan_free(&s.pl);
     free(s.papi);
 out_config:
-    fk_config_free(&cfg);
-    fk_diag_free(&d);
+    hx_config_free(&cfg);
+    hx_diag_free(&d);
     return rc;
 }

@@ -11,9 +11,9 @@
  * --resume continues a sweep: DIR/config.json must equal the given file byte for byte;
  * runs whose run_id is in DIR/raw.jsonl are skipped; a last line cut short by a kill is
  * cut away first.  SIGINT / SIGTERM kill the running driver, keep raw.jsonl whole, print
- * how to resume and end with FK_EXIT_INTERRUPTED. */
-#ifndef FK_SWEEP_H
-#define FK_SWEEP_H
+ * how to resume and end with HX_EXIT_INTERRUPTED. */
+#ifndef HX_SWEEP_H
+#define HX_SWEEP_H
 
 #include <jansson.h>
 #include <stddef.h>
@@ -21,27 +21,27 @@
 
 #include "harness/launch.h"
 
-typedef struct fk_sweep_opts {
+typedef struct hx_sweep_opts {
     const char *config_path;
     const char *outdir; /* NULL: results/<experiment name> */
     int resume;
     int dry_run;           /* print the plan and the estimate; run nothing */
     int live_progress;     /* 1 live line, 0 plain lines, -1 if stderr is a terminal */
-    fk_launcher *launcher; /* NULL: started here (start it early if this process grows) */
+    hx_launcher *launcher; /* NULL: started here (start it early if this process grows) */
     FILE *plan_out;        /* where --dry-run prints the plan (NULL: stdout) */
-} fk_sweep_opts;
+} hx_sweep_opts;
 
 /* Runs (or, with dry_run, plans) the sweep.  The results directory used is written to dir
- * (if not NULL).  Returns FK_EXIT_OK (every run ok), FK_EXIT_RUNS_FAILED (the sweep
- * finished, some runs failed: counted over the whole raw.jsonl), FK_EXIT_CONFIG,
- * FK_EXIT_IO, FK_EXIT_USAGE (results exist and no --resume), FK_EXIT_TOOL (a driver cannot
- * be executed), FK_EXIT_INTERRUPTED or FK_EXIT_INTERNAL; messages go to stderr. */
-int fk_sweep_run(const fk_sweep_opts *o, char *dir, size_t dirlen);
+ * (if not NULL).  Returns HX_EXIT_OK (every run ok), HX_EXIT_RUNS_FAILED (the sweep
+ * finished, some runs failed: counted over the whole raw.jsonl), HX_EXIT_CONFIG,
+ * HX_EXIT_IO, HX_EXIT_USAGE (results exist and no --resume), HX_EXIT_TOOL (a driver cannot
+ * be executed), HX_EXIT_INTERRUPTED or HX_EXIT_INTERNAL; messages go to stderr. */
+int hx_sweep_run(const hx_sweep_opts *o, char *dir, size_t dirlen);
 
 /* Reads DIR/raw.jsonl for resuming: every complete line must be a JSON object with a
  * string "run_id"; an incomplete last line (no '\n') is cut off the file.  Returns the
  * records (a JSON array, new reference) or NULL with a message on stderr (*why set to
- * FK_EXIT_IO).  A missing file gives an empty array. */
-json_t *fk_sweep_read_raw(const char *path, int *why);
+ * HX_EXIT_IO).  A missing file gives an empty array. */
+json_t *hx_sweep_read_raw(const char *path, int *why);
 
 #endif

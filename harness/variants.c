@@ -30,17 +30,17 @@ static const struct axis_value sched_axis[] = {
 
 struct baseline {
     const char *name;
-    fk_variant_kind kind;
+    hx_variant_kind kind;
     const char *what;
 };
 static const struct baseline baselines[] = {
-    {"serial", FK_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only"},
-    {"omp", FK_VARIANT_OMP, "OpenMP tasks, gcc + libgomp"},
-    {"omp-llvm", FK_VARIANT_OMP, "OpenMP tasks, clang + libomp (what the paper compared against)"},
+    {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only"},
+    {"omp", HX_VARIANT_OMP, "OpenMP tasks, gcc + libgomp"},
+    {"omp-llvm", HX_VARIANT_OMP, "OpenMP tasks, clang + libomp (what the paper compared against)"},
     {NULL, 0, NULL},
 };
 
-const char *const fk_variant_names[] = {
+const char *const hx_variant_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
     "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "serial",         "omp",
     "omp-llvm",       NULL,
@@ -71,7 +71,7 @@ static int axis_find(const struct axis_value *a, const char *s, size_t n) {
     return -1;
 }
 
-int fk_variant_parse(const char *name, fk_variant *v, char *err, size_t errlen) {
+int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) {
     memset(v, 0, sizeof *v);
     if (!name || !*name)
         return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -1;
@@ -130,7 +130,7 @@ int fk_variant_parse(const char *name, fk_variant *v, char *err, size_t errlen) 
     const char *why = refused_pair(steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     if (why)
         return snprintf(err, errlen, "'%s': %s", name, why), -1;
-    v->kind = FK_VARIANT_RUNTIME;
+    v->kind = HX_VARIANT_RUNTIME;
     snprintf(v->name, sizeof v->name, "%s-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
              sched_axis[idx[2]].name);
     snprintf(v->driver, sizeof v->driver, "fk-bench-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name);
@@ -138,19 +138,19 @@ int fk_variant_parse(const char *name, fk_variant *v, char *err, size_t errlen) 
     return 0;
 }
 
-const char *fk_variant_class(const fk_variant *v) {
+const char *hx_variant_class(const hx_variant *v) {
     switch (v->kind) {
-    case FK_VARIANT_SERIAL:
+    case HX_VARIANT_SERIAL:
         return "serial";
-    case FK_VARIANT_OMP:
+    case HX_VARIANT_OMP:
         return "baseline";
-    case FK_VARIANT_RUNTIME:
+    case HX_VARIANT_RUNTIME:
         break;
     }
     return "parallel";
 }
 
-int fk_variant_driver_path(const fk_variant *v, char *buf, size_t len) {
+int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
     const char *over = getenv("FORKSCOPE_DRIVER");
     if (over && *over)
         return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -1;
@@ -166,7 +166,7 @@ int fk_variant_driver_path(const fk_variant *v, char *buf, size_t len) {
     return (size_t)snprintf(buf, len, "%s/%s", self, v->driver) < len ? 0 : -1;
 }
 
-void fk_variants_print(FILE *out) {
+void hx_variants_print(FILE *out) {
     fprintf(out, "Runtime variants (stealing-stack-scheduler):\n");
     for (size_t s = 0; steal_axis[s].name; s++)
         for (size_t k = 0; stack_axis[k].name; k++)

@@ -8,44 +8,44 @@
  * projection, 1 worker only), "omp" (gcc + libgomp tasks) and "omp-llvm" (clang + libomp
  * tasks); they take no scheduler.  Runtime variant steal-stack-sched runs the driver
  * fk-bench-<steal>-<stack> with --sched <sched>; a baseline B runs fk-bench-B. */
-#ifndef FK_VARIANTS_H
-#define FK_VARIANTS_H
+#ifndef HX_VARIANTS_H
+#define HX_VARIANTS_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-typedef enum fk_variant_kind {
-    FK_VARIANT_RUNTIME, /* a forkscope runtime variant */
-    FK_VARIANT_SERIAL,  /* the serial projection */
-    FK_VARIANT_OMP,     /* an OpenMP baseline (omp, omp-llvm) */
-} fk_variant_kind;
+typedef enum hx_variant_kind {
+    HX_VARIANT_RUNTIME, /* a forkscope runtime variant */
+    HX_VARIANT_SERIAL,  /* the serial projection */
+    HX_VARIANT_OMP,     /* an OpenMP baseline (omp, omp-llvm) */
+} hx_variant_kind;
 
-typedef struct fk_variant {
-    fk_variant_kind kind;
+typedef struct hx_variant {
+    hx_variant_kind kind;
     char name[32];   /* canonical name, e.g. "cont-seg-busy" */
     char driver[32]; /* driver executable name, e.g. "fk-bench-cont-seg" */
     char sched[8];   /* "busy" / "lazy" for runtime variants, "" for baselines */
-} fk_variant;
+} hx_variant;
 
 /* Parses a variant name.  0 on success; -1 with a one-line reason in err (what was wrong
  * and what is accepted: unknown axis value, missing axis, a scheduler given to a baseline,
  * extra parts). */
-int fk_variant_parse(const char *name, fk_variant *v, char *err, size_t errlen);
+int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen);
 
 /* The repetition class of a variant in a config: "serial", "parallel" (runtime variants)
  * or "baseline" (OpenMP). */
-const char *fk_variant_class(const fk_variant *v);
+const char *hx_variant_class(const hx_variant *v);
 
 /* Writes the path of v's driver into buf: $FORKSCOPE_DRIVER if set (one executable for
  * every variant, for tests), else the driver next to this executable (the directory of
  * /proc/self/exe).  0, or -1 if the path does not fit or /proc/self/exe is unreadable. */
-int fk_variant_driver_path(const fk_variant *v, char *buf, size_t len);
+int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len);
 
 /* Prints `forkscope variants`: every variant with what it is, the naming, and the reasons
  * a name is refused. */
-void fk_variants_print(FILE *out);
+void hx_variants_print(FILE *out);
 
 /* Every valid variant name, NULL-terminated (runtime variants first, then baselines). */
-extern const char *const fk_variant_names[];
+extern const char *const hx_variant_names[];
 
 #endif

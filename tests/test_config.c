@@ -45,7 +45,7 @@ static char *slurp(const char *path) {
     return buf;
 }
 
-static char *joined(const fk_diag *d) {
+static char *joined(const hx_diag *d) {
     size_t len = 1;
     for (size_t i = 0; i < d->n; i++)
         len += strlen(d->msgs[i]) + 1;
@@ -72,10 +72,10 @@ TEST(bad_configs_give_expected_errors) {
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         snprintf(expect_path, sizeof expect_path, "%s/%.*s.expect", dir, (int)(n - 5), e->d_name);
         char *expect = slurp(expect_path);
-        fk_config cfg;
-        fk_diag d = {0};
-        int rc = fk_config_load(path, 2, &cfg, &d);
-        ASSERT_MSG(rc == FK_EXIT_CONFIG, "%s: status %d, expected %d", e->d_name, rc, FK_EXIT_CONFIG);
+        hx_config cfg;
+        hx_diag d = {0};
+        int rc = hx_config_load(path, 2, &cfg, &d);
+        ASSERT_MSG(rc == HX_EXIT_CONFIG, "%s: status %d, expected %d", e->d_name, rc, HX_EXIT_CONFIG);
         char *all = joined(&d);
         size_t lines = 0;
         for (char *line = strtok(expect, "\n"); line; line = strtok(NULL, "\n")) {
@@ -89,7 +89,7 @@ TEST(bad_configs_give_expected_errors) {
                        "%s: message does not start with the file name: %s", e->d_name, d.msgs[i]);
         free(all);
         free(expect);
-        fk_diag_free(&d);
+        hx_diag_free(&d);
         cases++;
     }
     closedir(dp);
@@ -114,26 +114,26 @@ TEST(instructions_parser) {
         "   9,999 ( 0.05%)  ???:fibonacci_helper [/x/y]\n"
         "   7,777 ( 0.05%)  ???:fk__push_slow [/x/y]\n";
     unsigned long long sum = 0;
-    ASSERT_EQ(fk_icount_parse(out, "fib", &sum), 0);
+    ASSERT_EQ(hx_icount_parse(out, "fib", &sum), 0);
     ASSERT_EQ_U(sum, 8580853ull + 5084944 + 1000 + 100 + 20 + 3);
-    ASSERT_EQ(fk_icount_parse(out, "nqueens", &sum), -1);
+    ASSERT_EQ(hx_icount_parse(out, "nqueens", &sum), -1);
 }
 
 TEST(unreadable_config_is_io_error) {
-    fk_config cfg;
-    fk_diag d = {0};
-    ASSERT_EQ(fk_config_load("/nonexistent/x.json", 2, &cfg, &d), FK_EXIT_IO);
+    hx_config cfg;
+    hx_diag d = {0};
+    ASSERT_EQ(hx_config_load("/nonexistent/x.json", 2, &cfg, &d), HX_EXIT_IO);
     ASSERT_EQ(d.n, 1);
     ASSERT_STR_CONTAINS(d.msgs[0], "/nonexistent/x.json: cannot read");
-    fk_diag_free(&d);
+    hx_diag_free(&d);
 }
 
 /* ---- good configs ----------------------------------------------------------------------------- */
 
-static void load_ok(const char *rel, unsigned cores, fk_config *cfg) {
+static void load_ok(const char *rel, unsigned cores, hx_config *cfg) {
     char path[PATH_MAX];
-    fk_diag d = {0};
-    int rc = fk_config_load(repo_path(rel, path, sizeof path), cores, cfg, &d);
+    hx_diag d = {0};
+    int rc = hx_config_load(repo_path(rel, path, sizeof path), cores, cfg, &d);
     if (rc) {
         char *all = joined(&d);
         TEST_FAIL_("%s: status %d:\n%s", rel, rc, all);
@@ -154,10 +154,10 @@ TEST(shipped_configs_validate) {
         char rel[300];
         snprintf(rel, sizeof rel, "configs/%s", e->d_name);
         for (unsigned cores = 1; cores <= 256; cores *= 4) {
-            fk_config cfg;
+            hx_config cfg;
             load_ok(rel, cores, &cfg);
             ASSERT(cfg.nbenchmarks > 0 && cfg.nvariants > 0 && cfg.nworkers > 0);
-            fk_config_free(&cfg);
+            hx_config_free(&cfg);
         }
         n++;
     }
@@ -166,7 +166,7 @@ TEST(shipped_configs_validate) {
 }
 
 TEST(quick_config_shape) {
-    fk_config cfg;
+    hx_config cfg;
     load_ok("configs/quick.json", 2, &cfg);
     ASSERT(!strcmp(cfg.name, "quick"));
     const char *kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts"};
@@ -188,37 +188,37 @@ TEST(quick_config_shape) {
     ASSERT_EQ(cfg.workers[2], 4);
     ASSERT_EQ(cfg.workers[3], 8);
     ASSERT(cfg.time_limit_s > 0);
-    fk_config_free(&cfg);
+    hx_config_free(&cfg);
 }
 
 TEST(paper_config_workers_follow_the_machine) {
-    fk_config cfg;
+    hx_config cfg;
     load_ok("configs/paper.json", 2, &cfg);
     ASSERT_EQ(cfg.nworkers, 2);
     ASSERT_EQ(cfg.workers[0], 1);
     ASSERT_EQ(cfg.workers[1], 2);
-    ASSERT_EQ(cfg.reps[FK_CLASS_SERIAL], 25);
-    ASSERT_EQ(cfg.reps[FK_CLASS_PARALLEL], 5);
-    ASSERT_EQ(cfg.reps[FK_CLASS_BASELINE], 25);
-    ASSERT_EQ(cfg.order, FK_ORDER_INTERLEAVED);
+    ASSERT_EQ(cfg.reps[HX_CLASS_SERIAL], 25);
+    ASSERT_EQ(cfg.reps[HX_CLASS_PARALLEL], 5);
+    ASSERT_EQ(cfg.reps[HX_CLASS_BASELINE], 25);
+    ASSERT_EQ(cfg.order, HX_ORDER_INTERLEAVED);
     ASSERT(cfg.calibrate);
-    fk_config_free(&cfg);
+    hx_config_free(&cfg);
     /* The paper's machine: 1, 2, 4, 8, 16, 24, ..., 64, then every 16 up to 112. */
     static const unsigned want[] = {1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112};
     load_ok("configs/paper.json", 112, &cfg);
     ASSERT_EQ(cfg.nworkers, sizeof want / sizeof want[0]);
     for (size_t i = 0; i < cfg.nworkers; i++)
         ASSERT_EQ(cfg.workers[i], want[i]);
-    fk_config_free(&cfg);
+    hx_config_free(&cfg);
     /* 100 cores: the last step is the machine itself. */
     load_ok("configs/paper.json", 100, &cfg);
     ASSERT_EQ(cfg.workers[cfg.nworkers - 1], 100);
     ASSERT_EQ(cfg.workers[cfg.nworkers - 2], 96);
-    fk_config_free(&cfg);
+    hx_config_free(&cfg);
 }
 
 TEST(worker_expressions_expand) {
-    fk_config cfg;
+    hx_config cfg;
     load_ok("tests/fixtures/configs/good_workers.json", 20, &cfg);
     /* 1 2 4 8 | 16 (24.. > 20 dropped) | 80.. empty | cores=20 | 3 6 12 */
     static const unsigned want[] = {1, 2, 3, 4, 6, 8, 12, 16, 20};
@@ -226,22 +226,22 @@ TEST(worker_expressions_expand) {
     for (size_t i = 0; i < cfg.nworkers; i++)
         ASSERT_EQ(cfg.workers[i], want[i]);
     ASSERT_EQ(cfg.ndropped, 6); /* 24 32 40 48 56 64 */
-    ASSERT_EQ(cfg.reps[FK_CLASS_SERIAL], 25);
-    ASSERT_EQ(cfg.warmup[FK_CLASS_PARALLEL], 1);
-    ASSERT_EQ(cfg.warmup[FK_CLASS_BASELINE], 0);
+    ASSERT_EQ(cfg.reps[HX_CLASS_SERIAL], 25);
+    ASSERT_EQ(cfg.warmup[HX_CLASS_PARALLEL], 1);
+    ASSERT_EQ(cfg.warmup[HX_CLASS_BASELINE], 0);
     ASSERT_EQ(cfg.npapi, 2);
     ASSERT(!strcmp(cfg.papi_events[1], "perf::PAGE-FAULTS"));
-    ASSERT_EQ(cfg.order, FK_ORDER_SHUFFLED);
+    ASSERT_EQ(cfg.order, HX_ORDER_SHUFFLED);
     ASSERT_EQ(cfg.seed, 42);
     ASSERT_EQ(cfg.benchmarks[0].nargs, 4);
     ASSERT(!strcmp(cfg.benchmarks[0].args[0], "--preset") && !strcmp(cfg.benchmarks[0].args[1], "T1"));
     ASSERT(!strcmp(cfg.benchmarks[0].args[2], "--g") && !strcmp(cfg.benchmarks[0].args[3], "2"));
-    fk_config_free(&cfg);
+    hx_config_free(&cfg);
     load_ok("tests/fixtures/configs/good_minimal.json", 2, &cfg);
     ASSERT(!strcmp(cfg.benchmarks[0].name, "fib")); /* the name defaults to the kernel */
     ASSERT(!strcmp(cfg.benchmarks[0].args[1], "10")); /* 1e1: an integral real is an integer */
     ASSERT(cfg.calibrate && cfg.oversubscribe);
-    fk_config_free(&cfg);
+    hx_config_free(&cfg);
 }
 
 /* Positions count characters (as jansson does), after multi-byte UTF-8 and escaped keys. */
@@ -253,15 +253,15 @@ TEST(positions_after_utf8_and_escapes) {
                        "\"fib\", \"params\": {\"\\u006e\": 99}}],\n \"variants\": [\"serial\"], \"workers\": [1]}";
     ASSERT_EQ(write(fd, text, strlen(text)), (long long)strlen(text));
     close(fd);
-    fk_config cfg;
-    fk_diag d = {0};
-    ASSERT_EQ(fk_config_load(path, 2, &cfg, &d), FK_EXIT_CONFIG);
+    hx_config cfg;
+    hx_diag d = {0};
+    ASSERT_EQ(hx_config_load(path, 2, &cfg, &d), HX_EXIT_CONFIG);
     ASSERT_EQ(d.n, 1);
     /* "\u006e" is the key n; its value 99 starts at character 90 of line 1 */
     char want[PATH_MAX + 64];
     snprintf(want, sizeof want, "%s:1:90: benchmarks[0].params.n: 99 is out of range", path);
     ASSERT_STR_CONTAINS(d.msgs[0], want);
-    fk_diag_free(&d);
+    hx_diag_free(&d);
     unlink(path);
 }
 
@@ -293,9 +293,9 @@ TEST(variant_names) {
         {"", "empty variant name", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        fk_variant v;
+        hx_variant v;
         char err[256] = "";
-        int rc = fk_variant_parse(cases[i].name, &v, err, sizeof err);
+        int rc = hx_variant_parse(cases[i].name, &v, err, sizeof err);
         ASSERT_MSG((rc == 0) == cases[i].ok, "'%s': rc %d (%s)", cases[i].name, rc, err);
         if (cases[i].ok) {
             ASSERT_MSG(!strcmp(v.driver, cases[i].want), "'%s': driver %s", cases[i].name, v.driver);
@@ -304,16 +304,16 @@ TEST(variant_names) {
             ASSERT_STR_CONTAINS(err, cases[i].want);
         }
     }
-    for (size_t i = 0; fk_variant_names[i]; i++) {
-        fk_variant v;
+    for (size_t i = 0; hx_variant_names[i]; i++) {
+        hx_variant v;
         char err[256];
-        ASSERT_MSG(!fk_variant_parse(fk_variant_names[i], &v, err, sizeof err), "%s: %s", fk_variant_names[i], err);
+        ASSERT_MSG(!hx_variant_parse(hx_variant_names[i], &v, err, sizeof err), "%s: %s", hx_variant_names[i], err);
     }
-    fk_variant v;
+    hx_variant v;
     char err[8];
-    ASSERT_EQ(fk_variant_parse("cont-seg-lazy", &v, err, sizeof err), 0);
+    ASSERT_EQ(hx_variant_parse("cont-seg-lazy", &v, err, sizeof err), 0);
     ASSERT(!strcmp(v.sched, "lazy"));
-    ASSERT(!strcmp(fk_variant_class(&v), "parallel"));
+    ASSERT(!strcmp(hx_variant_class(&v), "parallel"));
 }
 
 /* ---- the option table against the drivers ----------------------------------------------------- */
@@ -363,7 +363,7 @@ TEST(option_table_matches_driver_list) {
     ASSERT_EQ(run_driver((const char *const[]){"--list", NULL}, out + 1, sizeof out - 1), 0);
     /* Every kernel and option of the table is listed, with the same default (and choices);
      * and every option the driver lists is in the table. */
-    for (const fk_kernel_info *k = fk_kernels; k->name; k++) {
+    for (const hx_kernel_info *k = hx_kernels; k->name; k++) {
         char want[256];
         snprintf(want, sizeof want, "\n  %-10s ", k->name);
         char *at = strstr(out, want);
@@ -375,7 +375,7 @@ TEST(option_table_matches_driver_list) {
         char section[4096];
         snprintf(section, sizeof section, "%.*s", (int)span, at);
         size_t nopt = 0;
-        for (const fk_kopt *o = k->opts; o->name; o++, nopt++) {
+        for (const hx_kopt *o = k->opts; o->name; o++, nopt++) {
             snprintf(want, sizeof want, "--%-8s ", o->name);
             char *line = strstr(section, want);
             ASSERT_MSG(line, "kernel %s: the driver does not list option --%s", k->name, o->name);
@@ -385,7 +385,7 @@ TEST(option_table_matches_driver_list) {
             snprintf(want, sizeof want, "(default %s", o->def);
             ASSERT_MSG(strstr(line, want), "kernel %s option %s: the table says default %s, the driver: %s", k->name,
                        o->name, o->def, line);
-            if (o->type == FK_KOPT_CHOICE) {
+            if (o->type == HX_KOPT_CHOICE) {
                 snprintf(want, sizeof want, "one of %s)", o->choices);
                 ASSERT_MSG(strstr(line, want), "kernel %s option %s: choices differ: %s", k->name, o->name, line);
             }
@@ -419,17 +419,17 @@ static void probe(const char *kernel, const char *opt, const char *val, int acce
 TEST(option_limits_match_driver) {
     if (!have_driver())
         return;
-    for (const fk_kernel_info *k = fk_kernels; k->name; k++)
-        for (const fk_kopt *o = k->opts; o->name; o++) {
+    for (const hx_kernel_info *k = hx_kernels; k->name; k++)
+        for (const hx_kopt *o = k->opts; o->name; o++) {
             char v[64];
-            if (o->type == FK_KOPT_CHOICE) {
+            if (o->type == HX_KOPT_CHOICE) {
                 char first[32];
                 snprintf(first, sizeof first, "%.*s", (int)strcspn(o->choices, "|"), o->choices);
                 probe(k->name, o->name, first, 1);
                 probe(k->name, o->name, "no-such-choice", 0);
                 continue;
             }
-            if (o->type == FK_KOPT_INT) {
+            if (o->type == HX_KOPT_INT) {
                 snprintf(v, sizeof v, "%.0f", o->min);
                 probe(k->name, o->name, v, 1);
                 snprintf(v, sizeof v, "%.0f", o->max);

@@ -112,7 +112,7 @@ static int run_fit(const char *dir) {
     char a0[] = "fit", a1[PATH_MAX];
     snprintf(a1, sizeof a1, "%s", dir);
     char *argv[] = {a0, a1, NULL};
-    int rc = fk_cmd_fit(2, argv);
+    int rc = hx_cmd_fit(2, argv);
     fflush(NULL);
     dup2(so, 1);
     dup2(se, 2);
@@ -121,8 +121,8 @@ static int run_fit(const char *dir) {
     return rc;
 }
 
-static const fk_cell *cell(const fk_summary *s, const char *b, const char *v, long p) {
-    long i = fk_stats_find(s, b, v, p);
+static const hx_cell *cell(const hx_summary *s, const char *b, const char *v, long p) {
+    long i = hx_stats_find(s, b, v, p);
     ASSERT_MSG(i >= 0, "no cell %s|%s|%ld", b, v, p);
     return &s->cells[i];
 }
@@ -130,11 +130,11 @@ static const fk_cell *cell(const fk_summary *s, const char *b, const char *v, lo
 /* ---- descriptive statistics ------------------------------------------------------------------ */
 
 TEST(describe_small_samples) {
-    fk_sample s;
+    hx_sample s;
     /* {3, 1, 2, 10}: sorted 1 2 3 10, median (2+3)/2 = 2.5, mean 4, deviations -3 -2 -1 6,
      * sum of squares 9+4+1+36 = 50, sd = sqrt(50/3) = 4.0824829, se = sd/2 */
     double x[] = {3, 1, 2, 10};
-    fk_stats_describe(x, 4, &s);
+    hx_stats_describe(x, 4, &s);
     ASSERT_EQ(s.n, 4);
     ASSERT_NEAR(s.median, 2.5, 1e-15);
     ASSERT_NEAR(s.mean, 4.0, 1e-15);
@@ -145,39 +145,39 @@ TEST(describe_small_samples) {
     ASSERT(x[0] == 3 && x[3] == 10); /* the input is left alone */
     /* {1.10, 1.12, 1.08}: median 1.10, sd 0.02, se 0.02/sqrt(3) = 0.011547005 */
     double t[] = {1.10, 1.12, 1.08};
-    fk_stats_describe(t, 3, &s);
+    hx_stats_describe(t, 3, &s);
     ASSERT_NEAR(s.median, 1.10, 1e-15);
     ASSERT_NEAR(s.sd, 0.02, 1e-12);
     ASSERT_NEAR(s.se, 0.011547005383792516, 1e-12);
     /* one value: no spread */
     double one[] = {5};
-    fk_stats_describe(one, 1, &s);
+    hx_stats_describe(one, 1, &s);
     ASSERT(s.median == 5 && s.mean == 5 && isnan(s.sd) && isnan(s.se));
     /* none: all missing */
-    fk_stats_describe(NULL, 0, &s);
+    hx_stats_describe(NULL, 0, &s);
     ASSERT(s.n == 0 && isnan(s.median) && isnan(s.mean) && isnan(s.min) && isnan(s.max));
 }
 
 TEST(error_propagation) {
     double q, qse;
     /* 2 ± 0.1 over 4 ± 0.2: q = 0.5, relative errors 0.05 and 0.05, q_se = 0.5*sqrt(2)*0.05 */
-    fk_stats_ratio(2, 0.1, 4, 0.2, &q, &qse);
+    hx_stats_ratio(2, 0.1, 4, 0.2, &q, &qse);
     ASSERT_NEAR(q, 0.5, 1e-15);
     ASSERT_NEAR(qse, 0.5 * sqrt(2.0) * 0.05, 1e-12);
     /* speedup of the fixture's cont-seg-busy at P = 2: T_s = 1.00 ± 0.011547, T_2 = 0.56 ± 0.0057735:
      * S = 1.7857143, S_se = S*sqrt(0.011547^2 + (0.0057735/0.56)^2) = 0.0276426 */
-    fk_stats_ratio(1.0, 0.02 / sqrt(3), 0.56, 0.01 / sqrt(3), &q, &qse);
+    hx_stats_ratio(1.0, 0.02 / sqrt(3), 0.56, 0.01 / sqrt(3), &q, &qse);
     ASSERT_NEAR(q, 1.0 / 0.56, 1e-12);
     ASSERT_NEAR(qse, 0.027642594, 1e-8);
     /* missing pieces */
-    fk_stats_ratio(1, NAN, 2, 0.1, &q, &qse);
+    hx_stats_ratio(1, NAN, 2, 0.1, &q, &qse);
     ASSERT(q == 0.5 && isnan(qse));
-    fk_stats_ratio(NAN, 0.1, 2, 0.1, &q, &qse);
+    hx_stats_ratio(NAN, 0.1, 2, 0.1, &q, &qse);
     ASSERT(isnan(q) && isnan(qse));
-    fk_stats_ratio(1, 0.1, 0, 0.1, &q, &qse);
+    hx_stats_ratio(1, 0.1, 0, 0.1, &q, &qse);
     ASSERT(isnan(q) && isnan(qse));
-    ASSERT_NEAR(fk_stats_quadrature(3, 4), 5, 1e-15);
-    ASSERT(isnan(fk_stats_quadrature(3, NAN)));
+    ASSERT_NEAR(hx_stats_quadrature(3, 4), 5, 1e-15);
+    ASSERT(isnan(hx_stats_quadrature(3, NAN)));
 }
 
 /* ---- the memory fit ---------------------------------------------------------------------------- */
@@ -197,8 +197,8 @@ static void synth(gsl_rng *r, double a, double b, double m1, double n, double *y
 TEST(fit_exact_data) {
     double y[NP], se[NP];
     synth(NULL, 2000, 0.5, 10000, 0.9, y, se);
-    fk_fit f;
-    ASSERT_EQ(fk_fit_power_law(Ps, y, se, NP, 10000, &f), 0);
+    hx_fit f;
+    ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, 10000, &f), 0);
     ASSERT(f.ok && f.points == (int)NP);
     ASSERT_NEAR(f.n, 0.9, 1e-6);
     ASSERT_NEAR(f.b, 0.5, 1e-6);
@@ -217,8 +217,8 @@ TEST(fit_recovers_known_parameters) {
             gsl_rng_set(r, seed);
             double a = 3000, b = 0.25, m1 = 20000, y[NP], se[NP];
             synth(r, a, b, m1, ns[k], y, se);
-            fk_fit f;
-            ASSERT_EQ(fk_fit_power_law(Ps, y, se, NP, m1, &f), 0);
+            hx_fit f;
+            ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, m1, &f), 0);
             ASSERT_MSG(f.ok && isfinite(f.n_se) && f.n_se > 0, "n=%g seed %lu: not ok (%s)", ns[k], seed, f.note);
             ASSERT_MSG(fabs(f.n - ns[k]) <= 3 * f.n_se, "n=%g seed %lu: n = %g ± %g", ns[k], seed, f.n, f.n_se);
             ASSERT_MSG(fabs(f.b - b) <= 4 * f.b_se, "n=%g seed %lu: b = %g ± %g", ns[k], seed, f.b, f.b_se);
@@ -242,8 +242,8 @@ TEST(fit_errors_are_calibrated) {
         for (int i = 0; i < nfit; i++) {
             double y[NP], se[NP];
             synth(r, 3000, 0.25, 20000, ns[k], y, se);
-            fk_fit f;
-            ASSERT_EQ(fk_fit_power_law(Ps, y, se, NP, 20000, &f), 0);
+            hx_fit f;
+            ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, 20000, &f), 0);
             double d = fabs(f.n - ns[k]);
             in1 += d <= f.n_se;
             in3 += d <= 3 * f.n_se;
@@ -270,24 +270,24 @@ TEST(fit_large_scale_and_offset) {
         se[i] = 20;
         y[i] = t + gsl_ran_gaussian(r, se[i]);
     }
-    fk_fit f;
-    ASSERT_EQ(fk_fit_power_law(Ps, y, se, NP, m1, &f), 0);
+    hx_fit f;
+    ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, m1, &f), 0);
     ASSERT_MSG(fabs(f.n - 1.1) <= 3 * f.n_se, "n = %g ± %g (%s)", f.n, f.n_se, f.note);
     gsl_rng_free(r);
 }
 
 TEST(fit_skips_what_it_cannot_fit) {
     double P[] = {1, 2, 4}, y[] = {100, 180, 330}, se[] = {5, 5, 5};
-    fk_fit f;
-    ASSERT_EQ(fk_fit_power_law(P, y, se, 3, 100, &f), -1);
+    hx_fit f;
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 3, 100, &f), -1);
     ASSERT(!f.ok && isnan(f.n) && isnan(f.n_se));
     ASSERT_STR_CONTAINS(f.note, "3 points, need 4");
-    ASSERT_EQ(fk_fit_power_law(P, y, se, 1, 100, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 1, 100, &f), -1);
     ASSERT_STR_CONTAINS(f.note, "1 point, need 4");
     double P4[] = {2, 4, 8, 16}, y4[] = {180, 330, 600, 1100}, se4[] = {5, 5, 5, 5};
-    ASSERT_EQ(fk_fit_power_law(P4, y4, se4, 4, NAN, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P4, y4, se4, 4, NAN, &f), -1);
     ASSERT_STR_CONTAINS(f.note, "no P=1 cell");
-    ASSERT_EQ(fk_fit_power_law(P4, y4, se4, 4, 0, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P4, y4, se4, 4, 0, &f), -1);
     ASSERT_STR_CONTAINS(f.note, "M1 = 0");
 }
 
@@ -295,8 +295,8 @@ TEST(fit_bounds_and_se_floor) {
     /* memory falling with P: the unconstrained optimum has b < 0 or n < 0; the answer is the
      * bound n = 0 (a constant), with a note saying so */
     double P[] = {1, 2, 4, 8, 16, 32}, y[] = {1000, 960, 930, 905, 890, 880}, se[] = {5, 5, 5, 5, 5, 5};
-    fk_fit f;
-    ASSERT_EQ(fk_fit_power_law(P, y, se, 6, 1000, &f), 0);
+    hx_fit f;
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 6, 1000, &f), 0);
     ASSERT(f.ok);
     ASSERT_NEAR(f.n, 0, 0);
     ASSERT(f.b >= 0 && isfinite(f.n_se) && f.n_se > 0);
@@ -305,7 +305,7 @@ TEST(fit_bounds_and_se_floor) {
     ASSERT_NEAR(f.b * 1000, (1000 + 960 + 930 + 905 + 890 + 880) / 6.0, 1e-9);
     /* standard errors of 0 and NaN are raised to 4 KiB, and the note says so */
     double y2[] = {100, 190, 350, 700, 1300, 2600}, se2[] = {0, NAN, 0, 8, 8, 8};
-    ASSERT_EQ(fk_fit_power_law(P, y2, se2, 6, 100, &f), 0);
+    ASSERT_EQ(hx_fit_power_law(P, y2, se2, 6, 100, &f), 0);
     ASSERT_STR_CONTAINS(f.note, "se raised to 4 KiB at 3 of 6 points");
 }
 
@@ -313,8 +313,8 @@ TEST(fit_jump_is_not_a_fit) {
     /* flat memory with one high point at the largest P: the best n is the search limit; the fit
      * must say so and not claim n = 4 */
     double P[] = {1, 2, 4, 8}, y[] = {16, 16, 12, 64}, se[] = {4, 4, 4, 4};
-    fk_fit f;
-    fk_fit_power_law(P, y, se, 4, 16, &f);
+    hx_fit f;
+    hx_fit_power_law(P, y, se, 4, 16, &f);
     ASSERT_MSG(!f.ok, "n %g ± %g: %s", f.n, f.n_se, f.note);
     ASSERT_STR_CONTAINS(f.note, "search limit");
 }
@@ -326,8 +326,8 @@ TEST(fit_log_growth_goes_to_the_bound) {
     double P[] = {1, 2, 3, 4}, y[4], se[] = {20, 20, 20, 20};
     for (int i = 0; i < 4; i++)
         y[i] = 5000 + 60 * log(P[i]) + (i == 2 ? 10 : -3);
-    fk_fit f;
-    ASSERT_EQ(fk_fit_power_law(P, y, se, 4, y[0], &f), 0);
+    hx_fit f;
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 4, y[0], &f), 0);
     ASSERT(f.ok);
     ASSERT_MSG(f.n == 0 && f.a == 0, "n %g a %g b %g: %s", f.n, f.a, f.b, f.note);
     ASSERT_MSG(f.b > 0.9 && f.b < 1.1 && isfinite(f.n_se) && f.n_se > 0, "b %g n_se %g", f.b, f.n_se);
@@ -340,8 +340,8 @@ TEST(fit_log_growth_goes_to_the_bound) {
 TEST(fixture_load_and_warnings) {
     char raw[PATH_MAX];
     snprintf(raw, sizeof raw, "%.3000s/raw.jsonl", fixture_dir());
-    fk_summary s;
-    ASSERT_EQ(fk_stats_load(raw, &s, NULL, "test"), 0);
+    hx_summary s;
+    ASSERT_EQ(hx_stats_load(raw, &s, NULL, "test"), 0);
     /* 65 lines: 63 usable runs, line 21 lacks "workers", line 65 is cut short */
     ASSERT_EQ(s.lines, 65);
     ASSERT_EQ(s.runs, 63);
@@ -360,12 +360,12 @@ TEST(fixture_load_and_warnings) {
     ASSERT_EQ(s.nfailures, 1);
     ASSERT(!strcmp(s.failures[0].status, "timeout") && s.failures[0].count == 1 && s.failures[0].workers == 8);
     ASSERT(!strcmp(s.failures[0].last_stderr, "worker 3: waiting for work"));
-    fk_stats_free(&s);
+    hx_stats_free(&s);
 }
 
 TEST(fixture_summary_values) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_fit(dir), FK_EXIT_OK);
+    ASSERT_EQ(run_fit(dir), HX_EXIT_OK);
     char path[PATH_MAX], err[256];
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     char *text = slurp(path);
@@ -376,14 +376,14 @@ TEST(fixture_summary_values) {
         "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s\n";
     ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);
-    fk_summary s;
-    ASSERT_EQ(fk_report_read_summary(path, &s, err, sizeof err), 0);
+    hx_summary s;
+    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
     ASSERT_EQ(s.ncells, 12);
     /* fib serial P=1: times 1.00 1.02 0.98 -> median 1, sd 0.02; MRSS 2004 2000 2008 -> median
      * 2004, sd 4, se 4/sqrt(3) = 2.3094011; calibrate 1000 1004 1000 -> median 1000, mean
      * 1001.333, sd sqrt(32/3/2) = 2.3094011, se 1.3333333; mem 1004, se sqrt(16/3 + 16/9) =
      * 2.6666667; speedup exactly 1 */
-    const fk_cell *c = cell(&s, "fib", "serial", 1);
+    const hx_cell *c = cell(&s, "fib", "serial", 1);
     ASSERT(c->n_ok == 3 && c->n_failed == 0 && !c->oversubscribed && !strcmp(c->kernel, "fib"));
     NEAR_REL(c->time_median, 1.0, 1e-9);
     NEAR_REL(c->time_mean, 1.0, 1e-9);
@@ -434,7 +434,7 @@ TEST(fixture_summary_values) {
     /* the order: benchmarks and variants as they first appear, workers ascending */
     ASSERT(!strcmp(s.cells[0].variant, "serial") && !strcmp(s.cells[1].variant, "cont-seg-busy") &&
            s.cells[1].workers == 1 && s.cells[4].workers == 8 && !strcmp(s.cells[9].benchmark, "T1"));
-    fk_stats_free(&s);
+    hx_stats_free(&s);
 
     /* the warnings went to stderr with their line numbers */
     snprintf(path, sizeof path, "%s/fit.err", dir);
@@ -447,12 +447,12 @@ TEST(fixture_summary_values) {
 
 TEST(fixture_fits_and_report) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_fit(dir), FK_EXIT_OK);
+    ASSERT_EQ(run_fit(dir), HX_EXIT_OK);
     char path[PATH_MAX], err[256];
     snprintf(path, sizeof path, "%s/fits.csv", dir);
-    fk_fit *fits;
+    hx_fit *fits;
     size_t n;
-    ASSERT_EQ(fk_report_read_fits(path, &fits, &n, err, sizeof err), 0);
+    ASSERT_EQ(hx_report_read_fits(path, &fits, &n, err, sizeof err), 0);
     ASSERT_EQ(n, 4); /* fib: serial, cont-seg-busy, omp; T1: cont-seg-busy */
     ASSERT(!strcmp(fits[0].variant, "serial") && !fits[0].ok && fits[0].points == 1);
     ASSERT_STR_CONTAINS(fits[0].note, "1 point, need 4");
@@ -464,7 +464,7 @@ TEST(fixture_fits_and_report) {
     ASSERT(fits[2].n > 0.9 && fits[2].n < 1.1);
     ASSERT(!strcmp(fits[3].benchmark, "T1") && !fits[3].ok && fits[3].points == 3);
     ASSERT_STR_CONTAINS(fits[3].note, "3 points, need 4");
-    fk_fit_free_all(fits, n);
+    hx_fit_free_all(fits, n);
 
     snprintf(path, sizeof path, "%s/report.md", dir);
     char *md = slurp(path);
@@ -502,20 +502,20 @@ TEST(no_calibrate_runs) {
                "{\"schema\":1,\"run_id\":\"b|v|2#0\",\"benchmark\":\"b\",\"kernel\":\"fib\",\"variant\":\"v\","
                "\"workers\":2,\"kind\":\"timed\",\"status\":\"crash\",\"signal\":\"SIGSEGV\",\"time_s\":null,"
                "\"maxrss_kib\":1700,\"stderr_tail\":\"boom\\nSegmentation fault\\n\"}\n");
-    ASSERT_EQ(run_fit(dir), FK_EXIT_OK);
-    fk_summary s;
+    ASSERT_EQ(run_fit(dir), HX_EXIT_OK);
+    hx_summary s;
     char err[256];
     snprintf(path, sizeof path, "%s/summary.csv", dir);
-    ASSERT_EQ(fk_report_read_summary(path, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
     ASSERT_EQ(s.ncells, 3);
-    const fk_cell *c = cell(&s, "b", "v", 1);
+    const hx_cell *c = cell(&s, "b", "v", 1);
     NEAR_REL(c->mem, 1600, 1e-12); /* = MRSS, nothing subtracted */
     ASSERT(isnan(c->calib_median) && isnan(c->mem_se) && isnan(c->time_se) && isnan(c->speedup_se));
     NEAR_REL(c->speedup, 0.8, 1e-12);
     c = cell(&s, "b", "v", 2); /* only a crash: a row of empty fields */
     ASSERT(c->n_ok == 0 && c->n_failed == 1 && !strcmp(c->failures, "crash:1"));
     ASSERT(isnan(c->time_median) && isnan(c->mem) && isnan(c->speedup));
-    fk_stats_free(&s);
+    hx_stats_free(&s);
     snprintf(path, sizeof path, "%s/report.md", dir);
     char *md = slurp(path);
     ASSERT_STR_CONTAINS(md, "no calibrate runs");
@@ -531,7 +531,7 @@ TEST(no_calibrate_runs) {
 
 TEST(fit_command_errors) {
     const char *dir = fresh_dir(0);
-    ASSERT_EQ(run_fit(dir), FK_EXIT_IO); /* no raw.jsonl */
+    ASSERT_EQ(run_fit(dir), HX_EXIT_IO); /* no raw.jsonl */
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/fit.err", dir);
     char *e = slurp(path);
@@ -545,14 +545,14 @@ TEST(fit_command_errors) {
     char *a2[] = {fit, x, y, NULL};
     char *a3[] = {fit, bogus, NULL};
     char *a4[] = {fit, help, NULL};
-    int r1 = fk_cmd_fit(1, a1), r2 = fk_cmd_fit(3, a2), r3 = fk_cmd_fit(2, a3), r4 = fk_cmd_fit(2, a4);
+    int r1 = hx_cmd_fit(1, a1), r2 = hx_cmd_fit(3, a2), r3 = hx_cmd_fit(2, a3), r4 = hx_cmd_fit(2, a4);
     fflush(NULL);
     dup2(so, 1);
     dup2(se, 2);
-    ASSERT_EQ(r1, FK_EXIT_USAGE);
-    ASSERT_EQ(r2, FK_EXIT_USAGE);
-    ASSERT_EQ(r3, FK_EXIT_USAGE);
-    ASSERT_EQ(r4, FK_EXIT_OK);
+    ASSERT_EQ(r1, HX_EXIT_USAGE);
+    ASSERT_EQ(r2, HX_EXIT_USAGE);
+    ASSERT_EQ(r3, HX_EXIT_USAGE);
+    ASSERT_EQ(r4, HX_EXIT_OK);
     remove_tmpdir();
 }
 
@@ -560,7 +560,7 @@ TEST(csv_round_trip_quotes) {
     const char *dir = fresh_dir(0);
     char path[PATH_MAX], err[256];
     snprintf(path, sizeof path, "%s/fits.csv", dir);
-    fk_fit f[1];
+    hx_fit f[1];
     memset(f, 0, sizeof f);
     char bench[] = "uts, \"big\"", var[] = "v";
     f[0].benchmark = bench;
@@ -576,17 +576,17 @@ TEST(csv_round_trip_quotes) {
     f[0].n_se = 0.0125;
     f[0].chi2_dof = 1.5;
     snprintf(f[0].note, sizeof f[0].note, "a note, with commas; and \"quotes\"");
-    ASSERT_EQ(fk_report_write_fits(path, f, 1), 0);
-    fk_fit *back;
+    ASSERT_EQ(hx_report_write_fits(path, f, 1), 0);
+    hx_fit *back;
     size_t n;
-    ASSERT_EQ(fk_report_read_fits(path, &back, &n, err, sizeof err), 0);
+    ASSERT_EQ(hx_report_read_fits(path, &back, &n, err, sizeof err), 0);
     ASSERT_EQ(n, 1);
     ASSERT(!strcmp(back[0].benchmark, "uts, \"big\"") && !strcmp(back[0].note, f[0].note));
     ASSERT(back[0].ok && back[0].points == 5 && back[0].a == -1.5 && isnan(back[0].a_se) && back[0].n == 0.875);
-    fk_fit_free_all(back, n);
+    hx_fit_free_all(back, n);
     /* a file that is not a fits.csv is refused with a reason */
     write_file(path, "x,y\n1,2\n");
-    ASSERT_EQ(fk_report_read_fits(path, &back, &n, err, sizeof err), -EINVAL);
+    ASSERT_EQ(hx_report_read_fits(path, &back, &n, err, sizeof err), -EINVAL);
     ASSERT_STR_CONTAINS(err, "not a fits.csv");
     remove_tmpdir();
 }

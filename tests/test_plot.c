@@ -4,7 +4,7 @@
  * directory, fitted and plotted: every data file, script and figure (PNG and PDF or SVG) must
  * exist and be non-empty, PNGs must start with the PNG signature, and gnuplot must not have
  * printed anything (no error, no warning).  Without gnuplot on PATH the command must fail
- * with FK_EXIT_TOOL and a clear message, the data files written all the same.  Missing data
+ * with HX_EXIT_TOOL and a clear message, the data files written all the same.  Missing data
  * (no serial cell, no fits.csv, a variant that did not run) must leave gaps, not failures. */
 #include <limits.h>
 #include <math.h>
@@ -104,7 +104,7 @@ static int run_cmd(const char *cmd, const char *dir) {
     snprintf(a0, sizeof a0, "%s", cmd);
     snprintf(a1, sizeof a1, "%s", dir);
     char *argv[] = {a0, a1, NULL};
-    int rc = !strcmp(cmd, "fit") ? fk_cmd_fit(2, argv) : fk_cmd_plot(2, argv);
+    int rc = !strcmp(cmd, "fit") ? hx_cmd_fit(2, argv) : hx_cmd_plot(2, argv);
     fflush(NULL);
     dup2(so, 1);
     dup2(se, 2);
@@ -154,10 +154,10 @@ static const char *vector_ext(void) {
 
 TEST(plot_fixture_makes_every_file) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err"), *out = output_of(dir, "plot.out");
-    ASSERT_MSG(rc == FK_EXIT_OK, "plot returned %d; stderr:\n%s", rc, err);
+    ASSERT_MSG(rc == HX_EXIT_OK, "plot returned %d; stderr:\n%s", rc, err);
     ASSERT_MSG(!*err, "gnuplot or plot said something on stderr:\n%s", err);
     static const char *const data[] = {"scaling.dat", "memory.dat", "memory-fit.dat", "overhead.dat",
                                        "settings.gp", "README.txt", "term.gp", "scaling.gp",
@@ -220,8 +220,8 @@ TEST(plot_fixture_makes_every_file) {
 TEST(redraw_by_hand) {
     /* the copied scripts find their data next to them, from any working directory */
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
-    ASSERT_EQ(run_cmd("plot", dir), FK_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
+    ASSERT_EQ(run_cmd("plot", dir), HX_EXIT_OK);
     char png[PATH_MAX], cmd[PATH_MAX + 128];
     snprintf(png, sizeof png, "%s/plots/memory.png", dir);
     ASSERT(unlink(png) == 0);
@@ -240,11 +240,11 @@ TEST(redraw_by_hand) {
 
 TEST(no_gnuplot_on_path) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
     setenv("PATH", "/nonexistent-dir-for-test", 1);
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, FK_EXIT_TOOL);
+    ASSERT_EQ(rc, HX_EXIT_TOOL);
     ASSERT_STR_CONTAINS(err, "gnuplot is not on PATH");
     ASSERT_STR_CONTAINS(err, "apt-get install gnuplot-nox");
     free(err);
@@ -260,7 +260,7 @@ TEST(missing_inputs) {
     const char *dir = fresh_dir(0);
     int rc = run_cmd("plot", dir); /* no summary.csv */
     char *err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, FK_EXIT_IO);
+    ASSERT_EQ(rc, HX_EXIT_IO);
     ASSERT_STR_CONTAINS(err, "summary.csv: No such file or directory (run `forkscope fit DIR` first)");
     free(err);
     /* a summary by hand: one benchmark, no serial cell, no fits.csv, no env.json, one variant
@@ -276,7 +276,7 @@ TEST(missing_inputs) {
     rc = run_cmd("plot", dir);
     err = output_of(dir, "plot.err");
     char *out = output_of(dir, "plot.out");
-    ASSERT_MSG(rc == FK_EXIT_OK, "rc %d: %s", rc, err);
+    ASSERT_MSG(rc == HX_EXIT_OK, "rc %d: %s", rc, err);
     ASSERT_STR_CONTAINS(err, "fits.csv: No such file or directory: memory figure drawn without fits");
     ASSERT(!strstr(err, "gnuplot"));
     ASSERT_STR_CONTAINS(out, "no overhead chart");
@@ -306,7 +306,7 @@ TEST(not_run_notes_follow_the_config) {
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err");
     char *out = output_of(dir, "plot.out");
-    ASSERT_MSG(rc == FK_EXIT_OK, "rc %d: %s", rc, err);
+    ASSERT_MSG(rc == HX_EXIT_OK, "rc %d: %s", rc, err);
     ASSERT_STR_CONTAINS(out, "uts-x/omp: not run (no cells in summary.csv)");
     ASSERT_MSG(!strstr(out, "fib-small/cont-seg-busy"), "%s", out);
     free(err);
@@ -317,7 +317,7 @@ TEST(not_run_notes_follow_the_config) {
 TEST(gnuplot_error_is_a_failure) {
     /* scripts from a directory where one of them is broken */
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), FK_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
     char sdir[512], p[PATH_MAX];
     snprintf(sdir, sizeof sdir, "%.100s/scripts", dir);
     ASSERT(mkdir(sdir, 0777) == 0);
@@ -330,15 +330,15 @@ TEST(gnuplot_error_is_a_failure) {
     setenv("FORKSCOPE_PLOTS", sdir, 1);
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, FK_EXIT_INTERNAL);
+    ASSERT_EQ(rc, HX_EXIT_INTERNAL);
     ASSERT_STR_CONTAINS(err, "gnuplot failed on");
     ASSERT_STR_CONTAINS(err, "speedup.gp");
     free(err);
-    /* and a directory without the scripts: FK_EXIT_TOOL, naming where it looked */
+    /* and a directory without the scripts: HX_EXIT_TOOL, naming where it looked */
     setenv("FORKSCOPE_PLOTS", "/nonexistent-scripts", 1);
     rc = run_cmd("plot", dir);
     err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, FK_EXIT_TOOL);
+    ASSERT_EQ(rc, HX_EXIT_TOOL);
     ASSERT_STR_CONTAINS(err, "/nonexistent-scripts");
     free(err);
     remove_tmpdir();
@@ -352,20 +352,20 @@ TEST(style_table_is_fixed) {
                                         "cont-lin-lazy", "child-seg-busy", "child-seg-lazy", "child-lin-busy",
                                         "child-lin-lazy", "child-native-busy", "child-native-lazy"};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
-        int r = fk_plot_style(known[i], &c1, &p1);
+        int r = hx_plot_style(known[i], &c1, &p1);
         ASSERT_EQ(r, (long long)i);
         ASSERT(c1[0] == '#' && strlen(c1) == 7 && p1 % 2 == 1 && p1 >= 5);
         for (size_t j = 0; j < i; j++) {
-            fk_plot_style(known[j], &c2, &p2);
+            hx_plot_style(known[j], &c2, &p2);
             ASSERT_MSG(strcmp(c1, c2), "%s and %s share a colour", known[i], known[j]);
         }
         if (i) {
-            fk_plot_style(known[i - 1], &c2, &p2);
+            hx_plot_style(known[i - 1], &c2, &p2);
             ASSERT(p1 != p2);
         }
     }
     /* unknown: deterministic, after the known ones */
-    int r1 = fk_plot_style("cont-seg-busy*", &c1, &p1), r2 = fk_plot_style("cont-seg-busy*", &c2, &p2);
+    int r1 = hx_plot_style("cont-seg-busy*", &c1, &p1), r2 = hx_plot_style("cont-seg-busy*", &c2, &p2);
     long long nknown = (long long)(sizeof known / sizeof *known);
     ASSERT(r1 == nknown && r2 == nknown && c1 == c2 && p1 == p2);
 }

@@ -159,7 +159,7 @@ static void log_path(const char *out, char *buf, size_t len) {
 }
 
 /* Runs a sweep in this process with stderr captured into *log (malloc'd). */
-static int sweep(const char *config, const char *out, int resume, fk_launcher *l, char **log) {
+static int sweep(const char *config, const char *out, int resume, hx_launcher *l, char **log) {
     char logpath[PATH_MAX];
     log_path(out, logpath, sizeof logpath);
     fflush(stderr);
@@ -168,9 +168,9 @@ static int sweep(const char *config, const char *out, int resume, fk_launcher *l
     dup2(fd, 2);
     close(fd);
     FILE *devnull = fopen("/dev/null", "w");
-    fk_sweep_opts o = {.config_path = config, .outdir = out, .resume = resume, .live_progress = 0, .launcher = l,
+    hx_sweep_opts o = {.config_path = config, .outdir = out, .resume = resume, .live_progress = 0, .launcher = l,
                        .plan_out = devnull};
-    int rc = fk_sweep_run(&o, NULL, 0);
+    int rc = hx_sweep_run(&o, NULL, 0);
     fflush(stderr);
     dup2(saved, 2);
     close(saved);
@@ -251,7 +251,7 @@ static void check_failures(const char *mech) {
     double t0 = test_now();
     int rc = sweep(cfg, out, 0, NULL, &log);
     double dt = test_now() - t0;
-    ASSERT_MSG(rc == FK_EXIT_RUNS_FAILED, "status %d, log:\n%s", rc, log);
+    ASSERT_MSG(rc == HX_EXIT_RUNS_FAILED, "status %d, log:\n%s", rc, log);
     json_t *recs = records(out);
     ASSERT_EQ(json_array_size(recs), 9); /* 8 benchmarks + 1 calibrate, all recorded */
     static const struct {
@@ -391,12 +391,12 @@ TEST(sigkill_then_resume) {
     fclose(f);
     char *log;
     int rc = sweep(cfg, out, 1, NULL, &log);
-    ASSERT_MSG(rc == FK_EXIT_OK, "resume: status %d:\n%s", rc, log);
+    ASSERT_MSG(rc == HX_EXIT_OK, "resume: status %d:\n%s", rc, log);
     ASSERT_STR_CONTAINS(log, "incomplete");
     expect_complete(out);
     /* Resuming a finished sweep runs nothing and changes nothing. */
     size_t n = lines_in(raw);
-    ASSERT_EQ(sweep(cfg, out, 1, NULL, NULL), FK_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 1, NULL, NULL), HX_EXIT_OK);
     ASSERT_EQ(lines_in(raw), n);
     free(log);
 }
@@ -409,7 +409,7 @@ TEST(sigint_then_resume) {
     snprintf(out, sizeof out, "%s/out", dir);
     write_text(cfg, slow_config);
     int st = sweep_and_signal(cfg, out, SIGINT, 14);
-    ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == FK_EXIT_INTERRUPTED, "wait status %#x", st);
+    ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == HX_EXIT_INTERRUPTED, "wait status %#x", st);
     char logpath[PATH_MAX];
     log_path(out, logpath, sizeof logpath);
     char *log = read_text(logpath, NULL);
@@ -420,7 +420,7 @@ TEST(sigint_then_resume) {
     ASSERT_LT(json_array_size(recs), SLOW_RUNS);
     json_decref(recs);
     int rc = sweep(cfg, out, 1, NULL, &log);
-    ASSERT_MSG(rc == FK_EXIT_OK, "resume: status %d:\n%s", rc, log);
+    ASSERT_MSG(rc == HX_EXIT_OK, "resume: status %d:\n%s", rc, log);
     expect_complete(out);
     free(log);
 }
@@ -433,14 +433,14 @@ TEST(resume_checks_config) {
     snprintf(out, sizeof out, "%s/out", dir);
     write_text(cfg, "{\"name\": \"c\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 1}}],"
                     " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 2}\n");
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), FK_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_EXIT_OK);
     char *log;
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, &log), FK_EXIT_USAGE); /* results there, no --resume */
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, &log), HX_EXIT_USAGE); /* results there, no --resume */
     ASSERT_STR_CONTAINS(log, "--resume");
     free(log);
     write_text(cfg, "{\"name\": \"c\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 2}}],"
                     " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 2}\n");
-    ASSERT_EQ(sweep(cfg, out, 1, NULL, &log), FK_EXIT_CONFIG);
+    ASSERT_EQ(sweep(cfg, out, 1, NULL, &log), HX_EXIT_CONFIG);
     ASSERT_STR_CONTAINS(log, "differs from");
     free(log);
     /* A line that is whole but not a record is not cut away silently. */
@@ -451,7 +451,7 @@ TEST(resume_checks_config) {
     fclose(f);
     char cfg2[160];
     snprintf(cfg2, sizeof cfg2, "%s/config.json", out);
-    ASSERT_EQ(sweep(cfg2, out, 1, NULL, &log), FK_EXIT_IO);
+    ASSERT_EQ(sweep(cfg2, out, 1, NULL, &log), HX_EXIT_IO);
     ASSERT_STR_CONTAINS(log, "raw.jsonl:5: not a run record"); /* 2 timed + 2 calibrate runs before it */
     free(log);
     /* A start that recorded no run leaves config.json alone: a new sweep replaces it. */
@@ -460,7 +460,7 @@ TEST(resume_checks_config) {
     ASSERT_EQ(mkdir(out2, 0777), 0);
     snprintf(path, sizeof path, "%s/config.json", out2);
     write_text(path, "{\"old\": 1}\n");
-    ASSERT_EQ(sweep(cfg, out2, 0, NULL, NULL), FK_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out2, 0, NULL, NULL), HX_EXIT_OK);
     char *now = read_text(path, NULL), *given = read_text(cfg, NULL);
     ASSERT(now && given && !strcmp(now, given));
     free(now);
@@ -480,7 +480,7 @@ static void run_ids(const char *order, char ids[][32], size_t n) {
              " \"workers\": [1], \"repetitions\": 5, \"calibrate\": false, \"order\": \"%s\", \"seed\": 7}\n",
              order);
     write_text(cfg, text);
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), FK_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_EXIT_OK);
     json_t *recs = records(out);
     ASSERT_EQ(json_array_size(recs), n);
     for (size_t i = 0; i < n; i++)
@@ -526,8 +526,8 @@ TEST(dry_run_plan) {
                     " \"variants\": [\"cont-seg-busy\", \"serial\", \"omp\"], \"workers\": [1, 2, 1024],"
                     " \"repetitions\": {\"serial\": 3, \"parallel\": 2, \"baseline\": 4}}\n");
     FILE *plan = fopen(planpath, "w");
-    fk_sweep_opts o = {.config_path = cfg, .outdir = out, .dry_run = 1, .live_progress = 0, .plan_out = plan};
-    ASSERT_EQ(fk_sweep_run(&o, NULL, 0), FK_EXIT_OK);
+    hx_sweep_opts o = {.config_path = cfg, .outdir = out, .dry_run = 1, .live_progress = 0, .plan_out = plan};
+    ASSERT_EQ(hx_sweep_run(&o, NULL, 0), HX_EXIT_OK);
     fclose(plan);
     char *text = read_text(planpath, NULL);
     /* timed: 2 benchmarks x (cont 3 P x 2 + serial 1 x 3 + omp 3 P x 4) = 2 x 21 runs in 14 cells;
@@ -557,7 +557,7 @@ TEST(record_and_env_fields) {
                        " {\"preset\": \"T1\", \"b\": 4.5}}], \"variants\": [\"child-lin-lazy\"],"
                        " \"workers\": [1], \"repetitions\": 1, \"papi_events\": [\"perf::TASK-CLOCK\"]}\n";
     write_text(cfg, text);
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), FK_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_EXIT_OK);
     snprintf(path, sizeof path, "%s/config.json", out);
     char *copy = read_text(path, NULL);
     ASSERT(copy && !strcmp(copy, text)); /* verbatim */
@@ -599,47 +599,47 @@ static void count_tick(void *arg) { ++*(int *)arg; }
 /* A run of 2.5 s ticks about once a second, and the live line then says how long the current
  * run has been going (a single T3XXL run takes minutes: the line must not look stuck). */
 TEST(long_run_ticks) {
-    fk_launcher *l;
-    ASSERT_EQ(fk_launcher_start(&l), 0);
+    hx_launcher *l;
+    ASSERT_EQ(hx_launcher_start(&l), 0);
     char *argv[] = {(char *)"/bin/sleep", (char *)"2.5", NULL};
     int ticks = 0;
-    fk_run_req rq = {argv, NULL, 30, 0, count_tick, &ticks};
-    fk_run_res r;
-    ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
+    hx_run_req rq = {argv, NULL, 30, 0, count_tick, &ticks};
+    hx_run_res r;
+    ASSERT_EQ(hx_launcher_run(l, &rq, &r, -1), 0);
     ASSERT(r.exited && r.exit_code == 0);
-    fk_run_res_free(&r);
-    fk_launcher_stop(l);
+    hx_run_res_free(&r);
+    hx_launcher_stop(l);
     ASSERT_MSG(ticks >= 2 && ticks <= 3, "%d ticks in 2.5 s", ticks);
 
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     ASSERT(f);
-    fk_progress *p = fk_progress_new(f, 1, 1, 1, 0, 0);
-    fk_progress_run_start(p, "fib|cont-seg-busy|2");
-    fk_progress_tick(p); /* under a second: no run time yet */
+    hx_progress *p = hx_progress_new(f, 1, 1, 1, 0, 0);
+    hx_progress_run_start(p, "fib|cont-seg-busy|2");
+    hx_progress_tick(p); /* under a second: no run time yet */
     fflush(f);
     ASSERT(!strstr(buf, "this run"));
     sleep(1);
-    fk_progress_tick(p);
+    hx_progress_tick(p);
     fflush(f);
     ASSERT_STR_CONTAINS(buf, "fib|cont-seg-busy|2 (this run 1.");
-    fk_progress_run_done(p);
-    fk_progress_finish(p);
+    hx_progress_run_done(p);
+    hx_progress_finish(p);
     fclose(f);
     free(buf);
 }
 
 /* ---- measurement honesty: maxrss ---------------------------------------------------------------- */
 
-static long run_maxrss(fk_launcher *l, const char *kernel, const char *n) {
+static long run_maxrss(hx_launcher *l, const char *kernel, const char *n) {
     char *argv[] = {self_exe, (char *)"--kernel", (char *)kernel, (char *)"--n", (char *)n, NULL};
-    fk_run_req rq = {argv, NULL, 30, 0, NULL, NULL};
-    fk_run_res r;
-    ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
+    hx_run_req rq = {argv, NULL, 30, 0, NULL, NULL};
+    hx_run_res r;
+    ASSERT_EQ(hx_launcher_run(l, &rq, &r, -1), 0);
     ASSERT_MSG(r.exited && r.exit_code == 0, "fake %s %s failed: %s", kernel, n, r.err);
     long kib = r.maxrss_kib;
-    fk_run_res_free(&r);
+    hx_run_res_free(&r);
     return kib;
 }
 
@@ -650,8 +650,8 @@ static int cmp_long(const void *a, const void *b) {
 
 TEST(maxrss_is_the_drivers_own) {
     use_fake_driver();
-    fk_launcher *l;
-    ASSERT_EQ(fk_launcher_start(&l), 0); /* while this process is small */
+    hx_launcher *l;
+    ASSERT_EQ(hx_launcher_start(&l), 0); /* while this process is small */
     /* Now grow the harness: 300 MiB touched. */
     size_t big = (size_t)300 << 20;
     char *hog = malloc(big);
@@ -694,7 +694,7 @@ TEST(maxrss_is_the_drivers_own) {
                     " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 5}\n");
     char *log;
     int rc = sweep(cfg, out, 0, l, &log);
-    ASSERT_MSG(rc == FK_EXIT_OK, "status %d: %s", rc, log);
+    ASSERT_MSG(rc == HX_EXIT_OK, "status %d: %s", rc, log);
     free(log);
     json_t *recs = records(out);
     long m[2][5];
@@ -711,30 +711,30 @@ TEST(maxrss_is_the_drivers_own) {
     qsort(m[1], 5, sizeof(long), cmp_long);
     ASSERT_NEAR((double)(m[1][2] - m[0][2]), 65536.0, 1024.0);
     json_decref(recs);
-    fk_launcher_stop(l);
+    hx_launcher_stop(l);
     free(hog);
 }
 
 /* ---- the launcher alone ------------------------------------------------------------------------ */
 
 TEST(launcher_exec_failure_and_output) {
-    fk_launcher *l;
-    ASSERT_EQ(fk_launcher_start(&l), 0);
+    hx_launcher *l;
+    ASSERT_EQ(hx_launcher_start(&l), 0);
     char *argv[] = {(char *)"/nonexistent/driver", NULL};
-    fk_run_req rq = {argv, NULL, 5, 0, NULL, NULL};
-    fk_run_res r;
-    ASSERT_EQ(fk_launcher_run(l, &rq, &r, -1), 0);
+    hx_run_req rq = {argv, NULL, 5, 0, NULL, NULL};
+    hx_run_res r;
+    ASSERT_EQ(hx_launcher_run(l, &rq, &r, -1), 0);
     ASSERT_EQ(r.exec_errno, ENOENT);
-    fk_run_res_free(&r);
+    hx_run_res_free(&r);
     char *argv2[] = {(char *)"/bin/sh", (char *)"-c", (char *)"echo out; echo \"$FK_X\" >&2; exit 4", NULL};
     char *env[] = {(char *)"FK_X=extra-env", NULL};
-    fk_run_req rq2 = {argv2, env, 5, 0, NULL, NULL};
-    ASSERT_EQ(fk_launcher_run(l, &rq2, &r, -1), 0);
+    hx_run_req rq2 = {argv2, env, 5, 0, NULL, NULL};
+    ASSERT_EQ(hx_launcher_run(l, &rq2, &r, -1), 0);
     ASSERT(r.exited && r.exit_code == 4);
     ASSERT(!strcmp(r.out, "out\n"));
     ASSERT(!strcmp(r.err, "extra-env\n"));
-    fk_run_res_free(&r);
-    fk_launcher_stop(l);
+    hx_run_res_free(&r);
+    hx_launcher_stop(l);
 }
 
 int main(int argc, char **argv) {
