@@ -76,8 +76,9 @@ HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
                      tests/test_plot.c tests/test_util.c))
-# The CLI's `topology` command prints the runtime's view of a topology.
-HARNESS_RT_SRC  := runtime/topology.c
+# The CLI's `topology` command prints the runtime's view of a topology through the public
+# header (fk_topology_describe), linked from the default build's library.
+HARNESS_RT_LIB  := $(BUILD)/rel/cont-seg/libforkscope.a
 
 # ---- rules -------------------------------------------------------------------------------
 # $(1) mode, $(2) variant
@@ -141,7 +142,7 @@ $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
 DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
 # ---- the harness ------------------------------------------------------------------------------
-$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC) $(HARNESS_RT_SRC))
+$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC)) $(HARNESS_RT_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
 

@@ -14,7 +14,8 @@
 #include "harness/launch.h"
 #include "harness/sweep.h"
 #include "harness/variants.h"
-#include "runtime/topology.h"
+
+#include <forkscope.h> /* forkscope topology: the runtime's view of a topology */
 
 static void help(FILE *out) {
     fprintf(out,
@@ -208,8 +209,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
 
 static int cmd_topology(int argc, char **argv) {
     char spec[4096] = "";
-    unsigned workers = 0;
-    fk__topo_place place = FK__PLACE_COMPACT;
+    fk_pool_opts o = {.placement = FK_PLACE_COMPACT};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (i + 1 >= argc)
@@ -224,22 +224,20 @@ static int cmd_topology(int argc, char **argv) {
             long n = strtol(v, &end, 10);
             if (!*v || *end || n < 1 || n > 1024)
                 return usage_error("topology: option --workers: '%s' is not an integer in [1, 1024]", v);
-            workers = (unsigned)n;
+            o.workers = (unsigned)n;
         } else if (!strcmp(a, "--placement")) {
-            if (fk__topo_place_parse(v, &place))
+            if (fk_placement_parse(v, &o.placement))
                 return usage_error("topology: option --placement: '%s' is not compact, spread or none", v);
         } else {
             return usage_error("topology: unknown option %s", a);
         }
     }
-    fk__topo *t;
+    o.topology = spec;
     char err[512];
-    if (fk__topo_create(&t, &(fk__topo_opts){.spec = spec, .workers = workers, .place = place}, err, sizeof err)) {
+    if (fk_topology_describe(&o, stdout, err, sizeof err)) {
         fprintf(stderr, "forkscope: %s\n", err);
         return HX_EXIT_CONFIG;
     }
-    fk__topo_print(t, stdout);
-    fk__topo_destroy(t);
     return HX_EXIT_OK;
 }
 

@@ -323,6 +323,19 @@ void fk_pool_describe(const fk_pool *p, FILE *out) {
     fk__topo_print(p->topo, out);
 }
 
+int fk_topology_describe(const fk_pool_opts *o, FILE *out, char *err, size_t errlen) {
+    fk__topo *t;
+    int rc = fk__topo_create(&t,
+                             &(fk__topo_opts){.spec = o->topology, .workers = o->workers,
+                                              .place = (fk__topo_place)o->placement},
+                             err, errlen);
+    if (rc)
+        return rc;
+    fk__topo_print(t, out);
+    fk__topo_destroy(t);
+    return 0;
+}
+
 /* ---- statistics ---------------------------------------------------------------------- */
 
 #define LOAD(c) atomic_load_explicit(&(c), memory_order_relaxed)

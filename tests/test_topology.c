@@ -664,6 +664,26 @@ TEST(errors) {
     ASSERT_STR_CONTAINS(err, "placement");
 }
 
+/* The public fk_topology_describe (what `forkscope topology` prints): the same placement as
+ * the internal topology, victim groups included, and the same errors. */
+TEST(describe_public) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    ASSERT(f);
+    char err[256] = "";
+    fk_pool_opts o = {.topology = "synthetic:pack:2 core:4 pu:1", .workers = 3, .placement = FK_PLACE_SPREAD};
+    ASSERT_EQ(fk_topology_describe(&o, f, err, sizeof err), 0);
+    fclose(f);
+    ASSERT_STR_CONTAINS(buf, "workers: 3 on 8 PUs, placement spread");
+    ASSERT_STR_CONTAINS(buf, "worker 1 -> PU L#4"); /* spread: the second worker on the other package */
+    ASSERT_STR_CONTAINS(buf, "victim groups");
+    free(buf);
+    o.topology = "synthetic:pack:2 bogus:3";
+    ASSERT_EQ(fk_topology_describe(&o, stdout, err, sizeof err), FK_ETOPO);
+    ASSERT_STR_CONTAINS(err, "bogus:3");
+}
+
 /* ---- this machine -------------------------------------------------------------------- */
 
 TEST(real_machine) {
@@ -778,6 +798,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(numa_nodes, 10),
                          TEST_CASE(xml_round_trip, 10),
                          TEST_CASE(errors, 10),
+                         TEST_CASE(describe_public, 10),
                          TEST_CASE(real_machine, 10),
                          TEST_CASE(large_pool, 30),
                          {0},

@@ -168,6 +168,13 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o);
  * victim groups with their weights. */
 void fk_pool_describe(const fk_pool *pool, FILE *out);
 
+/* Prints what a pool created with o would see, without starting one: the topology
+ * (o->topology), where each of o->workers workers would be placed (o->placement) and
+ * pinned, and each worker's victim groups with their weights; the other options are not
+ * used.  Returns 0; FK_EINVAL or FK_ETOPO with a one-line message naming the topology in
+ * err (errlen bytes) if it cannot be built; FK_ENOMEM. */
+int fk_topology_describe(const fk_pool_opts *o, FILE *out, char *err, size_t errlen);
+
 /* "compact"/"spread"/"none" and "topo"/"uniform", and the reverse (0 or FK_EINVAL). */
 const char *fk_placement_name(fk_placement p);
 int fk_placement_parse(const char *name, fk_placement *out);
