@@ -2,7 +2,7 @@
  * plots, computed from a results directory alone (DIR/raw.jsonl, DIR/env.json).
  *
  * Each command takes the arguments after its name (argv[0] is the command name) and
- * returns a process exit status (see harness/exitcodes.h). */
+ * returns a process exit status (see harness/errors.h). */
 #ifndef HX_ANALYSIS_H
 #define HX_ANALYSIS_H
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 
 /* ---- the kernel option table ------------------------------------------------------------------
  * The options each kernel of the bench drivers accepts (bench/registry.c, the kernels
@@ -943,14 +943,14 @@ static void syntax_pos(const char *text, size_t len, const json_error_t *e, int 
 
 int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d) {
     memset(cfg, 0, sizeof *cfg);
-    int rc = HX_EXIT_CONFIG;
+    int rc = HX_ECONFIG;
     size_t len = 0;
     json_t *root = NULL;
     vctx c = {.file = path, .d = d};
     char *text = hx_read_file(path, &len);
     if (!text) {
         hx_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     if (strlen(text) != len) {
         int line, col;
@@ -972,7 +972,7 @@ int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d)
     scan_value(&c.sc, "", -1, 0);
     if (c.sc.failed) {
         hx_diag_add(d, "%s: out of memory", path);
-        rc = HX_EXIT_INTERNAL;
+        rc = HX_EINTERNAL;
         goto fail_validate;
     }
     cfg->cores = cores ? cores : 1;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness/config.h"
+#include "harness/errors.h"
 
 double hx_wall_time(void) {
     struct timespec ts;
@@ -53,10 +54,10 @@ static json_t *string_or_null(char *s) {
 int hx_topology_summary(char *buf, size_t len) {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
-        return -1;
+        return HX_EINTERNAL;
     if (hwloc_topology_load(topo)) {
         hwloc_topology_destroy(topo);
-        return -1;
+        return HX_EINTERNAL;
     }
     static const struct {
         hwloc_obj_type_t type;

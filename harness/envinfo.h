@@ -21,7 +21,8 @@ void hx_iso_time(double t, char *buf, size_t len);
 /* Wall-clock time, seconds since the epoch. */
 double hx_wall_time(void);
 
-/* The hwloc topology summary, e.g. "Package:1 NUMANode:1 Core:2 PU:2", into buf; 0 or -1. */
+/* The hwloc topology summary, e.g. "Package:1 NUMANode:1 Core:2 PU:2", into buf; 0 or
+ * HX_EINTERNAL if hwloc cannot load this machine's topology. */
 int hx_topology_summary(char *buf, size_t len);
 
 #endif

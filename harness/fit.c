@@ -236,19 +236,13 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
     out->note[0] = 0;
     if (m < HX_FIT_MIN_POINTS) {
         note_add(out, "%zu point%s, need %d", m, m == 1 ? "" : "s", HX_FIT_MIN_POINTS);
-        return -1;
+        return 0;
     }
     if (!(m1 > 0) || !isfinite(m1)) {
         note_add(out, isnan(m1) ? "no P=1 cell (M1 undefined)" : "M1 = %g KiB (must be > 0)", m1);
-        return -1;
+        return 0;
     }
-    double *y = malloc(m * sizeof *y), *w = malloc(m * sizeof *w);
-    if (!y || !w) {
-        free(y);
-        free(w);
-        note_add(out, "out of memory");
-        return -1;
-    }
+    double *y = hx_xmalloc(m * sizeof *y), *w = hx_xmalloc(m * sizeof *w);
     int floored = 0;
     for (size_t i = 0; i < m; i++) {
         double s = se[i];
@@ -370,7 +364,7 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
     (void)iters;
     free(y);
     free(w);
-    return 0;
+    return out->ok;
 }
 
 /* ---- every (benchmark, variant) of a summary ---------------------------------------------- */

@@ -54,9 +54,9 @@ typedef struct hx_fit {
 } hx_fit;
 
 /* Fits mem[i] ~ a + b*m1*P[i]^n over the m points (P[i] >= 1, mem[i] and se[i] in KiB;
- * se[i] may be NaN: floored as above).  Fills *out (its names are left alone); returns 0
- * if fitted (out->ok = 1), -1 if skipped (out->ok = 0, out->note says why: too few points,
- * no M1).  A GSL failure from (1,1,1) is not a skip: the profile's optimum is used and the
+ * se[i] may be NaN: floored as above).  Fills *out (its names are left alone) and returns
+ * out->ok: 1 if fitted, 0 if skipped or not reportable (out->note says why: too few points,
+ * no M1, n at the search limit).  Never fails otherwise.  A GSL failure from (1,1,1) is not a skip: the profile's optimum is used and the
  * note gives GSL's reason. */
 int hx_fit_power_law(const double *P, const double *mem, const double *se, size_t m, double m1,
                      hx_fit *out);

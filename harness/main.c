@@ -10,7 +10,7 @@
 #include "harness/analysis.h"
 #include "harness/config.h"
 #include "harness/envinfo.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/launch.h"
 #include "harness/sweep.h"
 #include "harness/variants.h"
@@ -51,7 +51,7 @@ static void help(FILE *out) {
             "\n"
             "Exit status (run, fit, plot, variants and errors before a driver starts):\n");
 #define X(name, code, text) fprintf(out, "  %d  %s\n", code, text);
-    HX_EXIT_MAP(X)
+    HX_ERR_MAP(X)
 #undef X
     fprintf(out, "bench and uts end with the driver's own status: 0 verified, 1 bad usage, 2 could not run,\n"
                  "3 wrong answer.\n");
@@ -65,7 +65,7 @@ static int usage_error(const char *fmt, ...) {
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, " (try forkscope --help)\n");
     va_end(ap);
-    return HX_EXIT_USAGE;
+    return HX_EUSAGE;
 }
 
 /* ---- run ------------------------------------------------------------------------------------ */
@@ -86,7 +86,7 @@ static int cmd_run(int argc, char **argv) {
             o.dry_run = 1;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
-            return HX_EXIT_OK;
+            return HX_OK;
         } else if (a[0] == '-' && a[1]) {
             return usage_error("run: unknown option '%s'", a);
         } else if (o.config_path) {
@@ -105,30 +105,30 @@ static int cmd_run(int argc, char **argv) {
         int e = hx_launcher_start(&l);
         if (e) {
             fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
-            return HX_EXIT_INTERNAL;
+            return HX_EINTERNAL;
         }
         o.launcher = l;
     }
     char dir[PATH_MAX];
     int rc = hx_sweep_run(&o, dir, sizeof dir);
     hx_launcher_stop(l);
-    if (o.dry_run || (rc != HX_EXIT_OK && rc != HX_EXIT_RUNS_FAILED))
+    if (o.dry_run || (rc != HX_OK && rc != HX_ERUNS_FAILED))
         return rc;
     char *fit_argv[] = {(char *)"fit", dir, NULL}, *plot_argv[] = {(char *)"plot", dir, NULL};
     fflush(NULL);
     int frc = hx_cmd_fit(2, fit_argv);
-    if (frc != HX_EXIT_OK) {
-        fprintf(stderr, "forkscope: the analysis of %s failed (status %d); the results are kept: rerun `forkscope fit %s`\n",
-                dir, frc, dir);
-        return rc != HX_EXIT_OK ? rc : frc;
+    if (frc != HX_OK) {
+        fprintf(stderr, "forkscope: the analysis of %s failed (%s); the results are kept: rerun `forkscope fit %s`\n",
+                dir, hx_strerror(frc), dir);
+        return rc != HX_OK ? rc : frc;
     }
     fflush(NULL);
     int prc = hx_cmd_plot(2, plot_argv);
-    if (prc != HX_EXIT_OK) {
-        fprintf(stderr, "forkscope: plots of %s not drawn (status %d%s); the results and the analysis are kept: "
+    if (prc != HX_OK) {
+        fprintf(stderr, "forkscope: plots of %s not drawn (%s%s); the results and the analysis are kept: "
                         "rerun `forkscope plot %s`\n",
-                dir, prc, prc == HX_EXIT_TOOL ? ": gnuplot missing?" : "", dir);
-        return rc != HX_EXIT_OK ? rc : prc;
+                dir, hx_strerror(prc), prc == HX_ETOOL ? ": gnuplot missing?" : "", dir);
+        return rc != HX_OK ? rc : prc;
     }
     return rc;
 }
@@ -142,7 +142,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
     const char *vname = "cont-seg-busy", *workers = "1";
     char **dargv = calloc((size_t)argc + 8, sizeof *dargv);
     if (!dargv)
-        return HX_EXIT_INTERNAL;
+        return HX_EINTERNAL;
     int n = 1;
     if (first)
         dargv[n++] = (char *)first;
@@ -170,7 +170,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
     if (hx_variant_parse(vname, &v, err, sizeof err)) {
         fprintf(stderr, "forkscope: option --variant: %s\n", err);
         free(dargv);
-        return HX_EXIT_USAGE;
+        return HX_EUSAGE;
     }
     char *end;
     long p = strtol(workers, &end, 10);
@@ -185,7 +185,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
     if (hx_variant_driver_path(&v, path, sizeof path)) {
         fprintf(stderr, "forkscope: cannot locate the driver %s\n", v.driver);
         free(dargv);
-        return HX_EXIT_INTERNAL;
+        return HX_EINTERNAL;
     }
     dargv[0] = path;
     dargv[n++] = (char *)"--workers";
@@ -202,7 +202,7 @@ static int exec_driver(int argc, char **argv, const char *first) {
     if (errno == ENOENT)
         fprintf(stderr, "%s)\n", v.driver);
     free(dargv);
-    return HX_EXIT_TOOL;
+    return HX_ETOOL;
 }
 
 /* ---- topology --------------------------------------------------------------------------------- */
@@ -236,24 +236,25 @@ static int cmd_topology(int argc, char **argv) {
     char err[512];
     if (fk_topology_describe(&o, stdout, err, sizeof err)) {
         fprintf(stderr, "forkscope: %s\n", err);
-        return HX_EXIT_CONFIG;
+        return HX_ECONFIG;
     }
-    return HX_EXIT_OK;
+    return HX_OK;
 }
 
-int main(int argc, char **argv) {
+/* Runs the command of argv; 0 or a return code (errors.h). */
+static int command(int argc, char **argv) {
     if (argc < 2) {
         help(stderr);
-        return HX_EXIT_USAGE;
+        return HX_EUSAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         help(stdout);
-        return HX_EXIT_OK;
+        return HX_OK;
     }
     if (!strcmp(cmd, "--version")) {
         printf("forkscope %s\n", HX_VERSION);
-        return HX_EXIT_OK;
+        return HX_OK;
     }
     if (!strcmp(cmd, "run"))
         return cmd_run(argc - 1, argv + 1);
@@ -265,7 +266,7 @@ int main(int argc, char **argv) {
         if (argc > 2)
             return usage_error("variants takes no arguments ('%s')", argv[2]);
         hx_variants_print(stdout);
-        return HX_EXIT_OK;
+        return HX_OK;
     }
     if (!strcmp(cmd, "topology"))
         return cmd_topology(argc - 1, argv + 1);
@@ -274,4 +275,8 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "plot"))
         return hx_cmd_plot(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
+}
+
+int main(int argc, char **argv) {
+    return hx_exit_status(command(argc, argv));
 }

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/variants.h"
 
 /* ---- instructions --------------------------------------------------------------------------- */
@@ -94,7 +94,7 @@ int hx_icount_parse(const char *text, const char *kernel, unsigned long long *su
         }
         line += len + (eol ? 1 : 0);
     }
-    return any ? 0 : -1;
+    return any ? 0 : -ENOENT;
 }
 
 /* Runs argv through the launcher; returns 0 if it exited 0 (then *res is filled and must be
@@ -149,18 +149,18 @@ static int count_one(hx_launcher *l, int intr_fd, const char *valgrind, const ch
 
 int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
     if (!cfg->icount_n[1])
-        return HX_EXIT_OK;
+        return HX_OK;
     char valgrind[PATH_MAX], annotate[PATH_MAX], cgdir[PATH_MAX];
     if (find_in_path("valgrind", valgrind, sizeof valgrind) ||
         find_in_path("callgrind_annotate", annotate, sizeof annotate)) {
         fprintf(stderr, "forkscope: instructions: valgrind (callgrind, callgrind_annotate) is not on PATH: "
                         "apt-get install valgrind, or remove \"instructions\" from the config\n");
-        return HX_EXIT_TOOL;
+        return HX_ETOOL;
     }
     snprintf(cgdir, sizeof cgdir, "%s/callgrind", dir);
     if (mkdir(cgdir, 0777) && errno != EEXIST) {
         fprintf(stderr, "forkscope: cannot create %s: %s\n", cgdir, strerror(errno));
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     const char *kernel = cfg->icount_kernel;
     int n1 = cfg->icount_n[0], n2 = cfg->icount_n[1];
@@ -184,7 +184,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
         char path[PATH_MAX];
         if (hx_variant_driver_path(v, path, sizeof path)) {
             fprintf(stderr, "forkscope: instructions: cannot find the driver of %s\n", v->name);
-            return HX_EXIT_TOOL;
+            return HX_ETOOL;
         }
         struct row *r = &rows[nrows];
         snprintf(r->driver, sizeof r->driver, "%s", v->driver);
@@ -192,7 +192,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
                 kernel, n2);
         if (count_one(l, intr_fd, valgrind, annotate, path, v->driver, kernel, n1, dir, &r->ir1) ||
             count_one(l, intr_fd, valgrind, annotate, path, v->driver, kernel, n2, dir, &r->ir2))
-            return HX_EXIT_RUNS_FAILED;
+            return HX_ERUNS_FAILED;
         r->per_call = ((double)r->ir2 - (double)r->ir1) / (calls2 - calls1);
         if (v->kind == HX_VARIANT_SERIAL)
             serial = r->per_call;
@@ -203,7 +203,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", tmp, strerror(errno));
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     fprintf(f, "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial\n");
     fprintf(stderr, "forkscope: instructions per %s call (callgrind, %s(%d) - %s(%d)):\n", kernel, kernel, n2, kernel,
@@ -223,9 +223,9 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     int rc = hx_atomic_commit(f, tmp, path);
     if (rc) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
-    return HX_EXIT_OK;
+    return HX_OK;
 }
 
 /* ---- the report section ----------------------------------------------------------------------- */

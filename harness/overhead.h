@@ -31,7 +31,7 @@
 int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd);
 
 /* The instructions executed in the task's functions (kernel's name: see above) according to
- * `callgrind_annotate --auto=no` output: 0 and *sum, or -1 if no such function appears. */
+ * `callgrind_annotate --auto=no` output: 0 and *sum, or -ENOENT if no such function appears. */
 int hx_icount_parse(const char *annotate_output, const char *kernel, unsigned long long *sum);
 
 /* Writes the report section "Overhead against the serial projection" from dir/raw.jsonl

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "harness/analysis.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/report.h"
 
 #ifndef PATH_MAX
@@ -831,22 +831,22 @@ int hx_cmd_plot(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             plot_usage(stdout);
-            return HX_EXIT_OK;
+            return HX_OK;
         }
         if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "forkscope plot: unknown option '%s'\n", argv[i]);
             plot_usage(stderr);
-            return HX_EXIT_USAGE;
+            return HX_EUSAGE;
         }
         if (dir) {
             fprintf(stderr, "forkscope plot: one results directory only ('%s' and '%s')\n", dir, argv[i]);
-            return HX_EXIT_USAGE;
+            return HX_EUSAGE;
         }
         dir = argv[i];
     }
     if (!dir) {
         plot_usage(stderr);
-        return HX_EXIT_USAGE;
+        return HX_EUSAGE;
     }
     plotctx c;
     memset(&c, 0, sizeof c);
@@ -854,7 +854,7 @@ int hx_cmd_plot(int argc, char **argv) {
     char path[PATH_MAX], err[512];
     if ((size_t)snprintf(c.pdir, sizeof c.pdir, "%s/plots", dir) >= sizeof c.pdir - 32) {
         fprintf(stderr, "forkscope plot: %s: path too long\n", dir);
-        return HX_EXIT_USAGE;
+        return HX_EUSAGE;
     }
 
     /* inputs */
@@ -862,12 +862,12 @@ int hx_cmd_plot(int argc, char **argv) {
     int rc = hx_report_read_summary(path, &c.s, err, sizeof err);
     if (rc == -EINVAL) {
         fprintf(stderr, "forkscope plot: %s\n", err);
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     if (rc) {
         fprintf(stderr, "forkscope plot: %s: %s%s\n", path, strerror(-rc),
                 rc == -ENOENT ? " (run `forkscope fit DIR` first)" : "");
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     snprintf(path, sizeof path, "%s/fits.csv", dir);
     rc = hx_report_read_fits(path, &c.fits, &c.nfits, err, sizeof err);
@@ -909,16 +909,16 @@ int hx_cmd_plot(int argc, char **argv) {
     if (mkdir(c.pdir, 0777) && errno != EEXIST) {
         fprintf(stderr, "forkscope plot: cannot create %s: %s\n", c.pdir, strerror(errno));
         free_ctx(&c);
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     panels sc, mem;
     memset(&sc, 0, sizeof sc);
     memset(&mem, 0, sizeof mem);
     glist ovvar = {0};
     size_t ovrows = 0;
-    int status = HX_EXIT_OK;
+    int status = HX_OK;
     if (write_scaling(&c, &sc) || write_memory(&c, &mem) || write_overhead(&c, &ovvar, &ovrows)) {
-        status = HX_EXIT_IO;
+        status = HX_EIO;
         goto out;
     }
     if (!ovrows || !ovvar.n)
@@ -936,7 +936,7 @@ int hx_cmd_plot(int argc, char **argv) {
             if (out)
                 print_output("terminal list", "-", out);
             free(out);
-            status = HX_EXIT_TOOL;
+            status = HX_ETOOL;
             have_gp = 0;
         } else {
             raster = has_term(out, "pngcairo") ? "pngcairo" : has_term(out, "png") ? "png" : NULL;
@@ -950,13 +950,13 @@ int hx_cmd_plot(int argc, char **argv) {
                 note(&c, "gnuplot has neither pdfcairo nor svg: PNG only");
             if (!raster) {
                 fprintf(stderr, "forkscope plot: gnuplot (%s) has neither the pngcairo nor the png terminal\n", gp);
-                status = HX_EXIT_TOOL;
+                status = HX_ETOOL;
                 have_gp = 0;
             }
         }
     }
     if (write_settings(&c, &sc, &mem, &ovvar, ovrows, raster ? raster : "pngcairo")) {
-        status = HX_EXIT_IO;
+        status = HX_EIO;
         goto out;
     }
     char sdir[PATH_MAX], looked[PATH_MAX + 64];
@@ -970,7 +970,7 @@ int hx_cmd_plot(int argc, char **argv) {
                 rc = copy_file(from, to);
             if (rc) {
                 fprintf(stderr, "forkscope plot: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
-                status = HX_EXIT_IO;
+                status = HX_EIO;
                 goto out;
             }
         }
@@ -978,13 +978,13 @@ int hx_cmd_plot(int argc, char **argv) {
         fprintf(stderr, "forkscope plot: the gnuplot scripts (plots/*.gp) are not found (looked in %s); set "
                         "FORKSCOPE_PLOTS to their directory\n",
                 looked);
-        status = HX_EXIT_TOOL;
+        status = HX_ETOOL;
     }
-    if (!have_gp && status == HX_EXIT_OK) {
+    if (!have_gp && status == HX_OK) {
         fprintf(stderr, "forkscope plot: gnuplot is not on PATH: the figures are not drawn.  Install it (Debian: "
                         "apt-get install gnuplot-nox) and run `forkscope plot %s` again.\n",
                 dir);
-        status = HX_EXIT_TOOL;
+        status = HX_ETOOL;
     }
 
     /* README.txt */
@@ -1011,11 +1011,11 @@ int hx_cmd_plot(int argc, char **argv) {
                 fprintf(rd, "  - %s\n", c.notes[i]);
         }
         if (close_checked(rd, &c, "README.txt"))
-            status = HX_EXIT_IO;
+            status = HX_EIO;
     } else {
-        status = HX_EXIT_IO;
+        status = HX_EIO;
     }
-    if (status != HX_EXIT_OK) {
+    if (status != HX_OK) {
         printf("forkscope plot: data files and settings written to %s/ (no figures)\n", c.pdir);
         goto out;
     }
@@ -1025,7 +1025,7 @@ int hx_cmd_plot(int argc, char **argv) {
     const char *terms[2] = {raster, vector};
     int drawn = 0, warnings = 0;
     char written[8][PATH_MAX];
-    for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == HX_EXIT_OK; fi++) {
+    for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == HX_OK; fi++) {
         if (!strcmp(figures[fi], "overhead") && (!ovrows || !ovvar.n))
             continue;
         if (!strcmp(figures[fi], "memory") && !mem.npanels)
@@ -1035,7 +1035,7 @@ int hx_cmd_plot(int argc, char **argv) {
             snprintf(tset, sizeof tset, "term='%s'", terms[t]);
             const char *ext = !strcmp(terms[t], "pdfcairo") ? ".pdf" : !strcmp(terms[t], "svg") ? ".svg" : ".png";
             if (join(script, c.pdir, figures[fi], ".gp") || join(outfile, c.pdir, figures[fi], ext)) {
-                status = HX_EXIT_USAGE; /* checked at the start: cannot happen */
+                status = HX_EUSAGE; /* checked at the start: cannot happen */
                 break;
             }
             unlink(outfile); /* so that a stale figure cannot pass for a new one */
@@ -1048,14 +1048,14 @@ int hx_cmd_plot(int argc, char **argv) {
                         r < 0 ? strerror(errno) : r ? "error" : "no output file");
                 if (out)
                     print_output(figures[fi], terms[t], out);
-                status = HX_EXIT_INTERNAL;
+                status = HX_EINTERNAL;
             } else if (out && *out) {
                 print_output(figures[fi], terms[t], out); /* warnings: shown, not fatal */
                 warnings++;
             }
             free(out);
             out = NULL;
-            if (status == HX_EXIT_OK && drawn < 8)
+            if (status == HX_OK && drawn < 8)
                 snprintf(written[drawn++], PATH_MAX, "%s", outfile);
         }
     }

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "harness/analysis.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -790,28 +790,28 @@ int hx_cmd_fit(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             fit_usage(stdout);
-            return HX_EXIT_OK;
+            return HX_OK;
         }
         if (argv[i][0] == '-' && argv[i][1]) {
             fprintf(stderr, "forkscope fit: unknown option '%s'\n", argv[i]);
             fit_usage(stderr);
-            return HX_EXIT_USAGE;
+            return HX_EUSAGE;
         }
         if (dir) {
             fprintf(stderr, "forkscope fit: one results directory only ('%s' and '%s')\n", dir, argv[i]);
-            return HX_EXIT_USAGE;
+            return HX_EUSAGE;
         }
         dir = argv[i];
     }
     if (!dir) {
         fit_usage(stderr);
-        return HX_EXIT_USAGE;
+        return HX_EUSAGE;
     }
     char raw[PATH_MAX], sum[PATH_MAX], fitp[PATH_MAX], md[PATH_MAX];
     if ((size_t)snprintf(raw, sizeof raw, "%s/raw.jsonl", dir) >= sizeof raw ||
         (size_t)snprintf(md, sizeof md, "%s/report.md", dir) >= sizeof md) {
         fprintf(stderr, "forkscope fit: %s: path too long\n", dir);
-        return HX_EXIT_USAGE;
+        return HX_EUSAGE;
     }
     snprintf(sum, sizeof sum, "%s/summary.csv", dir);
     snprintf(fitp, sizeof fitp, "%s/fits.csv", dir);
@@ -820,7 +820,7 @@ int hx_cmd_fit(int argc, char **argv) {
     if (rc < 0) {
         fprintf(stderr, "forkscope fit: %s: %s\n", raw, strerror(-rc));
         hx_stats_free(&s);
-        return HX_EXIT_IO;
+        return HX_EIO;
     }
     hx_fit *fits = NULL;
     size_t nfits = hx_fit_all(&s, &fits);
@@ -831,7 +831,7 @@ int hx_cmd_fit(int argc, char **argv) {
     json_t *config = hx_report_load_json(dir, "config.json", why, sizeof why);
     if (!config)
         fprintf(stderr, "forkscope fit: warning: %s\n", why);
-    int status = HX_EXIT_OK;
+    int status = HX_OK;
     const char *failed = NULL;
     if ((rc = hx_report_write_summary(sum, &s)))
         failed = sum;
@@ -841,7 +841,7 @@ int hx_cmd_fit(int argc, char **argv) {
         failed = md;
     if (failed) {
         fprintf(stderr, "forkscope fit: cannot write %s: %s\n", failed, strerror(-rc));
-        status = HX_EXIT_IO;
+        status = HX_EIO;
     } else {
         size_t ok = 0;
         for (size_t i = 0; i < nfits; i++)

@@ -18,7 +18,7 @@
 
 #include "harness/config.h"
 #include "harness/envinfo.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/progress.h"
 #include "harness/results.h"
 #include "harness/variants.h"
@@ -267,7 +267,7 @@ static json_t *read_raw(const char *path, int fix, int *why) {
         if (errno == ENOENT)
             return json_array();
         fprintf(stderr, "forkscope: %s: cannot read: %s\n", path, strerror(errno));
-        *why = HX_EXIT_IO;
+        *why = HX_EIO;
         return NULL;
     }
     json_t *recs = json_array();
@@ -305,7 +305,7 @@ static json_t *read_raw(const char *path, int fix, int *why) {
 fail:
     free(text);
     json_decref(recs);
-    *why = HX_EXIT_IO;
+    *why = HX_EIO;
     return NULL;
 }
 
@@ -559,7 +559,7 @@ static void on_signal(int sig) {
 /* ---- drivers and env.json --------------------------------------------------------------------- */
 
 /* Runs each distinct driver once (calibrate, 1 worker) for its build flags; fills
- * env["drivers"].  Returns HX_EXIT_TOOL if one cannot be executed. */
+ * env["drivers"].  Returns HX_ETOOL if one cannot be executed. */
 static int probe_drivers(sweep *s, json_t *env) {
     json_t *drivers = json_object();
     json_object_set_new(env, "drivers", drivers);
@@ -572,29 +572,29 @@ static int probe_drivers(sweep *s, json_t *env) {
         snprintf(c.id, sizeof c.id, "calibrate|%s|1", var->name);
         if (hx_variant_driver_path(var, c.driver, sizeof c.driver)) {
             fprintf(stderr, "forkscope: cannot locate the driver of %s (/proc/self/exe unreadable?)\n", var->name);
-            return HX_EXIT_TOOL;
+            return HX_ETOOL;
         }
         char **argv = run_argv(&c, 0, s->papi);
         if (!argv)
-            return HX_EXIT_INTERNAL;
+            return HX_EINTERNAL;
         hx_run_req rq = {argv, s->env, 60, 0, NULL, NULL};
         hx_run_res r;
         int rc = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
         free_argv(argv);
         if (rc) {
             fprintf(stderr, "forkscope: the launcher failed: %s\n", strerror(-rc));
-            return HX_EXIT_INTERNAL;
+            return HX_EINTERNAL;
         }
         if (r.killed == HX_KILLED_INTERRUPT) {
             hx_run_res_free(&r);
-            return HX_EXIT_INTERRUPTED;
+            return HX_EINTERRUPTED;
         }
         if (r.exec_errno) {
             fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
                     var->name, c.driver, strerror(r.exec_errno),
                     getenv("FORKSCOPE_DRIVER") ? "" : var->driver);
             hx_run_res_free(&r);
-            return HX_EXIT_TOOL;
+            return HX_ETOOL;
         }
         json_error_t e;
         json_t *out = r.out_len ? json_loadb(r.out, r.out_len, 0, &e) : NULL;
@@ -726,7 +726,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
     int rc = hx_config_load(o->config_path, hx_online_cores(), &cfg, &d);
     if (rc) {
         hx_diag_print(&d, stderr);
-        if (rc == HX_EXIT_CONFIG)
+        if (rc == HX_ECONFIG)
             fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, d.n, d.n == 1 ? "" : "s");
         hx_diag_free(&d);
         return rc;
@@ -741,7 +741,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
     snprintf(s.raw_path, sizeof s.raw_path, "%s/raw.jsonl", s.dir);
     if (plan_build(&cfg, &s.pl)) {
         fprintf(stderr, "forkscope: out of memory\n");
-        rc = HX_EXIT_INTERNAL;
+        rc = HX_EINTERNAL;
         goto out_config;
     }
     if (cfg.npapi) { /* the drivers' --papi EVENT,... */
@@ -750,7 +750,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
             len += strlen(cfg.papi_events[i]) + 1;
         s.papi = malloc(len);
         if (!s.papi) {
-            rc = HX_EXIT_INTERNAL;
+            rc = HX_EINTERNAL;
             goto out_plan;
         }
         char *p = s.papi;
@@ -774,13 +774,13 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
                 "forkscope: %s already holds results (raw.jsonl): continue them with --resume, or choose another "
                 "directory with -o\n",
                 s.dir);
-        rc = HX_EXIT_USAGE;
+        rc = HX_EUSAGE;
         goto out_plan;
     } else if (o->resume && (have_raw || have_config)) {
         if (!have_config) {
             fprintf(stderr, "forkscope: cannot resume %s: it has raw.jsonl but no config.json to compare with %s\n",
                     s.dir, cfg.path);
-            rc = HX_EXIT_IO;
+            rc = HX_EIO;
             goto out_plan;
         }
         if (!same_bytes(path, cfg.text, cfg.text_len)) {
@@ -789,10 +789,10 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
                     "  Resume with that file (forkscope run %s -o %s --resume), or start a new sweep in another "
                     "directory (-o).\n",
                     s.dir, cfg.path, path, path, s.dir);
-            rc = HX_EXIT_CONFIG;
+            rc = HX_ECONFIG;
             goto out_plan;
         }
-        int why = HX_EXIT_IO;
+        int why = HX_EIO;
         done_recs = read_raw(s.raw_path, 1, &why);
         if (!done_recs) {
             rc = why;
@@ -806,7 +806,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
     ndone = json_array_size(done_recs);
     done_ids = calloc(ndone + 1, sizeof *done_ids);
     if (!done_ids) {
-        rc = HX_EXIT_INTERNAL;
+        rc = HX_EINTERNAL;
         goto out_plan;
     }
     for (size_t i = 0; i < ndone; i++)
@@ -840,7 +840,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         for (size_t i = 0; i < s.pl.ncells; i++)
             measured |= s.pl.cells[i].est_measured;
         print_plan(plan_out, &s, already, measured);
-        rc = HX_EXIT_OK;
+        rc = HX_OK;
         goto out_plan;
     }
 
@@ -851,13 +851,13 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         int e = hx_launcher_start(&s.launcher);
         if (e) {
             fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
-            rc = HX_EXIT_INTERNAL;
+            rc = HX_EINTERNAL;
             goto out_plan;
         }
         own_launcher = 1;
     }
     if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
-        rc = HX_EXIT_INTERNAL;
+        rc = HX_EINTERNAL;
         goto out_launcher;
     }
     s.intr_fd = sig_pipe[0];
@@ -872,7 +872,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
 
     if (mkdir_p(s.dir)) {
         fprintf(stderr, "forkscope: cannot create %s: %s\n", s.dir, strerror(errno));
-        rc = HX_EXIT_IO;
+        rc = HX_EIO;
         goto out_signals;
     }
     snprintf(path, sizeof path, "%s/env.json", s.dir);
@@ -882,7 +882,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
     if (fresh) {
         if (write_atomic(s.dir, "config.json", cfg.text, cfg.text_len)) {
             fprintf(stderr, "forkscope: cannot write %s/config.json: %s\n", s.dir, strerror(errno));
-            rc = HX_EXIT_IO;
+            rc = HX_EIO;
             goto out_signals;
         }
         env = hx_envinfo_collect(cfg.path);
@@ -935,7 +935,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
     if (!envtext || write_atomic(s.dir, "env.json", envtext, strlen(envtext))) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(errno));
         free(envtext);
-        rc = HX_EXIT_IO;
+        rc = HX_EIO;
         goto out_signals;
     }
     free(envtext);
@@ -944,7 +944,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
     s.raw_fd = open(s.raw_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
     if (s.raw_fd < 0) {
         fprintf(stderr, "forkscope: cannot open %s: %s\n", s.raw_path, strerror(errno));
-        rc = HX_EXIT_IO;
+        rc = HX_EIO;
         goto out_signals;
     }
 
@@ -966,7 +966,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
             continue;
         char **argv = run_argv(c, c->warmup, s.papi);
         if (!argv) {
-            rc = HX_EXIT_INTERNAL;
+            rc = HX_EINTERNAL;
             goto out_progress;
         }
         hx_progress_run_start(prog, c->id);
@@ -977,7 +977,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         free_argv(argv);
         if (e) {
             hx_progress_note(prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
-            rc = HX_EXIT_INTERNAL;
+            rc = HX_EINTERNAL;
             goto out_progress;
         }
         if (r.killed == HX_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
@@ -989,7 +989,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         if (append_record(&s, rec)) {
             hx_progress_note(prog, "forkscope: cannot append to %s: %s", s.raw_path, strerror(errno));
             json_decref(rec);
-            rc = HX_EXIT_IO;
+            rc = HX_EIO;
             goto out_progress;
         }
         account(c, rec);
@@ -1010,7 +1010,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
                 "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
                 "  To continue: forkscope run %s -o %s --resume\n",
                 got_signal == SIGINT ? "SIGINT" : "SIGTERM", already + ran, s.pl.nruns, s.raw_path, cfg.path, s.dir);
-        rc = HX_EXIT_INTERRUPTED;
+        rc = HX_EINTERRUPTED;
         goto out_progress;
     }
     unsigned totals[NSTATUS] = {0};
@@ -1027,10 +1027,10 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         }
     fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s.pl.nruns, s.raw_path, ran,
             totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
-    rc = nfailed ? HX_EXIT_RUNS_FAILED : HX_EXIT_OK;
+    rc = nfailed ? HX_ERUNS_FAILED : HX_OK;
     if (cfg.icount_n[1]) { /* after the timed runs: callgrind slows everything else down */
         int e = hx_icount_run(&cfg, s.dir, s.launcher, s.intr_fd);
-        if (e && rc == HX_EXIT_OK)
+        if (e && rc == HX_OK)
             rc = e;
     }
 

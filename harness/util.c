@@ -1,5 +1,6 @@
 /* util.c — see util.h. */
 #include "harness/util.h"
+#include "harness/errors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -246,4 +247,28 @@ double hx_now(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- return codes (errors.h) ------------------------------------------------------------------ */
+
+int hx_exit_status(int rc) {
+    if (rc >= 0)
+        return rc == 0 ? HX_EXIT_OK : HX_EXIT_INTERNAL;
+#define X(name, code, text)                                                                  \
+    if (rc == HX_E##name)                                                                    \
+        return HX_EXIT_##name;
+    HX_ERR_MAP(X)
+#undef X
+    return rc >= -HX_ERRNO_MAX ? HX_EXIT_IO : HX_EXIT_INTERNAL;
+}
+
+const char *hx_strerror(int rc) {
+    if (rc == 0)
+        return "success";
+#define X(name, code, text)                                                                  \
+    if (rc == HX_E##name)                                                                    \
+        return text;
+    HX_ERR_MAP(X)
+#undef X
+    return rc < 0 && rc >= -HX_ERRNO_MAX ? strerror(-rc) : "unknown error";
 }

@@ -1,6 +1,7 @@
 /* variants.c — variant names, their drivers, and `forkscope variants`. */
 #include "harness/variants.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +75,7 @@ static int axis_find(const struct axis_value *a, const char *s, size_t n) {
 int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) {
     memset(v, 0, sizeof *v);
     if (!name || !*name)
-        return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -1;
+        return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -EINVAL;
     /* A baseline, or a baseline with parts wrongly attached (longest names first, so that
      * "omp-llvm-busy" is read as omp-llvm + "-busy"). */
     static const int by_length[] = {2, 0, 1};
@@ -92,8 +93,8 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
         const char *rest = name + n + 1;
         if (axis_find(sched_axis, rest, strlen(rest)) >= 0)
             return snprintf(err, errlen, "'%s': serial/omp/omp-llvm take no scheduler (write '%s')", name, b->name),
-                   -1;
-        return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -1;
+                   -EINVAL;
+        return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -EINVAL;
     }
     /* A runtime variant: exactly three parts. */
     const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};
@@ -129,7 +130,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
     }
     const char *why = refused_pair(steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     if (why)
-        return snprintf(err, errlen, "'%s': %s", name, why), -1;
+        return snprintf(err, errlen, "'%s': %s", name, why), -EINVAL;
     v->kind = HX_VARIANT_RUNTIME;
     snprintf(v->name, sizeof v->name, "%s-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
              sched_axis[idx[2]].name);
@@ -153,17 +154,17 @@ const char *hx_variant_class(const hx_variant *v) {
 int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
     const char *over = getenv("FORKSCOPE_DRIVER");
     if (over && *over)
-        return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -1;
+        return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -ENAMETOOLONG;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
-        return -1;
+        return n < 0 ? -errno : -ENOENT;
     self[n] = 0;
     char *slash = strrchr(self, '/');
     if (!slash)
-        return -1;
+        return -ENOENT;
     *slash = 0;
-    return (size_t)snprintf(buf, len, "%s/%s", self, v->driver) < len ? 0 : -1;
+    return (size_t)snprintf(buf, len, "%s/%s", self, v->driver) < len ? 0 : -ENAMETOOLONG;
 }
 
 void hx_variants_print(FILE *out) {

@@ -27,7 +27,7 @@ typedef struct hx_variant {
     char sched[8];   /* "busy" / "lazy" for runtime variants, "" for baselines */
 } hx_variant;
 
-/* Parses a variant name.  0 on success; -1 with a one-line reason in err (what was wrong
+/* Parses a variant name.  0 on success; -EINVAL with a one-line reason in err (what was wrong
  * and what is accepted: unknown axis value, missing axis, a scheduler given to a baseline,
  * extra parts). */
 int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen);
@@ -38,7 +38,8 @@ const char *hx_variant_class(const hx_variant *v);
 
 /* Writes the path of v's driver into buf: $FORKSCOPE_DRIVER if set (one executable for
  * every variant, for tests), else the driver next to this executable (the directory of
- * /proc/self/exe).  0, or -1 if the path does not fit or /proc/self/exe is unreadable. */
+ * /proc/self/exe).  0, -ENAMETOOLONG if the path does not fit, or -errno (-ENOENT) if
+ * /proc/self/exe is unreadable. */
 int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len);
 
 /* Prints `forkscope variants`: every variant with what it is, the naming, and the reasons

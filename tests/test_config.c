@@ -10,7 +10,7 @@
 
 #include "harness/config.h"
 #include "harness/overhead.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/variants.h"
 
 /* ---- paths: tests run from the repository root, or find it from the executable --------------- */
@@ -75,7 +75,7 @@ TEST(bad_configs_give_expected_errors) {
         hx_config cfg;
         hx_diag d = {0};
         int rc = hx_config_load(path, 2, &cfg, &d);
-        ASSERT_MSG(rc == HX_EXIT_CONFIG, "%s: status %d, expected %d", e->d_name, rc, HX_EXIT_CONFIG);
+        ASSERT_MSG(rc == HX_ECONFIG, "%s: status %d, expected %d", e->d_name, rc, HX_ECONFIG);
         char *all = joined(&d);
         size_t lines = 0;
         for (char *line = strtok(expect, "\n"); line; line = strtok(NULL, "\n")) {
@@ -116,13 +116,13 @@ TEST(instructions_parser) {
     unsigned long long sum = 0;
     ASSERT_EQ(hx_icount_parse(out, "fib", &sum), 0);
     ASSERT_EQ_U(sum, 8580853ull + 5084944 + 1000 + 100 + 20 + 3);
-    ASSERT_EQ(hx_icount_parse(out, "nqueens", &sum), -1);
+    ASSERT_EQ(hx_icount_parse(out, "nqueens", &sum), -ENOENT);
 }
 
 TEST(unreadable_config_is_io_error) {
     hx_config cfg;
     hx_diag d = {0};
-    ASSERT_EQ(hx_config_load("/nonexistent/x.json", 2, &cfg, &d), HX_EXIT_IO);
+    ASSERT_EQ(hx_config_load("/nonexistent/x.json", 2, &cfg, &d), HX_EIO);
     ASSERT_EQ(d.n, 1);
     ASSERT_STR_CONTAINS(d.msgs[0], "/nonexistent/x.json: cannot read");
     hx_diag_free(&d);
@@ -255,7 +255,7 @@ TEST(positions_after_utf8_and_escapes) {
     close(fd);
     hx_config cfg;
     hx_diag d = {0};
-    ASSERT_EQ(hx_config_load(path, 2, &cfg, &d), HX_EXIT_CONFIG);
+    ASSERT_EQ(hx_config_load(path, 2, &cfg, &d), HX_ECONFIG);
     ASSERT_EQ(d.n, 1);
     /* "\u006e" is the key n; its value 99 starts at character 90 of line 1 */
     char want[PATH_MAX + 64];

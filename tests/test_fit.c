@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "harness/analysis.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/fit.h"
 #include "harness/report.h"
 #include "harness/stats.h"
@@ -198,7 +198,7 @@ TEST(fit_exact_data) {
     double y[NP], se[NP];
     synth(NULL, 2000, 0.5, 10000, 0.9, y, se);
     hx_fit f;
-    ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, 10000, &f), 0);
+    ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, 10000, &f), 1);
     ASSERT(f.ok && f.points == (int)NP);
     ASSERT_NEAR(f.n, 0.9, 1e-6);
     ASSERT_NEAR(f.b, 0.5, 1e-6);
@@ -218,7 +218,7 @@ TEST(fit_recovers_known_parameters) {
             double a = 3000, b = 0.25, m1 = 20000, y[NP], se[NP];
             synth(r, a, b, m1, ns[k], y, se);
             hx_fit f;
-            ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, m1, &f), 0);
+            ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, m1, &f), 1);
             ASSERT_MSG(f.ok && isfinite(f.n_se) && f.n_se > 0, "n=%g seed %lu: not ok (%s)", ns[k], seed, f.note);
             ASSERT_MSG(fabs(f.n - ns[k]) <= 3 * f.n_se, "n=%g seed %lu: n = %g ± %g", ns[k], seed, f.n, f.n_se);
             ASSERT_MSG(fabs(f.b - b) <= 4 * f.b_se, "n=%g seed %lu: b = %g ± %g", ns[k], seed, f.b, f.b_se);
@@ -243,7 +243,7 @@ TEST(fit_errors_are_calibrated) {
             double y[NP], se[NP];
             synth(r, 3000, 0.25, 20000, ns[k], y, se);
             hx_fit f;
-            ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, 20000, &f), 0);
+            ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, 20000, &f), 1);
             double d = fabs(f.n - ns[k]);
             in1 += d <= f.n_se;
             in3 += d <= 3 * f.n_se;
@@ -271,7 +271,7 @@ TEST(fit_large_scale_and_offset) {
         y[i] = t + gsl_ran_gaussian(r, se[i]);
     }
     hx_fit f;
-    ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, m1, &f), 0);
+    ASSERT_EQ(hx_fit_power_law(Ps, y, se, NP, m1, &f), 1);
     ASSERT_MSG(fabs(f.n - 1.1) <= 3 * f.n_se, "n = %g ± %g (%s)", f.n, f.n_se, f.note);
     gsl_rng_free(r);
 }
@@ -279,15 +279,15 @@ TEST(fit_large_scale_and_offset) {
 TEST(fit_skips_what_it_cannot_fit) {
     double P[] = {1, 2, 4}, y[] = {100, 180, 330}, se[] = {5, 5, 5};
     hx_fit f;
-    ASSERT_EQ(hx_fit_power_law(P, y, se, 3, 100, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 3, 100, &f), 0);
     ASSERT(!f.ok && isnan(f.n) && isnan(f.n_se));
     ASSERT_STR_CONTAINS(f.note, "3 points, need 4");
-    ASSERT_EQ(hx_fit_power_law(P, y, se, 1, 100, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 1, 100, &f), 0);
     ASSERT_STR_CONTAINS(f.note, "1 point, need 4");
     double P4[] = {2, 4, 8, 16}, y4[] = {180, 330, 600, 1100}, se4[] = {5, 5, 5, 5};
-    ASSERT_EQ(hx_fit_power_law(P4, y4, se4, 4, NAN, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P4, y4, se4, 4, NAN, &f), 0);
     ASSERT_STR_CONTAINS(f.note, "no P=1 cell");
-    ASSERT_EQ(hx_fit_power_law(P4, y4, se4, 4, 0, &f), -1);
+    ASSERT_EQ(hx_fit_power_law(P4, y4, se4, 4, 0, &f), 0);
     ASSERT_STR_CONTAINS(f.note, "M1 = 0");
 }
 
@@ -296,7 +296,7 @@ TEST(fit_bounds_and_se_floor) {
      * bound n = 0 (a constant), with a note saying so */
     double P[] = {1, 2, 4, 8, 16, 32}, y[] = {1000, 960, 930, 905, 890, 880}, se[] = {5, 5, 5, 5, 5, 5};
     hx_fit f;
-    ASSERT_EQ(hx_fit_power_law(P, y, se, 6, 1000, &f), 0);
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 6, 1000, &f), 1);
     ASSERT(f.ok);
     ASSERT_NEAR(f.n, 0, 0);
     ASSERT(f.b >= 0 && isfinite(f.n_se) && f.n_se > 0);
@@ -305,7 +305,7 @@ TEST(fit_bounds_and_se_floor) {
     ASSERT_NEAR(f.b * 1000, (1000 + 960 + 930 + 905 + 890 + 880) / 6.0, 1e-9);
     /* standard errors of 0 and NaN are raised to 4 KiB, and the note says so */
     double y2[] = {100, 190, 350, 700, 1300, 2600}, se2[] = {0, NAN, 0, 8, 8, 8};
-    ASSERT_EQ(hx_fit_power_law(P, y2, se2, 6, 100, &f), 0);
+    ASSERT_EQ(hx_fit_power_law(P, y2, se2, 6, 100, &f), 1);
     ASSERT_STR_CONTAINS(f.note, "se raised to 4 KiB at 3 of 6 points");
 }
 
@@ -327,7 +327,7 @@ TEST(fit_log_growth_goes_to_the_bound) {
     for (int i = 0; i < 4; i++)
         y[i] = 5000 + 60 * log(P[i]) + (i == 2 ? 10 : -3);
     hx_fit f;
-    ASSERT_EQ(hx_fit_power_law(P, y, se, 4, y[0], &f), 0);
+    ASSERT_EQ(hx_fit_power_law(P, y, se, 4, y[0], &f), 1);
     ASSERT(f.ok);
     ASSERT_MSG(f.n == 0 && f.a == 0, "n %g a %g b %g: %s", f.n, f.a, f.b, f.note);
     ASSERT_MSG(f.b > 0.9 && f.b < 1.1 && isfinite(f.n_se) && f.n_se > 0, "b %g n_se %g", f.b, f.n_se);
@@ -365,7 +365,7 @@ TEST(fixture_load_and_warnings) {
 
 TEST(fixture_summary_values) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_fit(dir), HX_EXIT_OK);
+    ASSERT_EQ(run_fit(dir), HX_OK);
     char path[PATH_MAX], err[256];
     snprintf(path, sizeof path, "%s/summary.csv", dir);
     char *text = slurp(path);
@@ -447,7 +447,7 @@ TEST(fixture_summary_values) {
 
 TEST(fixture_fits_and_report) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_fit(dir), HX_EXIT_OK);
+    ASSERT_EQ(run_fit(dir), HX_OK);
     char path[PATH_MAX], err[256];
     snprintf(path, sizeof path, "%s/fits.csv", dir);
     hx_fit *fits;
@@ -502,7 +502,7 @@ TEST(no_calibrate_runs) {
                "{\"schema\":1,\"run_id\":\"b|v|2#0\",\"benchmark\":\"b\",\"kernel\":\"fib\",\"variant\":\"v\","
                "\"workers\":2,\"kind\":\"timed\",\"status\":\"crash\",\"signal\":\"SIGSEGV\",\"time_s\":null,"
                "\"maxrss_kib\":1700,\"stderr_tail\":\"boom\\nSegmentation fault\\n\"}\n");
-    ASSERT_EQ(run_fit(dir), HX_EXIT_OK);
+    ASSERT_EQ(run_fit(dir), HX_OK);
     hx_summary s;
     char err[256];
     snprintf(path, sizeof path, "%s/summary.csv", dir);
@@ -531,7 +531,7 @@ TEST(no_calibrate_runs) {
 
 TEST(fit_command_errors) {
     const char *dir = fresh_dir(0);
-    ASSERT_EQ(run_fit(dir), HX_EXIT_IO); /* no raw.jsonl */
+    ASSERT_EQ(run_fit(dir), HX_EIO); /* no raw.jsonl */
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/fit.err", dir);
     char *e = slurp(path);
@@ -549,10 +549,10 @@ TEST(fit_command_errors) {
     fflush(NULL);
     dup2(so, 1);
     dup2(se, 2);
-    ASSERT_EQ(r1, HX_EXIT_USAGE);
-    ASSERT_EQ(r2, HX_EXIT_USAGE);
-    ASSERT_EQ(r3, HX_EXIT_USAGE);
-    ASSERT_EQ(r4, HX_EXIT_OK);
+    ASSERT_EQ(r1, HX_EUSAGE);
+    ASSERT_EQ(r2, HX_EUSAGE);
+    ASSERT_EQ(r3, HX_EUSAGE);
+    ASSERT_EQ(r4, HX_OK);
     remove_tmpdir();
 }
 

@@ -4,14 +4,14 @@
  * directory, fitted and plotted: every data file, script and figure (PNG and PDF or SVG) must
  * exist and be non-empty, PNGs must start with the PNG signature, and gnuplot must not have
  * printed anything (no error, no warning).  Without gnuplot on PATH the command must fail
- * with HX_EXIT_TOOL and a clear message, the data files written all the same.  Missing data
+ * with HX_ETOOL and a clear message, the data files written all the same.  Missing data
  * (no serial cell, no fits.csv, a variant that did not run) must leave gaps, not failures. */
 #include <limits.h>
 #include <math.h>
 #include <sys/stat.h>
 
 #include "harness/analysis.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/plot.h"
 #include "tests/testlib.h"
 
@@ -154,10 +154,10 @@ static const char *vector_ext(void) {
 
 TEST(plot_fixture_makes_every_file) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_OK);
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err"), *out = output_of(dir, "plot.out");
-    ASSERT_MSG(rc == HX_EXIT_OK, "plot returned %d; stderr:\n%s", rc, err);
+    ASSERT_MSG(rc == HX_OK, "plot returned %d; stderr:\n%s", rc, err);
     ASSERT_MSG(!*err, "gnuplot or plot said something on stderr:\n%s", err);
     static const char *const data[] = {"scaling.dat", "memory.dat", "memory-fit.dat", "overhead.dat",
                                        "settings.gp", "README.txt", "term.gp", "scaling.gp",
@@ -220,8 +220,8 @@ TEST(plot_fixture_makes_every_file) {
 TEST(redraw_by_hand) {
     /* the copied scripts find their data next to them, from any working directory */
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
-    ASSERT_EQ(run_cmd("plot", dir), HX_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_OK);
+    ASSERT_EQ(run_cmd("plot", dir), HX_OK);
     char png[PATH_MAX], cmd[PATH_MAX + 128];
     snprintf(png, sizeof png, "%s/plots/memory.png", dir);
     ASSERT(unlink(png) == 0);
@@ -240,11 +240,11 @@ TEST(redraw_by_hand) {
 
 TEST(no_gnuplot_on_path) {
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_OK);
     setenv("PATH", "/nonexistent-dir-for-test", 1);
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, HX_EXIT_TOOL);
+    ASSERT_EQ(rc, HX_ETOOL);
     ASSERT_STR_CONTAINS(err, "gnuplot is not on PATH");
     ASSERT_STR_CONTAINS(err, "apt-get install gnuplot-nox");
     free(err);
@@ -260,7 +260,7 @@ TEST(missing_inputs) {
     const char *dir = fresh_dir(0);
     int rc = run_cmd("plot", dir); /* no summary.csv */
     char *err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, HX_EXIT_IO);
+    ASSERT_EQ(rc, HX_EIO);
     ASSERT_STR_CONTAINS(err, "summary.csv: No such file or directory (run `forkscope fit DIR` first)");
     free(err);
     /* a summary by hand: one benchmark, no serial cell, no fits.csv, no env.json, one variant
@@ -276,7 +276,7 @@ TEST(missing_inputs) {
     rc = run_cmd("plot", dir);
     err = output_of(dir, "plot.err");
     char *out = output_of(dir, "plot.out");
-    ASSERT_MSG(rc == HX_EXIT_OK, "rc %d: %s", rc, err);
+    ASSERT_MSG(rc == HX_OK, "rc %d: %s", rc, err);
     ASSERT_STR_CONTAINS(err, "fits.csv: No such file or directory: memory figure drawn without fits");
     ASSERT(!strstr(err, "gnuplot"));
     ASSERT_STR_CONTAINS(out, "no overhead chart");
@@ -306,7 +306,7 @@ TEST(not_run_notes_follow_the_config) {
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err");
     char *out = output_of(dir, "plot.out");
-    ASSERT_MSG(rc == HX_EXIT_OK, "rc %d: %s", rc, err);
+    ASSERT_MSG(rc == HX_OK, "rc %d: %s", rc, err);
     ASSERT_STR_CONTAINS(out, "uts-x/omp: not run (no cells in summary.csv)");
     ASSERT_MSG(!strstr(out, "fib-small/cont-seg-busy"), "%s", out);
     free(err);
@@ -317,7 +317,7 @@ TEST(not_run_notes_follow_the_config) {
 TEST(gnuplot_error_is_a_failure) {
     /* scripts from a directory where one of them is broken */
     const char *dir = fresh_dir(1);
-    ASSERT_EQ(run_cmd("fit", dir), HX_EXIT_OK);
+    ASSERT_EQ(run_cmd("fit", dir), HX_OK);
     char sdir[512], p[PATH_MAX];
     snprintf(sdir, sizeof sdir, "%.100s/scripts", dir);
     ASSERT(mkdir(sdir, 0777) == 0);
@@ -330,15 +330,15 @@ TEST(gnuplot_error_is_a_failure) {
     setenv("FORKSCOPE_PLOTS", sdir, 1);
     int rc = run_cmd("plot", dir);
     char *err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, HX_EXIT_INTERNAL);
+    ASSERT_EQ(rc, HX_EINTERNAL);
     ASSERT_STR_CONTAINS(err, "gnuplot failed on");
     ASSERT_STR_CONTAINS(err, "speedup.gp");
     free(err);
-    /* and a directory without the scripts: HX_EXIT_TOOL, naming where it looked */
+    /* and a directory without the scripts: HX_ETOOL, naming where it looked */
     setenv("FORKSCOPE_PLOTS", "/nonexistent-scripts", 1);
     rc = run_cmd("plot", dir);
     err = output_of(dir, "plot.err");
-    ASSERT_EQ(rc, HX_EXIT_TOOL);
+    ASSERT_EQ(rc, HX_ETOOL);
     ASSERT_STR_CONTAINS(err, "/nonexistent-scripts");
     free(err);
     remove_tmpdir();

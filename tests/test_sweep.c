@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 
 #include "harness/config.h"
-#include "harness/exitcodes.h"
+#include "harness/errors.h"
 #include "harness/launch.h"
 #include "harness/progress.h"
 #include "harness/sweep.h"
@@ -251,7 +251,7 @@ static void check_failures(const char *mech) {
     double t0 = test_now();
     int rc = sweep(cfg, out, 0, NULL, &log);
     double dt = test_now() - t0;
-    ASSERT_MSG(rc == HX_EXIT_RUNS_FAILED, "status %d, log:\n%s", rc, log);
+    ASSERT_MSG(rc == HX_ERUNS_FAILED, "status %d, log:\n%s", rc, log);
     json_t *recs = records(out);
     ASSERT_EQ(json_array_size(recs), 9); /* 8 benchmarks + 1 calibrate, all recorded */
     static const struct {
@@ -360,7 +360,7 @@ static int sweep_and_signal(const char *cfg, const char *out, int sig, size_t af
     pid_t pid = fork();
     ASSERT(pid >= 0);
     if (pid == 0)
-        _exit(sweep(cfg, out, 0, NULL, NULL));
+        _exit(hx_exit_status(sweep(cfg, out, 0, NULL, NULL)));
     double t0 = test_now();
     while (lines_in(raw) < after && test_now() - t0 < 20)
         nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
@@ -391,12 +391,12 @@ TEST(sigkill_then_resume) {
     fclose(f);
     char *log;
     int rc = sweep(cfg, out, 1, NULL, &log);
-    ASSERT_MSG(rc == HX_EXIT_OK, "resume: status %d:\n%s", rc, log);
+    ASSERT_MSG(rc == HX_OK, "resume: status %d:\n%s", rc, log);
     ASSERT_STR_CONTAINS(log, "incomplete");
     expect_complete(out);
     /* Resuming a finished sweep runs nothing and changes nothing. */
     size_t n = lines_in(raw);
-    ASSERT_EQ(sweep(cfg, out, 1, NULL, NULL), HX_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 1, NULL, NULL), HX_OK);
     ASSERT_EQ(lines_in(raw), n);
     free(log);
 }
@@ -420,7 +420,7 @@ TEST(sigint_then_resume) {
     ASSERT_LT(json_array_size(recs), SLOW_RUNS);
     json_decref(recs);
     int rc = sweep(cfg, out, 1, NULL, &log);
-    ASSERT_MSG(rc == HX_EXIT_OK, "resume: status %d:\n%s", rc, log);
+    ASSERT_MSG(rc == HX_OK, "resume: status %d:\n%s", rc, log);
     expect_complete(out);
     free(log);
 }
@@ -433,14 +433,14 @@ TEST(resume_checks_config) {
     snprintf(out, sizeof out, "%s/out", dir);
     write_text(cfg, "{\"name\": \"c\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 1}}],"
                     " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 2}\n");
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_OK);
     char *log;
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, &log), HX_EXIT_USAGE); /* results there, no --resume */
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, &log), HX_EUSAGE); /* results there, no --resume */
     ASSERT_STR_CONTAINS(log, "--resume");
     free(log);
     write_text(cfg, "{\"name\": \"c\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 2}}],"
                     " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 2}\n");
-    ASSERT_EQ(sweep(cfg, out, 1, NULL, &log), HX_EXIT_CONFIG);
+    ASSERT_EQ(sweep(cfg, out, 1, NULL, &log), HX_ECONFIG);
     ASSERT_STR_CONTAINS(log, "differs from");
     free(log);
     /* A line that is whole but not a record is not cut away silently. */
@@ -451,7 +451,7 @@ TEST(resume_checks_config) {
     fclose(f);
     char cfg2[160];
     snprintf(cfg2, sizeof cfg2, "%s/config.json", out);
-    ASSERT_EQ(sweep(cfg2, out, 1, NULL, &log), HX_EXIT_IO);
+    ASSERT_EQ(sweep(cfg2, out, 1, NULL, &log), HX_EIO);
     ASSERT_STR_CONTAINS(log, "raw.jsonl:5: not a run record"); /* 2 timed + 2 calibrate runs before it */
     free(log);
     /* A start that recorded no run leaves config.json alone: a new sweep replaces it. */
@@ -460,7 +460,7 @@ TEST(resume_checks_config) {
     ASSERT_EQ(mkdir(out2, 0777), 0);
     snprintf(path, sizeof path, "%s/config.json", out2);
     write_text(path, "{\"old\": 1}\n");
-    ASSERT_EQ(sweep(cfg, out2, 0, NULL, NULL), HX_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out2, 0, NULL, NULL), HX_OK);
     char *now = read_text(path, NULL), *given = read_text(cfg, NULL);
     ASSERT(now && given && !strcmp(now, given));
     free(now);
@@ -480,7 +480,7 @@ static void run_ids(const char *order, char ids[][32], size_t n) {
              " \"workers\": [1], \"repetitions\": 5, \"calibrate\": false, \"order\": \"%s\", \"seed\": 7}\n",
              order);
     write_text(cfg, text);
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_OK);
     json_t *recs = records(out);
     ASSERT_EQ(json_array_size(recs), n);
     for (size_t i = 0; i < n; i++)
@@ -527,7 +527,7 @@ TEST(dry_run_plan) {
                     " \"repetitions\": {\"serial\": 3, \"parallel\": 2, \"baseline\": 4}}\n");
     FILE *plan = fopen(planpath, "w");
     hx_sweep_opts o = {.config_path = cfg, .outdir = out, .dry_run = 1, .live_progress = 0, .plan_out = plan};
-    ASSERT_EQ(hx_sweep_run(&o, NULL, 0), HX_EXIT_OK);
+    ASSERT_EQ(hx_sweep_run(&o, NULL, 0), HX_OK);
     fclose(plan);
     char *text = read_text(planpath, NULL);
     /* timed: 2 benchmarks x (cont 3 P x 2 + serial 1 x 3 + omp 3 P x 4) = 2 x 21 runs in 14 cells;
@@ -557,7 +557,7 @@ TEST(record_and_env_fields) {
                        " {\"preset\": \"T1\", \"b\": 4.5}}], \"variants\": [\"child-lin-lazy\"],"
                        " \"workers\": [1], \"repetitions\": 1, \"papi_events\": [\"perf::TASK-CLOCK\"]}\n";
     write_text(cfg, text);
-    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_EXIT_OK);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_OK);
     snprintf(path, sizeof path, "%s/config.json", out);
     char *copy = read_text(path, NULL);
     ASSERT(copy && !strcmp(copy, text)); /* verbatim */
@@ -694,7 +694,7 @@ TEST(maxrss_is_the_drivers_own) {
                     " \"variants\": [\"serial\"], \"workers\": [1], \"repetitions\": 5}\n");
     char *log;
     int rc = sweep(cfg, out, 0, l, &log);
-    ASSERT_MSG(rc == HX_EXIT_OK, "status %d: %s", rc, log);
+    ASSERT_MSG(rc == HX_OK, "status %d: %s", rc, log);
     free(log);
     json_t *recs = records(out);
     long m[2][5];

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/errors.h"
 #include "harness/util.h"
 #include "tests/testlib.h"
 
@@ -174,6 +175,33 @@ TEST(grow_and_clock) {
     ASSERT_MSG(dt >= 0.019 && dt < 5, "20 ms of sleep measured %.4f s", dt);
 }
 
+/* The return convention: 0, -errno, or HX_E* codes that never meet errno values, each mapped
+ * to its documented exit status by the one function that does. */
+TEST(return_codes) {
+    ASSERT_EQ(hx_exit_status(0), HX_EXIT_OK);
+    ASSERT_EQ(hx_exit_status(HX_EUSAGE), 1);
+    ASSERT_EQ(hx_exit_status(HX_ECONFIG), 2);
+    ASSERT_EQ(hx_exit_status(HX_EIO), 3);
+    ASSERT_EQ(hx_exit_status(HX_ERUNS_FAILED), 4);
+    ASSERT_EQ(hx_exit_status(HX_EINTERRUPTED), 5);
+    ASSERT_EQ(hx_exit_status(HX_ETOOL), 6);
+    ASSERT_EQ(hx_exit_status(HX_EINTERNAL), 7);
+    ASSERT_EQ(hx_exit_status(-ENOENT), HX_EXIT_IO); /* a system call failed */
+    ASSERT_EQ(hx_exit_status(-EACCES), HX_EXIT_IO);
+    ASSERT_EQ(hx_exit_status(1), HX_EXIT_INTERNAL); /* not a return code */
+    ASSERT_EQ(hx_exit_status(-100000), HX_EXIT_INTERNAL);
+    int codes[] = {HX_EUSAGE, HX_ECONFIG, HX_EIO, HX_ERUNS_FAILED, HX_EINTERRUPTED, HX_ETOOL, HX_EINTERNAL};
+    for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+        ASSERT(codes[i] < -HX_ERRNO_MAX);
+        ASSERT(strcmp(hx_strerror(codes[i]), "unknown error") != 0);
+        for (size_t j = 0; j < i; j++)
+            ASSERT_NE(codes[i], codes[j]);
+    }
+    ASSERT_STR_CONTAINS(hx_strerror(HX_ECONFIG), "configuration");
+    ASSERT_STR_CONTAINS(hx_strerror(-ENOENT), "No such file");
+    ASSERT_STR_CONTAINS(hx_strerror(0), "success");
+}
+
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
@@ -182,6 +210,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(atomic_stream, 10),
                          TEST_CASE(median_and_quantiles, 10),
                          TEST_CASE(grow_and_clock, 10),
+                         TEST_CASE(return_codes, 10),
                          {0},
                      });
 }
