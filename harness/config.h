@@ -97,7 +97,7 @@ typedef struct hx_config {
 
 /* Reads and validates the configuration file at path; `cores` is the number of online CPUs
  * that "cores" stands for.  Returns 0 and fills *cfg (free with hx_config_free); or
- * HX_EXIT_IO if the file cannot be read, HX_EXIT_CONFIG if it is invalid, with every
+ * HX_EIO if the file cannot be read, HX_ECONFIG if it is invalid, with every
  * message in *d (cfg is then left empty). */
 int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d);
 

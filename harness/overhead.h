@@ -26,7 +26,7 @@
 /* Counts the instructions per call of every distinct driver among cfg's variants (one
  * per stealing-stack pair, and serial; OpenMP drivers are skipped: their task functions
  * are outlined by the compiler) into dir/instructions.csv.  Files already there from an
- * earlier run of the same config are reused.  Returns 0, or an HX_EXIT_* status with a
+ * earlier run of the same config are reused.  Returns 0, or an HX_E* code with a
  * message on stderr (valgrind missing, a run failed). */
 int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd);
 

@@ -19,9 +19,9 @@
  * The scripts are looked up in $FORKSCOPE_PLOTS, else in plots/ of the first ancestor of
  * the executable's directory that has one (build/bin/forkscope -> ./plots), else ./plots.
  *
- * Exit statuses: HX_EXIT_USAGE; HX_EXIT_IO (no summary.csv, a file not writable);
- * HX_EXIT_TOOL (gnuplot not on PATH or without a PNG terminal, or the scripts not found:
- * the data files are written first, so they exist anyway); HX_EXIT_INTERNAL (gnuplot
+ * Returns 0 or HX_EUSAGE; HX_EIO (no summary.csv, a file not writable);
+ * HX_ETOOL (gnuplot not on PATH or without a PNG terminal, or the scripts not found:
+ * the data files are written first, so they exist anyway); HX_EINTERNAL (gnuplot
  * reported an error running a script: its messages are printed). */
 #ifndef HX_PLOT_H
 #define HX_PLOT_H

@@ -26,6 +26,7 @@
 /* ---- run statuses (harness/results.h) -------------------------------------------------------- */
 
 enum { ST_OK, ST_WRONG, ST_CRASH, ST_TIMEOUT, ST_MEMORY, ST_ERROR, NSTATUS };
+_Static_assert(NSTATUS == sizeof ((hx_cell *)0)->fails / sizeof ((hx_cell *)0)->fails[0], "hx_cell.fails: one per status");
 static const char *const status_names[NSTATUS] = {"ok", "wrong", "crash", "timeout", "memory", "error"};
 
 static int status_index(const char *s) {
@@ -37,34 +38,12 @@ static int status_index(const char *s) {
 
 /* ---- the plan ------------------------------------------------------------------------------ */
 
-typedef struct cell {
-    char id[200];          /* "<benchmark>|<variant>|<P>", "calibrate|<variant>|<P>" */
-    const hx_bench *bench; /* NULL for a calibrate cell */
-    const hx_variant *var;
-    unsigned workers, reps, warmup;
-    int oversub;
-    char driver[PATH_MAX];
-    double est_s; /* estimated wall time of one run */
-    int est_measured; /* est_s comes from earlier results */
-    /* progress */
-    unsigned done, fails[NSTATUS];
-    double *times; /* time_s of the ok runs */
-    unsigned ntimes;
-} cell;
+/* The plan's types (sweep.h), by their short names here. */
+typedef hx_cell cell;
+typedef hx_planned_run run;
+typedef hx_plan plan;
 
-typedef struct run {
-    uint32_t cell, rep;
-} run;
-
-typedef struct plan {
-    cell *cells;
-    size_t ncells, ncalib;
-    run *runs;
-    size_t nruns;
-    size_t nskipped_serial; /* serial cells left out at P > 1 */
-} plan;
-
-static void plan_free(plan *p) {
+void hx_plan_free(hx_plan *p) {
     for (size_t i = 0; i < p->ncells; i++)
         free(p->cells[i].times);
     free(p->cells);
@@ -74,7 +53,7 @@ static void plan_free(plan *p) {
 
 static int add_cell(plan *p, size_t cap, const hx_config *cfg, const hx_bench *b, const hx_variant *v, unsigned P) {
     if (p->ncells >= cap)
-        return -1;
+        return HX_EINTERNAL;
     cell *c = &p->cells[p->ncells++];
     memset(c, 0, sizeof *c);
     snprintf(c->id, sizeof c->id, "%s|%s|%u", b ? b->name : "calibrate", v->name, P);
@@ -87,8 +66,8 @@ static int add_cell(plan *p, size_t cap, const hx_config *cfg, const hx_bench *b
     c->oversub = P > cfg->cores;
     if (hx_variant_driver_path(v, c->driver, sizeof c->driver))
         snprintf(c->driver, sizeof c->driver, "%s", v->driver);
-    c->times = calloc(c->reps, sizeof *c->times);
-    return c->times ? 0 : -1;
+    c->times = hx_xcalloc(c->reps ? c->reps : 1, sizeof *c->times);
+    return 0;
 }
 
 /* splitmix64: a tiny, well-mixed generator whose sequence is the same everywhere. */
@@ -99,12 +78,10 @@ static uint64_t splitmix64(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
-static int plan_build(const hx_config *cfg, plan *p) {
+int hx_plan_build(const hx_config *cfg, hx_plan *p) {
     memset(p, 0, sizeof *p);
     size_t cap = (cfg->nbenchmarks + 1) * cfg->nvariants * cfg->nworkers;
-    p->cells = calloc(cap ? cap : 1, sizeof *p->cells);
-    if (!p->cells)
-        return -1;
+    p->cells = hx_xcalloc(cap ? cap : 1, sizeof *p->cells);
     /* Calibrate cells first (they are short; a driver that cannot start shows at once),
      * for every variant some benchmark runs on. */
     unsigned long long used = 0;
@@ -115,7 +92,7 @@ static int plan_build(const hx_config *cfg, plan *p) {
             if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1)
                 continue;
             if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
-                return -1;
+                return HX_EINTERNAL;
         }
     p->ncalib = p->ncells;
     for (size_t b = 0; b < cfg->nbenchmarks; b++)
@@ -126,16 +103,14 @@ static int plan_build(const hx_config *cfg, plan *p) {
                     continue;
                 }
                 if (add_cell(p, cap, cfg, &cfg->benchmarks[b], &cfg->variants[v], cfg->workers[w]))
-                    return -1;
+                    return HX_EINTERNAL;
             }
     unsigned maxreps = 0;
     for (size_t i = 0; i < p->ncells; i++) {
         p->nruns += p->cells[i].reps;
         maxreps = p->cells[i].reps > maxreps ? p->cells[i].reps : maxreps;
     }
-    p->runs = calloc(p->nruns ? p->nruns : 1, sizeof *p->runs);
-    if (!p->runs)
-        return -1;
+    p->runs = hx_xcalloc(p->nruns ? p->nruns : 1, sizeof *p->runs);
     size_t k = 0;
     if (cfg->order == HX_ORDER_INTERLEAVED) {
         for (unsigned r = 0; r < maxreps; r++)
@@ -354,16 +329,31 @@ static json_t *signal_name(int sig) {
     return json_string(buf);
 }
 
+/* A sweep in progress: what each stage of hx_sweep_run fills in and the later ones use. */
 typedef struct sweep {
+    const hx_sweep_opts *o;
+    hx_config config; /* owned */
     const hx_config *cfg;
+    hx_diag diag;
     plan pl;
-    hx_launcher *launcher;
-    int intr_fd;
-    int raw_fd;
-    int raw_created;
-    char dir[PATH_MAX], raw_path[PATH_MAX + 16];
+    char dir[PATH_MAX], raw_path[PATH_MAX + 16], config_copy[PATH_MAX + 32];
     char **env;  /* extra environment for drivers (NULL: none) */
     char *papi;  /* "EV1,EV2" for the drivers' --papi, or NULL */
+    /* what the directory held before: */
+    int have_raw, have_config;
+    json_t *done_recs;    /* the records of raw.jsonl (a JSON array) */
+    char **done_ids;      /* their run_ids, sorted */
+    size_t ndone, already, cells_done;
+    /* while running: */
+    hx_launcher *launcher;
+    int own_launcher;
+    int intr_fd;
+    int handlers;
+    struct sigaction old_int, old_term;
+    json_t *envinfo; /* env.json */
+    int raw_fd;
+    int raw_created;
+    hx_progress *prog;
 } sweep;
 
 /* The driver's command line for one run of cell c. */
@@ -708,315 +698,312 @@ static const char *jstr(json_t *obj, const char *key) {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
-    hx_config cfg;
-    hx_diag d = {0};
-    sweep s;
-    memset(&s, 0, sizeof s);
-    s.raw_fd = -1;
-    s.intr_fd = -1;
-    json_t *done_recs = NULL, *env = NULL;
-    char **done_ids = NULL;
-    size_t ndone = 0;
-    hx_progress *prog = NULL;
-    struct sigaction old_int, old_term;
-    int handlers = 0, own_launcher = 0;
-    FILE *plan_out = o->plan_out ? o->plan_out : stdout;
-
-    int rc = hx_config_load(o->config_path, hx_online_cores(), &cfg, &d);
+/* Stage 1: the configuration, the directory and the plan. */
+static int sweep_open(sweep *s) {
+    const hx_sweep_opts *o = s->o;
+    int rc = hx_config_load(o->config_path, hx_online_cores(), &s->config, &s->diag);
     if (rc) {
-        hx_diag_print(&d, stderr);
+        hx_diag_print(&s->diag, stderr);
         if (rc == HX_ECONFIG)
-            fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, d.n, d.n == 1 ? "" : "s");
-        hx_diag_free(&d);
+            fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, s->diag.n,
+                    s->diag.n == 1 ? "" : "s");
         return rc;
     }
-    s.cfg = &cfg;
+    const hx_config *cfg = s->cfg = &s->config;
     if (o->outdir)
-        snprintf(s.dir, sizeof s.dir, "%s", o->outdir);
+        snprintf(s->dir, sizeof s->dir, "%s", o->outdir);
     else
-        snprintf(s.dir, sizeof s.dir, "results/%s", cfg.name);
-    if (dir_out)
-        snprintf(dir_out, dirlen, "%s", s.dir);
-    snprintf(s.raw_path, sizeof s.raw_path, "%s/raw.jsonl", s.dir);
-    if (plan_build(&cfg, &s.pl)) {
-        fprintf(stderr, "forkscope: out of memory\n");
-        rc = HX_EINTERNAL;
-        goto out_config;
+        snprintf(s->dir, sizeof s->dir, "results/%s", cfg->name);
+    snprintf(s->raw_path, sizeof s->raw_path, "%s/raw.jsonl", s->dir);
+    snprintf(s->config_copy, sizeof s->config_copy, "%s/config.json", s->dir);
+    if (hx_plan_build(cfg, &s->pl)) {
+        fprintf(stderr, "forkscope: internal error: the plan has more cells than counted\n");
+        return HX_EINTERNAL;
     }
-    if (cfg.npapi) { /* the drivers' --papi EVENT,... */
+    if (cfg->npapi) { /* the drivers' --papi EVENT,... */
         size_t len = 1;
-        for (size_t i = 0; i < cfg.npapi; i++)
-            len += strlen(cfg.papi_events[i]) + 1;
-        s.papi = malloc(len);
-        if (!s.papi) {
-            rc = HX_EINTERNAL;
-            goto out_plan;
-        }
-        char *p = s.papi;
+        for (size_t i = 0; i < cfg->npapi; i++)
+            len += strlen(cfg->papi_events[i]) + 1;
+        char *p = s->papi = hx_xmalloc(len);
         *p = 0;
-        for (size_t i = 0; i < cfg.npapi; i++)
-            p = stpcpy(stpcpy(p, i ? "," : ""), cfg.papi_events[i]);
+        for (size_t i = 0; i < cfg->npapi; i++)
+            p = stpcpy(stpcpy(p, i ? "," : ""), cfg->papi_events[i]);
     }
+    return 0;
+}
 
-    /* ---- what is there already */
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/config.json", s.dir);
+/* Stage 2: what the directory holds already (s->done_recs), checked against the options:
+ * results without --resume, or a config.json that differs, stop the sweep here. */
+static int sweep_reconcile(sweep *s) {
+    const hx_sweep_opts *o = s->o;
     struct stat st;
-    int have_raw = stat(s.raw_path, &st) == 0, have_config = stat(path, &st) == 0;
+    s->have_raw = stat(s->raw_path, &st) == 0;
+    s->have_config = stat(s->config_copy, &st) == 0;
     if (o->dry_run) {
         int why = 0;
-        done_recs = have_raw ? read_raw(s.raw_path, 0, &why) : json_array();
-        if (!done_recs)
-            done_recs = json_array();
-    } else if (have_raw && !o->resume) {
+        s->done_recs = s->have_raw ? read_raw(s->raw_path, 0, &why) : NULL;
+    } else if (s->have_raw && !o->resume) {
         fprintf(stderr,
                 "forkscope: %s already holds results (raw.jsonl): continue them with --resume, or choose another "
                 "directory with -o\n",
-                s.dir);
-        rc = HX_EUSAGE;
-        goto out_plan;
-    } else if (o->resume && (have_raw || have_config)) {
-        if (!have_config) {
+                s->dir);
+        return HX_EUSAGE;
+    } else if (o->resume && (s->have_raw || s->have_config)) {
+        if (!s->have_config) {
             fprintf(stderr, "forkscope: cannot resume %s: it has raw.jsonl but no config.json to compare with %s\n",
-                    s.dir, cfg.path);
-            rc = HX_EIO;
-            goto out_plan;
+                    s->dir, s->cfg->path);
+            return HX_EIO;
         }
-        if (!same_bytes(path, cfg.text, cfg.text_len)) {
+        if (!same_bytes(s->config_copy, s->cfg->text, s->cfg->text_len)) {
             fprintf(stderr,
                     "forkscope: cannot resume %s: %s differs from %s, the configuration the sweep started with.\n"
                     "  Resume with that file (forkscope run %s -o %s --resume), or start a new sweep in another "
                     "directory (-o).\n",
-                    s.dir, cfg.path, path, path, s.dir);
-            rc = HX_ECONFIG;
-            goto out_plan;
+                    s->dir, s->cfg->path, s->config_copy, s->config_copy, s->dir);
+            return HX_ECONFIG;
         }
         int why = HX_EIO;
-        done_recs = read_raw(s.raw_path, 1, &why);
-        if (!done_recs) {
-            rc = why;
-            goto out_plan;
-        }
-    } else {
-        done_recs = json_array();
+        if (!(s->done_recs = read_raw(s->raw_path, 1, &why)))
+            return why;
     }
+    if (!s->done_recs)
+        s->done_recs = json_array();
+    return 0;
+}
 
-    /* ---- runs already done: account them to their cells */
-    ndone = json_array_size(done_recs);
-    done_ids = calloc(ndone + 1, sizeof *done_ids);
-    if (!done_ids) {
-        rc = HX_EINTERNAL;
-        goto out_plan;
-    }
-    for (size_t i = 0; i < ndone; i++)
-        done_ids[i] = (char *)json_string_value(json_object_get(json_array_get(done_recs, i), "run_id"));
-    qsort(done_ids, ndone, sizeof *done_ids, cmp_str);
-    size_t already = 0, cells_done = 0;
-    for (size_t i = 0; i < s.pl.ncells; i++) {
-        cell *c = &s.pl.cells[i];
+/* Stage 3: the runs already done, accounted to their cells (and, for --dry-run, their
+ * median wall time as the cell's estimate). */
+static void sweep_account_done(sweep *s) {
+    json_t *done = s->done_recs;
+    s->ndone = json_array_size(done);
+    s->done_ids = hx_xcalloc(s->ndone + 1, sizeof *s->done_ids);
+    for (size_t i = 0; i < s->ndone; i++)
+        s->done_ids[i] = (char *)json_string_value(json_object_get(json_array_get(done, i), "run_id"));
+    qsort(s->done_ids, s->ndone, sizeof *s->done_ids, cmp_str);
+    for (size_t i = 0; i < s->pl.ncells; i++) {
+        cell *c = &s->pl.cells[i];
         double wall[64];
         size_t nwall = 0;
-        for (size_t k = 0; k < ndone; k++) {
-            json_t *r = json_array_get(done_recs, k);
+        for (size_t k = 0; k < s->ndone; k++) {
+            json_t *r = json_array_get(done, k);
             if (strcmp(jstr(r, "cell_id"), c->id))
                 continue;
-            if (o->dry_run && nwall < 64 && json_is_number(json_object_get(r, "wall_s")) &&
+            if (s->o->dry_run && nwall < 64 && json_is_number(json_object_get(r, "wall_s")) &&
                 !strcmp(jstr(r, "status"), "ok"))
                 wall[nwall++] = json_number_value(json_object_get(r, "wall_s"));
             long rep = (long)json_integer_value(json_object_get(r, "rep"));
             if (rep >= 0 && (unsigned long)rep < c->reps) {
                 account(c, r);
-                already++;
+                s->already++;
             }
         }
-        cells_done += c->done >= c->reps;
+        s->cells_done += c->done >= c->reps;
         c->est_measured = nwall > 0;
-        c->est_s = nwall ? hx_median_copy(wall, nwall) : estimate_run(c, cfg.cores);
+        c->est_s = nwall ? hx_median_copy(wall, nwall) : estimate_run(c, s->cfg->cores);
     }
+}
 
-    if (o->dry_run) {
-        int measured = 0;
-        for (size_t i = 0; i < s.pl.ncells; i++)
-            measured |= s.pl.cells[i].est_measured;
-        print_plan(plan_out, &s, already, measured);
-        rc = HX_OK;
-        goto out_plan;
-    }
-
-    /* ---- start: launcher, signals, directory, config.json, env.json */
-    if (o->launcher) {
-        s.launcher = o->launcher;
-    } else {
-        int e = hx_launcher_start(&s.launcher);
-        if (e) {
-            fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
-            rc = HX_EINTERNAL;
-            goto out_plan;
-        }
-        own_launcher = 1;
-    }
-    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK)) {
-        rc = HX_EINTERNAL;
-        goto out_launcher;
-    }
-    s.intr_fd = sig_pipe[0];
+/* SIGINT and SIGTERM set got_signal and wake the launcher through a self-pipe. */
+static int signals_install(sweep *s) {
+    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+        return -errno;
+    s->intr_fd = sig_pipe[0];
     got_signal = 0;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal; /* no SA_RESTART: a blocking call returns EINTR */
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    handlers = 1;
+    sigaction(SIGINT, &sa, &s->old_int);
+    sigaction(SIGTERM, &sa, &s->old_term);
+    s->handlers = 1;
+    return 0;
+}
 
-    if (mkdir_p(s.dir)) {
-        fprintf(stderr, "forkscope: cannot create %s: %s\n", s.dir, strerror(errno));
-        rc = HX_EIO;
-        goto out_signals;
+static void signals_restore(sweep *s) {
+    if (s->handlers) {
+        sigaction(SIGINT, &s->old_int, NULL);
+        sigaction(SIGTERM, &s->old_term, NULL);
+        s->handlers = 0;
     }
-    snprintf(path, sizeof path, "%s/env.json", s.dir);
-    /* A fresh sweep (no --resume: raw.jsonl is absent, checked above) writes config.json,
-     * even over one left by a start that recorded nothing. */
-    int fresh = !o->resume || !have_config;
+    if (sig_pipe[0] >= 0) {
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+    }
+    s->intr_fd = -1;
+}
+
+/* What a fresh sweep records in env.json beside hx_envinfo_collect's machine. */
+static void env_first_record(sweep *s, json_t *env) {
+    const hx_config *cfg = s->cfg;
+    json_object_set_new(env, "time_limit_s", cfg->time_limit_s > 0 ? json_real(cfg->time_limit_s) : json_null());
+    json_object_set_new(env, "memory_limit",
+                        json_pack("{s:o, s:s}", "limit_mib",
+                                  cfg->memory_limit_mib ? json_integer((json_int_t)cfg->memory_limit_mib) : json_null(),
+                                  "mechanism", cfg->memory_limit_mib ? hx_launcher_mechanism(s->launcher) : "none"));
+    json_t *papi = json_array();
+    for (size_t i = 0; i < cfg->npapi; i++)
+        json_array_append_new(papi, json_string(cfg->papi_events[i]));
+    json_object_set_new(env, "papi_events", papi);
+    json_object_set_new(env, "measurement",
+                        json_pack("{s:s, s:s}", "launcher",
+                                  "each run is a fresh driver process forked by a small launcher process; "
+                                  "maxrss from wait4() on it",
+                                  "runs", "--reps 1 --warmup W per process"));
+}
+
+/* A resumed sweep keeps env.json's first record, warns about what changed and appends the
+ * resume (now: this machine's record now). */
+static void env_note_resume(sweep *s, json_t *env, json_t *now) {
+    static const char *const keys[] = {"host", "cpu_model", "cores", "git_revision", "drivers"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!json_equal(json_object_get(env, keys[k]), json_object_get(now, keys[k])))
+            fprintf(stderr, "forkscope: warning: resuming with a different %s than the sweep started with\n", keys[k]);
+    json_t *resumes = json_object_get(env, "resumes");
+    if (!json_is_array(resumes))
+        json_object_set_new(env, "resumes", resumes = json_array());
+    json_array_append_new(resumes, json_pack("{s:O, s:O, s:O, s:O, s:O, s:I}", "date", json_object_get(now, "date"),
+                                             "host", json_object_get(now, "host"), "git_revision",
+                                             json_object_get(now, "git_revision"), "git_dirty",
+                                             json_object_get(now, "git_dirty"), "drivers",
+                                             json_object_get(now, "drivers"), "runs_before", (json_int_t)s->already));
+}
+
+/* env.json: collected (fresh) or read back and extended (resume), the drivers probed. */
+static int write_env(sweep *s, int fresh) {
     if (fresh) {
-        if (write_atomic(s.dir, "config.json", cfg.text, cfg.text_len)) {
-            fprintf(stderr, "forkscope: cannot write %s/config.json: %s\n", s.dir, strerror(errno));
-            rc = HX_EIO;
-            goto out_signals;
-        }
-        env = hx_envinfo_collect(cfg.path);
+        s->envinfo = hx_envinfo_collect(s->cfg->path);
     } else {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/env.json", s->dir);
         json_error_t e;
-        env = json_load_file(path, 0, &e);
-        if (!json_is_object(env)) {
-            json_decref(env);
-            env = hx_envinfo_collect(cfg.path); /* lost: collect it anew */
+        s->envinfo = json_load_file(path, 0, &e);
+        if (!json_is_object(s->envinfo)) {
+            json_decref(s->envinfo);
+            s->envinfo = hx_envinfo_collect(s->cfg->path); /* lost: collect it anew */
         }
     }
-    json_t *now_env = fresh ? NULL : hx_envinfo_collect(cfg.path);
-    if ((rc = probe_drivers(&s, now_env ? now_env : env))) {
-        json_decref(now_env);
-        goto out_signals;
+    json_t *now = fresh ? NULL : hx_envinfo_collect(s->cfg->path);
+    int rc = probe_drivers(s, now ? now : s->envinfo);
+    if (!rc) {
+        if (now)
+            env_note_resume(s, s->envinfo, now);
+        else
+            env_first_record(s, s->envinfo);
     }
-    if (now_env) { /* resuming: keep the first record, note the resume and what changed */
-        static const char *const keys[] = {"host", "cpu_model", "cores", "git_revision", "drivers"};
-        for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-            if (!json_equal(json_object_get(env, keys[k]), json_object_get(now_env, keys[k])))
-                fprintf(stderr, "forkscope: warning: resuming with a different %s than the sweep started with\n",
-                        keys[k]);
-        json_t *resumes = json_object_get(env, "resumes");
-        if (!json_is_array(resumes))
-            json_object_set_new(env, "resumes", resumes = json_array());
-        json_array_append_new(resumes, json_pack("{s:O, s:O, s:O, s:O, s:O, s:I}", "date",
-                                                 json_object_get(now_env, "date"), "host",
-                                                 json_object_get(now_env, "host"), "git_revision",
-                                                 json_object_get(now_env, "git_revision"), "git_dirty",
-                                                 json_object_get(now_env, "git_dirty"), "drivers",
-                                                 json_object_get(now_env, "drivers"), "runs_before", (json_int_t)already));
-        json_decref(now_env);
+    json_decref(now);
+    if (rc)
+        return rc;
+    char *text = json_dumps(s->envinfo, JSON_INDENT(2));
+    rc = text ? write_atomic(s->dir, "env.json", text, strlen(text)) : -1;
+    if (rc)
+        fprintf(stderr, "forkscope: cannot write %s/env.json: %s\n", s->dir, strerror(errno));
+    free(text);
+    return rc ? HX_EIO : 0;
+}
+
+/* Stage 4: the launcher, the signal handlers, the directory with config.json and env.json,
+ * raw.jsonl open for appending. */
+static int sweep_start(sweep *s) {
+    const hx_sweep_opts *o = s->o;
+    if (o->launcher) {
+        s->launcher = o->launcher;
     } else {
-        json_object_set_new(env, "time_limit_s", cfg.time_limit_s > 0 ? json_real(cfg.time_limit_s) : json_null());
-        json_object_set_new(env, "memory_limit",
-                            json_pack("{s:o, s:s}", "limit_mib",
-                                      cfg.memory_limit_mib ? json_integer((json_int_t)cfg.memory_limit_mib) : json_null(),
-                                      "mechanism", cfg.memory_limit_mib ? hx_launcher_mechanism(s.launcher) : "none"));
-        json_t *papi = json_array();
-        for (size_t i = 0; i < cfg.npapi; i++)
-            json_array_append_new(papi, json_string(cfg.papi_events[i]));
-        json_object_set_new(env, "papi_events", papi);
-        json_object_set_new(env, "measurement",
-                            json_pack("{s:s, s:s}", "launcher",
-                                      "each run is a fresh driver process forked by a small launcher process; "
-                                      "maxrss from wait4() on it",
-                                      "runs", "--reps 1 --warmup W per process"));
-    }
-    char *envtext = json_dumps(env, JSON_INDENT(2));
-    if (!envtext || write_atomic(s.dir, "env.json", envtext, strlen(envtext))) {
-        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(errno));
-        free(envtext);
-        rc = HX_EIO;
-        goto out_signals;
-    }
-    free(envtext);
-
-    s.raw_created = !have_raw;
-    s.raw_fd = open(s.raw_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-    if (s.raw_fd < 0) {
-        fprintf(stderr, "forkscope: cannot open %s: %s\n", s.raw_path, strerror(errno));
-        rc = HX_EIO;
-        goto out_signals;
-    }
-
-    /* ---- the runs */
-    prog = hx_progress_new(stderr, o->live_progress, s.pl.ncells, s.pl.nruns, cells_done, already);
-    if (already)
-        hx_progress_note(prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, already, s.pl.nruns);
-    if (cfg.memory_limit_mib)
-        hx_progress_note(prog, "forkscope: memory limit %llu MiB per run by %s", cfg.memory_limit_mib,
-                         hx_launcher_mechanism(s.launcher));
-    size_t ran = 0;
-    for (size_t i = 0; i < s.pl.nruns && !got_signal; i++) {
-        cell *c = &s.pl.cells[s.pl.runs[i].cell];
-        unsigned rep = s.pl.runs[i].rep;
-        char run_id[240];
-        snprintf(run_id, sizeof run_id, "%s#%u", c->id, rep);
-        const char *key = run_id;
-        if (bsearch(&key, done_ids, ndone, sizeof *done_ids, cmp_str))
-            continue;
-        char **argv = run_argv(c, c->warmup, s.papi);
-        if (!argv) {
-            rc = HX_EINTERNAL;
-            goto out_progress;
-        }
-        hx_progress_run_start(prog, c->id);
-        hx_run_req rq = {argv, s.env, cfg.time_limit_s, cfg.memory_limit_mib << 20, hx_progress_tick, prog};
-        hx_run_res r;
-        double started = hx_wall_time();
-        int e = hx_launcher_run(s.launcher, &rq, &r, s.intr_fd);
-        free_argv(argv);
+        int e = hx_launcher_start(&s->launcher);
         if (e) {
-            hx_progress_note(prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
-            rc = HX_EINTERNAL;
-            goto out_progress;
+            fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
+            return HX_EINTERNAL;
         }
-        if (r.killed == HX_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
-            hx_run_res_free(&r);
-            break;
-        }
-        json_t *rec = make_record(&s, c, rep, &r, started);
+        s->own_launcher = 1;
+    }
+    if (signals_install(s))
+        return HX_EINTERNAL;
+    if (mkdir_p(s->dir)) {
+        fprintf(stderr, "forkscope: cannot create %s: %s\n", s->dir, strerror(errno));
+        return HX_EIO;
+    }
+    /* A fresh sweep (no --resume: raw.jsonl is absent, checked before) writes config.json,
+     * even over one left by a start that recorded nothing. */
+    int fresh = !o->resume || !s->have_config;
+    if (fresh && write_atomic(s->dir, "config.json", s->cfg->text, s->cfg->text_len)) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", s->config_copy, strerror(errno));
+        return HX_EIO;
+    }
+    int rc = write_env(s, fresh);
+    if (rc)
+        return rc;
+    s->raw_created = !s->have_raw;
+    s->raw_fd = open(s->raw_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (s->raw_fd < 0) {
+        fprintf(stderr, "forkscope: cannot open %s: %s\n", s->raw_path, strerror(errno));
+        return HX_EIO;
+    }
+    return 0;
+}
+
+/* Runs one run (rep of cell c) and appends its record. */
+static int run_and_record(sweep *s, cell *c, unsigned rep) {
+    char **argv = run_argv(c, c->warmup, s->papi);
+    if (!argv)
+        return HX_EINTERNAL;
+    hx_progress_run_start(s->prog, c->id);
+    hx_run_req rq = {argv, s->env, s->cfg->time_limit_s, s->cfg->memory_limit_mib << 20, hx_progress_tick, s->prog};
+    hx_run_res r;
+    double started = hx_wall_time();
+    int e = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
+    free_argv(argv);
+    if (e) {
+        hx_progress_note(s->prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
+        return HX_EINTERNAL;
+    }
+    if (r.killed == HX_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
         hx_run_res_free(&r);
-        if (append_record(&s, rec)) {
-            hx_progress_note(prog, "forkscope: cannot append to %s: %s", s.raw_path, strerror(errno));
-            json_decref(rec);
-            rc = HX_EIO;
-            goto out_progress;
-        }
-        account(c, rec);
+        return HX_EINTERRUPTED;
+    }
+    json_t *rec = make_record(s, c, rep, &r, started);
+    hx_run_res_free(&r);
+    if (append_record(s, rec)) {
+        hx_progress_note(s->prog, "forkscope: cannot append to %s: %s", s->raw_path, strerror(errno));
         json_decref(rec);
-        ran++;
-        hx_progress_run_done(prog);
-        if (c->done == c->reps) {
-            char fails[160];
-            unsigned nfail;
-            failures_text(c, fails, sizeof fails, &nfail);
-            hx_progress_cell_done(prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
-        }
+        return HX_EIO;
     }
-    hx_progress_finish(prog);
-    prog = NULL;
-    if (got_signal) {
-        fprintf(stderr,
-                "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
-                "  To continue: forkscope run %s -o %s --resume\n",
-                got_signal == SIGINT ? "SIGINT" : "SIGTERM", already + ran, s.pl.nruns, s.raw_path, cfg.path, s.dir);
-        rc = HX_EINTERRUPTED;
-        goto out_progress;
+    account(c, rec);
+    json_decref(rec);
+    hx_progress_run_done(s->prog);
+    if (c->done == c->reps) {
+        char fails[160];
+        unsigned nfail;
+        failures_text(c, fails, sizeof fails, &nfail);
+        hx_progress_cell_done(s->prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
     }
+    return 0;
+}
+
+/* Stage 5: runs runs[0..n) of the plan in order, skipping those already recorded; *ran
+ * counts the new records.  0, or the code that stopped it (HX_EINTERRUPTED on a signal). */
+static int sweep_run_shard(sweep *s, const run *runs, size_t n, size_t *ran) {
+    *ran = 0;
+    for (size_t i = 0; i < n && !got_signal; i++) {
+        cell *c = &s->pl.cells[runs[i].cell];
+        char run_id[240];
+        snprintf(run_id, sizeof run_id, "%s#%u", c->id, runs[i].rep);
+        const char *key = run_id;
+        if (bsearch(&key, s->done_ids, s->ndone, sizeof *s->done_ids, cmp_str))
+            continue;
+        int rc = run_and_record(s, c, runs[i].rep);
+        if (rc)
+            return rc;
+        ++*ran;
+    }
+    return got_signal ? HX_EINTERRUPTED : 0;
+}
+
+/* Stage 6: the totals over the whole raw.jsonl, then the instruction counts if asked for. */
+static int sweep_finish(sweep *s, size_t ran) {
     unsigned totals[NSTATUS] = {0};
-    for (size_t i = 0; i < s.pl.ncells; i++)
+    for (size_t i = 0; i < s->pl.ncells; i++)
         for (int k = 0; k < NSTATUS; k++)
-            totals[k] += s.pl.cells[i].fails[k];
+            totals[k] += s->pl.cells[i].fails[k];
     unsigned nfailed = 0;
     char ftext[256] = "";
     for (int k = 1; k < NSTATUS; k++)
@@ -1025,40 +1012,77 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
             snprintf(ftext + u, sizeof ftext - u, "%s%s:%u", u ? ";" : "", status_names[k], totals[k]);
             nfailed += totals[k];
         }
-    fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s.pl.nruns, s.raw_path, ran,
+    fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s->pl.nruns, s->raw_path, ran,
             totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
-    rc = nfailed ? HX_ERUNS_FAILED : HX_OK;
-    if (cfg.icount_n[1]) { /* after the timed runs: callgrind slows everything else down */
-        int e = hx_icount_run(&cfg, s.dir, s.launcher, s.intr_fd);
-        if (e && rc == HX_OK)
+    int rc = nfailed ? HX_ERUNS_FAILED : 0;
+    if (s->cfg->icount_n[1]) { /* after the timed runs: callgrind slows everything else down */
+        int e = hx_icount_run(s->cfg, s->dir, s->launcher, s->intr_fd);
+        if (e && !rc)
             rc = e;
     }
+    return rc;
+}
 
-out_progress:
-    hx_progress_finish(prog);
-    if (s.raw_fd >= 0)
-        close(s.raw_fd);
-out_signals:
-    if (handlers) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
+static void sweep_close(sweep *s) {
+    hx_progress_finish(s->prog);
+    if (s->raw_fd >= 0)
+        close(s->raw_fd);
+    signals_restore(s);
+    if (s->own_launcher)
+        hx_launcher_stop(s->launcher);
+    json_decref(s->envinfo);
+    free(s->done_ids);
+    json_decref(s->done_recs);
+    hx_plan_free(&s->pl);
+    free(s->papi);
+    if (s->cfg)
+        hx_config_free(&s->config);
+    hx_diag_free(&s->diag);
+}
+
+int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.raw_fd = -1;
+    s.intr_fd = -1;
+    int rc = sweep_open(&s);
+    if (!rc && dir_out)
+        snprintf(dir_out, dirlen, "%s", s.dir);
+    if (!rc)
+        rc = sweep_reconcile(&s);
+    if (rc)
+        goto out;
+    sweep_account_done(&s);
+    if (o->dry_run) {
+        int measured = 0;
+        for (size_t i = 0; i < s.pl.ncells; i++)
+            measured |= s.pl.cells[i].est_measured;
+        print_plan(o->plan_out ? o->plan_out : stdout, &s, s.already, measured);
+        goto out;
     }
-    if (sig_pipe[0] >= 0) {
-        close(sig_pipe[0]);
-        close(sig_pipe[1]);
-        sig_pipe[0] = sig_pipe[1] = -1;
-    }
-out_launcher:
-    if (own_launcher)
-        hx_launcher_stop(s.launcher);
-out_plan:
-    json_decref(env);
-    free(done_ids);
-    json_decref(done_recs);
-    plan_free(&s.pl);
-    free(s.papi);
-out_config:
-    hx_config_free(&cfg);
-    hx_diag_free(&d);
+    if ((rc = sweep_start(&s)))
+        goto out;
+    s.prog = hx_progress_new(stderr, o->live_progress, s.pl.ncells, s.pl.nruns, s.cells_done, s.already);
+    if (s.already)
+        hx_progress_note(s.prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, s.already,
+                         s.pl.nruns);
+    if (s.cfg->memory_limit_mib)
+        hx_progress_note(s.prog, "forkscope: memory limit %llu MiB per run by %s", s.cfg->memory_limit_mib,
+                         hx_launcher_mechanism(s.launcher));
+    size_t ran = 0;
+    rc = sweep_run_shard(&s, s.pl.runs, s.pl.nruns, &ran);
+    hx_progress_finish(s.prog);
+    s.prog = NULL;
+    if (rc == HX_EINTERRUPTED)
+        fprintf(stderr,
+                "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
+                "  To continue: forkscope run %s -o %s --resume\n",
+                got_signal == SIGINT ? "SIGINT" : "SIGTERM", s.already + ran, s.pl.nruns, s.raw_path, s.cfg->path,
+                s.dir);
+    else if (!rc)
+        rc = sweep_finish(&s, ran);
+out:
+    sweep_close(&s);
     return rc;
 }

@@ -11,15 +11,60 @@
  * --resume continues a sweep: DIR/config.json must equal the given file byte for byte;
  * runs whose run_id is in DIR/raw.jsonl are skipped; a last line cut short by a kill is
  * cut away first.  SIGINT / SIGTERM kill the running driver, keep raw.jsonl whole, print
- * how to resume and end with HX_EXIT_INTERRUPTED. */
+ * how to resume and end with HX_EINTERRUPTED.
+ *
+ * hx_sweep_run goes through stages, each a function of sweep.c: open (configuration, plan),
+ * reconcile (what the directory holds, checked against --resume), account (earlier records
+ * to their cells), start (launcher, signals, config.json, env.json, raw.jsonl), run a
+ * shard (a slice of the plan's runs, skipping those recorded), finish (totals, instruction
+ * counts). */
 #ifndef HX_SWEEP_H
 #define HX_SWEEP_H
 
 #include <jansson.h>
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
+#include "harness/config.h"
 #include "harness/launch.h"
+
+/* ---- the plan: the stage that A/B comparisons and cluster shards reuse ------------------- */
+
+typedef struct hx_cell {
+    char id[200];          /* "<benchmark>|<variant>|<P>", "calibrate|<variant>|<P>" */
+    const hx_bench *bench; /* NULL for a calibrate cell */
+    const hx_variant *var;
+    unsigned workers, reps, warmup;
+    int oversub;           /* workers > the configuration's cores */
+    char driver[PATH_MAX];
+    double est_s;          /* estimated wall time of one run */
+    int est_measured;      /* est_s comes from earlier results */
+    /* progress, filled while a sweep accounts its records */
+    unsigned done, fails[6]; /* fails[status index], results.h's order: ok, wrong, crash, ... */
+    double *times;         /* time_s of the ok runs */
+    unsigned ntimes;
+} hx_cell;
+
+/* One run of the plan: repetition rep of cell cells[cell]; its run_id is "<cell id>#<rep>". */
+typedef struct hx_planned_run {
+    uint32_t cell, rep;
+} hx_planned_run;
+
+typedef struct hx_plan {
+    hx_cell *cells; /* calibrate cells first (ncalib of them), then benchmark x variant x P */
+    size_t ncells, ncalib;
+    hx_planned_run *runs; /* every run, in the configured order */
+    size_t nruns;
+    size_t nskipped_serial; /* serial cells left out at P > 1 */
+} hx_plan;
+
+/* Expands cfg into cells and runs (the order: grouped, interleaved or shuffled by cfg->seed,
+ * the same on every machine).  0, or HX_EINTERNAL if the cells outgrow their count (a
+ * bug; p is then partly filled).  Free p with hx_plan_free either way. */
+int hx_plan_build(const hx_config *cfg, hx_plan *p);
+void hx_plan_free(hx_plan *p);
 
 typedef struct hx_sweep_opts {
     const char *config_path;
@@ -32,16 +77,16 @@ typedef struct hx_sweep_opts {
 } hx_sweep_opts;
 
 /* Runs (or, with dry_run, plans) the sweep.  The results directory used is written to dir
- * (if not NULL).  Returns HX_EXIT_OK (every run ok), HX_EXIT_RUNS_FAILED (the sweep
- * finished, some runs failed: counted over the whole raw.jsonl), HX_EXIT_CONFIG,
- * HX_EXIT_IO, HX_EXIT_USAGE (results exist and no --resume), HX_EXIT_TOOL (a driver cannot
- * be executed), HX_EXIT_INTERRUPTED or HX_EXIT_INTERNAL; messages go to stderr. */
+ * (if not NULL).  Returns 0 (every run ok), HX_ERUNS_FAILED (the sweep finished, some runs
+ * failed: counted over the whole raw.jsonl), HX_ECONFIG, HX_EIO, HX_EUSAGE (results exist
+ * and no --resume), HX_ETOOL (a driver cannot be executed), HX_EINTERRUPTED or
+ * HX_EINTERNAL; messages go to stderr. */
 int hx_sweep_run(const hx_sweep_opts *o, char *dir, size_t dirlen);
 
 /* Reads DIR/raw.jsonl for resuming: every complete line must be a JSON object with a
  * string "run_id"; an incomplete last line (no '\n') is cut off the file.  Returns the
  * records (a JSON array, new reference) or NULL with a message on stderr (*why set to
- * HX_EXIT_IO).  A missing file gives an empty array. */
+ * HX_EIO).  A missing file gives an empty array. */
 json_t *hx_sweep_read_raw(const char *path, int *why);
 
 #endif

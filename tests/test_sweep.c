@@ -545,6 +545,51 @@ TEST(dry_run_plan) {
     ASSERT(stat(out, &st) < 0); /* nothing written */
 }
 
+/* The plan stage alone (as A/B and cluster shards use it): cells and runs counted as above,
+ * calibrate cells first, every repetition of every cell exactly once, serial only at P = 1,
+ * the interleaved order round by round. */
+TEST(plan_stage) {
+    char dir[64], cfg[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/p.json", dir);
+    write_text(cfg, "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 30}},"
+                    " {\"kernel\": \"uts\", \"params\": {\"preset\": \"T1\"}}],"
+                    " \"variants\": [\"cont-seg-busy\", \"serial\", \"omp\"], \"workers\": [1, 2, 1024],"
+                    " \"order\": \"interleaved\","
+                    " \"repetitions\": {\"serial\": 3, \"parallel\": 2, \"baseline\": 4}}\n");
+    hx_config c;
+    hx_diag d = {0};
+    ASSERT_EQ(hx_config_load(cfg, 2, &c, &d), 0);
+    hx_plan p;
+    ASSERT_EQ(hx_plan_build(&c, &p), 0);
+    ASSERT_EQ(p.ncells, 21);
+    ASSERT_EQ(p.ncalib, 7);
+    ASSERT_EQ(p.nruns, 63);
+    ASSERT_EQ(p.nskipped_serial, 4);
+    unsigned seen[21][4];
+    memset(seen, 0, sizeof seen);
+    for (size_t i = 0; i < p.ncells; i++) {
+        ASSERT_EQ(p.cells[i].bench == NULL, i < p.ncalib);
+        if (!strcmp(p.cells[i].var->name, "serial"))
+            ASSERT_EQ(p.cells[i].workers, 1);
+        ASSERT_EQ(p.cells[i].oversub, p.cells[i].workers > 2);
+    }
+    unsigned last_rep = 0;
+    for (size_t k = 0; k < p.nruns; k++) {
+        hx_planned_run r = p.runs[k];
+        ASSERT(r.cell < p.ncells && r.rep < p.cells[r.cell].reps);
+        ASSERT_EQ(seen[r.cell][r.rep]++, 0);
+        ASSERT_MSG(r.rep >= last_rep, "run %zu: repetition %u after %u (not interleaved)", k, r.rep, last_rep);
+        last_rep = r.rep;
+    }
+    for (size_t i = 0; i < p.ncells; i++)
+        for (unsigned r = 0; r < p.cells[i].reps; r++)
+            ASSERT_EQ(seen[i][r], 1);
+    hx_plan_free(&p);
+    hx_config_free(&c);
+    hx_diag_free(&d);
+}
+
 /* ---- records and env.json ------------------------------------------------------------------------ */
 
 TEST(record_and_env_fields) {
@@ -750,6 +795,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(resume_checks_config, 20),
                          TEST_CASE(run_orders, 20),
                          TEST_CASE(dry_run_plan, 10),
+                         TEST_CASE(plan_stage, 10),
                          TEST_CASE(record_and_env_fields, 20),
                          TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),
