@@ -826,11 +826,14 @@ static void load_titles(plotctx *c) {
     json_decref(config);
 }
 
-int hx_cmd_plot(int argc, char **argv) {
-    const char *dir = NULL;
+/* The directory argument of `forkscope plot`: 0 and *dir, or an HX_E* code (help: HX_OK
+ * with *dir NULL). */
+static int plot_args(int argc, char **argv, const char **dir) {
+    *dir = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             plot_usage(stdout);
+            *dir = NULL;
             return HX_OK;
         }
         if (argv[i][0] == '-' && argv[i][1]) {
@@ -838,209 +841,180 @@ int hx_cmd_plot(int argc, char **argv) {
             plot_usage(stderr);
             return HX_EUSAGE;
         }
-        if (dir) {
-            fprintf(stderr, "forkscope plot: one results directory only ('%s' and '%s')\n", dir, argv[i]);
+        if (*dir) {
+            fprintf(stderr, "forkscope plot: one results directory only ('%s' and '%s')\n", *dir, argv[i]);
             return HX_EUSAGE;
         }
-        dir = argv[i];
+        *dir = argv[i];
     }
-    if (!dir) {
+    if (!*dir) {
         plot_usage(stderr);
         return HX_EUSAGE;
     }
-    plotctx c;
-    memset(&c, 0, sizeof c);
-    c.dir = dir;
-    char path[PATH_MAX], err[512];
-    if ((size_t)snprintf(c.pdir, sizeof c.pdir, "%s/plots", dir) >= sizeof c.pdir - 32) {
-        fprintf(stderr, "forkscope plot: %s: path too long\n", dir);
-        return HX_EUSAGE;
-    }
+    return HX_OK;
+}
 
-    /* inputs */
-    snprintf(path, sizeof path, "%s/summary.csv", dir);
-    int rc = hx_report_read_summary(path, &c.s, err, sizeof err);
-    if (rc == -EINVAL) {
-        fprintf(stderr, "forkscope plot: %s\n", err);
-        return HX_EIO;
-    }
+/* Stage 1: summary.csv (required), fits.csv (optional), the variants in style order, and
+ * notes on the gaps: cells without a successful run, variants planned but not run. */
+static int plot_load(plotctx *c) {
+    char path[PATH_MAX], err[512];
+    snprintf(path, sizeof path, "%s/summary.csv", c->dir);
+    int rc = hx_report_read_summary(path, &c->s, err, sizeof err);
     if (rc) {
-        fprintf(stderr, "forkscope plot: %s: %s%s\n", path, strerror(-rc),
-                rc == -ENOENT ? " (run `forkscope fit DIR` first)" : "");
+        if (rc == -EINVAL)
+            fprintf(stderr, "forkscope plot: %s\n", err);
+        else
+            fprintf(stderr, "forkscope plot: %s: %s%s\n", path, strerror(-rc),
+                    rc == -ENOENT ? " (run `forkscope fit DIR` first)" : "");
         return HX_EIO;
     }
-    snprintf(path, sizeof path, "%s/fits.csv", dir);
-    rc = hx_report_read_fits(path, &c.fits, &c.nfits, err, sizeof err);
-    c.have_fits = rc == 0;
+    snprintf(path, sizeof path, "%s/fits.csv", c->dir);
+    rc = hx_report_read_fits(path, &c->fits, &c->nfits, err, sizeof err);
+    c->have_fits = rc == 0;
     if (rc == -EINVAL)
         fprintf(stderr, "forkscope plot: warning: %s: memory figure drawn without fits\n", err);
     else if (rc)
         fprintf(stderr, "forkscope plot: warning: %s: %s: memory figure drawn without fits\n", path, strerror(-rc));
     if (rc)
-        note(&c, "fits.csv unreadable: no fitted curves");
-    load_titles(&c);
-    for (size_t i = 0; i < c.s.ncells; i++) {
-        const hx_cell *e = &c.s.cells[i];
-        if (e->workers > c.maxworkers)
-            c.maxworkers = e->workers;
-        if (!var_index(&c, e->variant)) {
-            c.vars = hx_xrealloc(c.vars, (c.nvars + 1) * sizeof *c.vars);
-            c.vars[c.nvars++] = e->variant;
+        note(c, "fits.csv unreadable: no fitted curves");
+    load_titles(c);
+    for (size_t i = 0; i < c->s.ncells; i++) {
+        const hx_cell *e = &c->s.cells[i];
+        if (e->workers > c->maxworkers)
+            c->maxworkers = e->workers;
+        if (!var_index(c, e->variant)) {
+            c->vars = hx_xrealloc(c->vars, (c->nvars + 1) * sizeof *c->vars);
+            c->vars[c->nvars++] = e->variant;
         }
         if (e->n_ok == 0)
-            note(&c, "%s/%s at P = %ld: no successful run (%s): a gap", e->benchmark, e->variant, e->workers,
+            note(c, "%s/%s at P = %ld: no successful run (%s): a gap", e->benchmark, e->variant, e->workers,
                  *e->failures ? e->failures : "no runs");
     }
-    if (c.nvars > 1)
-        qsort(c.vars, c.nvars, sizeof *c.vars, cmp_style);
+    if (c->nvars > 1)
+        qsort(c->vars, c->nvars, sizeof *c->vars, cmp_style);
     char why[512];
-    json_t *config = hx_report_load_json(c.dir, "config.json", why, sizeof why);
-    for (size_t b = 0; b < c.s.nbenches; b++) /* a variant that ran elsewhere but not here */
-        for (size_t v = 0; v < c.nvars; v++) {
+    json_t *config = hx_report_load_json(c->dir, "config.json", why, sizeof why);
+    for (size_t b = 0; b < c->s.nbenches; b++) /* a variant that ran elsewhere but not here */
+        for (size_t v = 0; v < c->nvars; v++) {
             int found = 0;
-            for (size_t i = 0; i < c.s.ncells && !found; i++)
-                found = !strcmp(c.s.cells[i].benchmark, c.s.benches[b].name) && !strcmp(c.s.cells[i].variant, c.vars[v]);
-            if (!found && strcmp(c.vars[v], "serial") && planned(config, c.s.benches[b].name, c.vars[v]))
-                note(&c, "%s/%s: not run (no cells in summary.csv)", c.s.benches[b].name, c.vars[v]);
+            for (size_t i = 0; i < c->s.ncells && !found; i++)
+                found = !strcmp(c->s.cells[i].benchmark, c->s.benches[b].name) &&
+                        !strcmp(c->s.cells[i].variant, c->vars[v]);
+            if (!found && strcmp(c->vars[v], "serial") && planned(config, c->s.benches[b].name, c->vars[v]))
+                note(c, "%s/%s: not run (no cells in summary.csv)", c->s.benches[b].name, c->vars[v]);
         }
     json_decref(config);
+    return HX_OK;
+}
 
-    /* the data files, settings and scripts: written whatever happens next */
-    if (mkdir(c.pdir, 0777) && errno != EEXIST) {
-        fprintf(stderr, "forkscope plot: cannot create %s: %s\n", c.pdir, strerror(errno));
-        free_ctx(&c);
-        return HX_EIO;
-    }
-    panels sc, mem;
-    memset(&sc, 0, sizeof sc);
-    memset(&mem, 0, sizeof mem);
-    glist ovvar = {0};
-    size_t ovrows = 0;
-    int status = HX_OK;
-    if (write_scaling(&c, &sc) || write_memory(&c, &mem) || write_overhead(&c, &ovvar, &ovrows)) {
-        status = HX_EIO;
-        goto out;
-    }
-    if (!ovrows || !ovvar.n)
-        note(&c, "no overhead chart: it needs a benchmark with a serial run and a P = 1 run of another variant");
+/* gnuplot and the terminals it has. */
+typedef struct gnuplot {
+    char path[PATH_MAX];
+    const char *raster, *vector; /* pngcairo or png; pdfcairo or svg (NULL: none) */
+    int ok;                      /* found, runs, and has a raster terminal */
+} gnuplot;
 
-    /* gnuplot and its terminals */
-    char gp[PATH_MAX], *out = NULL;
-    const char *raster = NULL, *vector = NULL;
-    int have_gp = find_on_path("gnuplot", gp, sizeof gp) == 0;
-    if (have_gp) {
-        const char *const args[] = {"gnuplot", "-e", "set print '-'; print GPVAL_TERMINALS", NULL};
-        int r = run_gnuplot(gp, args, &out);
-        if (r != 0) {
-            fprintf(stderr, "forkscope plot: %s does not run (%s)\n", gp, r < 0 ? strerror(errno) : "exit status");
-            if (out)
-                print_output("terminal list", "-", out);
-            free(out);
-            status = HX_ETOOL;
-            have_gp = 0;
-        } else {
-            raster = has_term(out, "pngcairo") ? "pngcairo" : has_term(out, "png") ? "png" : NULL;
-            vector = has_term(out, "pdfcairo") ? "pdfcairo" : has_term(out, "svg") ? "svg" : NULL;
-            free(out);
-            if (raster && strcmp(raster, "pngcairo"))
-                note(&c, "gnuplot has no pngcairo terminal: PNGs drawn with 'png' (libgd)");
-            if (vector && strcmp(vector, "pdfcairo"))
-                note(&c, "gnuplot has no pdfcairo terminal: vector figures are SVG instead of PDF");
-            if (!vector)
-                note(&c, "gnuplot has neither pdfcairo nor svg: PNG only");
-            if (!raster) {
-                fprintf(stderr, "forkscope plot: gnuplot (%s) has neither the pngcairo nor the png terminal\n", gp);
-                status = HX_ETOOL;
-                have_gp = 0;
-            }
-        }
+/* Stage 3: finds gnuplot and its terminals.  HX_OK if it is missing (the caller says so
+ * once the data files are written); HX_ETOOL if it is there but unusable. */
+static int find_gnuplot(plotctx *c, gnuplot *g) {
+    memset(g, 0, sizeof *g);
+    if (find_on_path("gnuplot", g->path, sizeof g->path))
+        return HX_OK;
+    char *out = NULL;
+    const char *const args[] = {"gnuplot", "-e", "set print '-'; print GPVAL_TERMINALS", NULL};
+    int r = run_gnuplot(g->path, args, &out);
+    if (r != 0) {
+        fprintf(stderr, "forkscope plot: %s does not run (%s)\n", g->path, r < 0 ? strerror(errno) : "exit status");
+        if (out)
+            print_output("terminal list", "-", out);
+        free(out);
+        return HX_ETOOL;
     }
-    if (write_settings(&c, &sc, &mem, &ovvar, ovrows, raster ? raster : "pngcairo")) {
-        status = HX_EIO;
-        goto out;
+    g->raster = has_term(out, "pngcairo") ? "pngcairo" : has_term(out, "png") ? "png" : NULL;
+    g->vector = has_term(out, "pdfcairo") ? "pdfcairo" : has_term(out, "svg") ? "svg" : NULL;
+    free(out);
+    if (g->raster && strcmp(g->raster, "pngcairo"))
+        note(c, "gnuplot has no pngcairo terminal: PNGs drawn with 'png' (libgd)");
+    if (g->vector && strcmp(g->vector, "pdfcairo"))
+        note(c, "gnuplot has no pdfcairo terminal: vector figures are SVG instead of PDF");
+    if (!g->vector)
+        note(c, "gnuplot has neither pdfcairo nor svg: PNG only");
+    if (!g->raster) {
+        fprintf(stderr, "forkscope plot: gnuplot (%s) has neither the pngcairo nor the png terminal\n", g->path);
+        return HX_ETOOL;
     }
+    g->ok = 1;
+    return HX_OK;
+}
+
+/* Stage 4: copies the gnuplot scripts into plots/.  HX_ETOOL if they are not found. */
+static int install_scripts(plotctx *c) {
     char sdir[PATH_MAX], looked[PATH_MAX + 64];
-    int have_scripts = find_scripts(sdir, sizeof sdir, looked, sizeof looked) == 0;
-    if (have_scripts) {
-        for (size_t i = 0; i < NSCRIPTS; i++) {
-            char from[PATH_MAX], to[PATH_MAX];
-            if (join(from, sdir, script_names[i], "") || join(to, c.pdir, script_names[i], ""))
-                rc = -ENAMETOOLONG;
-            else
-                rc = copy_file(from, to);
-            if (rc) {
-                fprintf(stderr, "forkscope plot: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
-                status = HX_EIO;
-                goto out;
-            }
-        }
-    } else {
+    if (find_scripts(sdir, sizeof sdir, looked, sizeof looked)) {
         fprintf(stderr, "forkscope plot: the gnuplot scripts (plots/*.gp) are not found (looked in %s); set "
                         "FORKSCOPE_PLOTS to their directory\n",
                 looked);
-        status = HX_ETOOL;
+        return HX_ETOOL;
     }
-    if (!have_gp && status == HX_OK) {
-        fprintf(stderr, "forkscope plot: gnuplot is not on PATH: the figures are not drawn.  Install it (Debian: "
-                        "apt-get install gnuplot-nox) and run `forkscope plot %s` again.\n",
-                dir);
-        status = HX_ETOOL;
-    }
-
-    /* README.txt */
-    FILE *rd = open_in(&c, "README.txt");
-    if (rd) {
-        fprintf(rd, "Figures of experiment \"%s\", drawn by `forkscope plot %s` with gnuplot from ../summary.csv\n"
-                    "and ../fits.csv.  Everything here is rewritten by every `forkscope plot`.\n\n"
-                    "  speedup.*     speedup T_s/T_P against workers, a panel per benchmark (paper Fig. 5a/6a)\n"
-                    "  efficiency.*  parallel efficiency speedup/P, likewise (Fig. 5b/6b)\n"
-                    "  memory.*      calibrated peak memory, log-log, with each variant's fit of Eq. 17 (Fig. 7)\n"
-                    "  overhead.*    T_1/T_s per benchmark and variant\n\n"
-                    "Data: scaling.dat, memory.dat, memory-fit.dat, overhead.dat (plain text; the header of\n"
-                    "each says its columns), settings.gp (panels, blocks, styles: generated).\n"
-                    "Scripts: speedup.gp, efficiency.gp (both draw with scaling.gp), memory.gp, overhead.gp,\n"
-                    "term.gp (terminal and output).  To redraw one after editing it or a data file:\n\n"
-                    "  gnuplot %s/speedup.gp                          -> speedup.%s\n"
-                    "  gnuplot -e \"term='%s'\" %s/speedup.gp    -> the vector version\n\n"
-                    "Style: one colour and marker per variant (the same in every figure); hollow markers are\n"
-                    "oversubscribed points (more workers than the machine's cores).\n",
-                c.experiment, dir, c.pdir, "png", vector ? vector : "pdfcairo", c.pdir);
-        if (c.nnotes) {
-            fputs("\nNotes from the last run:\n", rd);
-            for (size_t i = 0; i < c.nnotes; i++)
-                fprintf(rd, "  - %s\n", c.notes[i]);
+    for (size_t i = 0; i < NSCRIPTS; i++) {
+        char from[PATH_MAX], to[PATH_MAX];
+        int rc = join(from, sdir, script_names[i], "") || join(to, c->pdir, script_names[i], "")
+                     ? -ENAMETOOLONG
+                     : copy_file(from, to);
+        if (rc) {
+            fprintf(stderr, "forkscope plot: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
+            return HX_EIO;
         }
-        if (close_checked(rd, &c, "README.txt"))
-            status = HX_EIO;
-    } else {
-        status = HX_EIO;
     }
-    if (status != HX_OK) {
-        printf("forkscope plot: data files and settings written to %s/ (no figures)\n", c.pdir);
-        goto out;
-    }
+    return HX_OK;
+}
 
-    /* the figures */
+/* plots/README.txt: what each file is and how to redraw a figure. */
+static int write_readme(plotctx *c, const gnuplot *g) {
+    FILE *rd = open_in(c, "README.txt");
+    if (!rd)
+        return HX_EIO;
+    fprintf(rd, "Figures of experiment \"%s\", drawn by `forkscope plot %s` with gnuplot from ../summary.csv\n"
+                "and ../fits.csv.  Everything here is rewritten by every `forkscope plot`.\n\n"
+                "  speedup.*     speedup T_s/T_P against workers, a panel per benchmark (paper Fig. 5a/6a)\n"
+                "  efficiency.*  parallel efficiency speedup/P, likewise (Fig. 5b/6b)\n"
+                "  memory.*      calibrated peak memory, log-log, with each variant's fit of Eq. 17 (Fig. 7)\n"
+                "  overhead.*    T_1/T_s per benchmark and variant\n\n"
+                "Data: scaling.dat, memory.dat, memory-fit.dat, overhead.dat (plain text; the header of\n"
+                "each says its columns), settings.gp (panels, blocks, styles: generated).\n"
+                "Scripts: speedup.gp, efficiency.gp (both draw with scaling.gp), memory.gp, overhead.gp,\n"
+                "term.gp (terminal and output).  To redraw one after editing it or a data file:\n\n"
+                "  gnuplot %s/speedup.gp                          -> speedup.%s\n"
+                "  gnuplot -e \"term='%s'\" %s/speedup.gp    -> the vector version\n\n"
+                "Style: one colour and marker per variant (the same in every figure); hollow markers are\n"
+                "oversubscribed points (more workers than the machine's cores).\n",
+            c->experiment, c->dir, c->pdir, "png", g->vector ? g->vector : "pdfcairo", c->pdir);
+    if (c->nnotes) {
+        fputs("\nNotes from the last run:\n", rd);
+        for (size_t i = 0; i < c->nnotes; i++)
+            fprintf(rd, "  - %s\n", c->notes[i]);
+    }
+    return close_checked(rd, c, "README.txt") ? HX_EIO : HX_OK;
+}
+
+/* Stage 5: draws every figure with every terminal and lists what was written. */
+static int draw_figures(plotctx *c, const gnuplot *g, int with_memory, int with_overhead) {
     static const char *const figures[] = {"speedup", "efficiency", "memory", "overhead"};
-    const char *terms[2] = {raster, vector};
-    int drawn = 0, warnings = 0;
+    const char *terms[2] = {g->raster, g->vector};
+    int drawn = 0, warnings = 0, status = HX_OK;
     char written[8][PATH_MAX];
     for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == HX_OK; fi++) {
-        if (!strcmp(figures[fi], "overhead") && (!ovrows || !ovvar.n))
+        if ((!strcmp(figures[fi], "overhead") && !with_overhead) || (!strcmp(figures[fi], "memory") && !with_memory))
             continue;
-        if (!strcmp(figures[fi], "memory") && !mem.npanels)
-            continue;
-        for (int t = 0; t < 2 && terms[t]; t++) {
-            char script[PATH_MAX], tset[64], outfile[PATH_MAX];
+        for (int t = 0; t < 2 && terms[t] && status == HX_OK; t++) {
+            char script[PATH_MAX], tset[64], outfile[PATH_MAX], *out = NULL;
             snprintf(tset, sizeof tset, "term='%s'", terms[t]);
             const char *ext = !strcmp(terms[t], "pdfcairo") ? ".pdf" : !strcmp(terms[t], "svg") ? ".svg" : ".png";
-            if (join(script, c.pdir, figures[fi], ".gp") || join(outfile, c.pdir, figures[fi], ext)) {
-                status = HX_EUSAGE; /* checked at the start: cannot happen */
-                break;
-            }
+            if (join(script, c->pdir, figures[fi], ".gp") || join(outfile, c->pdir, figures[fi], ext))
+                return HX_EUSAGE; /* checked at the start: cannot happen */
             unlink(outfile); /* so that a stale figure cannot pass for a new one */
             const char *const args[] = {"gnuplot", "-e", tset, script, NULL};
-            int r = run_gnuplot(gp, args, &out);
+            int r = run_gnuplot(g->path, args, &out);
             struct stat st;
             int made = !stat(outfile, &st) && st.st_size > 0;
             if (r != 0 || !made) {
@@ -1054,19 +1028,76 @@ int hx_cmd_plot(int argc, char **argv) {
                 warnings++;
             }
             free(out);
-            out = NULL;
             if (status == HX_OK && drawn < 8)
                 snprintf(written[drawn++], PATH_MAX, "%s", outfile);
         }
     }
-    printf("forkscope plot: %s/\n", c.pdir);
+    printf("forkscope plot: %s/\n", c->pdir);
     for (int i = 0; i < drawn; i++)
         printf("  %s\n", written[i]);
     printf("  data: scaling.dat memory.dat memory-fit.dat overhead.dat settings.gp; scripts: *.gp; README.txt\n");
-    printf("  redraw by hand: gnuplot %s/speedup.gp   (-e \"term='%s'\" for the vector version)\n", c.pdir,
-           vector ? vector : raster);
+    printf("  redraw by hand: gnuplot %s/speedup.gp   (-e \"term='%s'\" for the vector version)\n", c->pdir,
+           g->vector ? g->vector : g->raster);
     if (warnings)
         printf("  gnuplot printed warnings for %d figure%s (above)\n", warnings, warnings == 1 ? "" : "s");
+    return status;
+}
+
+/* Stage 2: the data files and settings, written whatever happens next. */
+static int write_data(plotctx *c, panels *sc, panels *mem, glist *ovvar, size_t *ovrows, const gnuplot *g) {
+    if (mkdir(c->pdir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "forkscope plot: cannot create %s: %s\n", c->pdir, strerror(errno));
+        return HX_EIO;
+    }
+    if (write_scaling(c, sc) || write_memory(c, mem) || write_overhead(c, ovvar, ovrows))
+        return HX_EIO;
+    if (!*ovrows || !ovvar->n)
+        note(c, "no overhead chart: it needs a benchmark with a serial run and a P = 1 run of another variant");
+    return write_settings(c, sc, mem, ovvar, *ovrows, g->raster ? g->raster : "pngcairo") ? HX_EIO : HX_OK;
+}
+
+int hx_cmd_plot(int argc, char **argv) {
+    const char *dir;
+    int status = plot_args(argc, argv, &dir);
+    if (status || !dir)
+        return status;
+    plotctx c;
+    memset(&c, 0, sizeof c);
+    c.dir = dir;
+    if ((size_t)snprintf(c.pdir, sizeof c.pdir, "%s/plots", dir) >= sizeof c.pdir - 32) {
+        fprintf(stderr, "forkscope plot: %s: path too long\n", dir);
+        return HX_EUSAGE;
+    }
+    if ((status = plot_load(&c))) {
+        free_ctx(&c);
+        return status;
+    }
+    panels sc, mem;
+    memset(&sc, 0, sizeof sc);
+    memset(&mem, 0, sizeof mem);
+    glist ovvar = {0};
+    size_t ovrows = 0;
+    gnuplot g;
+    int gp_status = find_gnuplot(&c, &g);
+    if ((status = write_data(&c, &sc, &mem, &ovvar, &ovrows, &g)))
+        goto out;
+    status = gp_status;
+    int sc_status = install_scripts(&c);
+    if (sc_status == HX_EIO || !status)
+        status = sc_status;
+    if (!g.ok && status == HX_OK) {
+        fprintf(stderr, "forkscope plot: gnuplot is not on PATH: the figures are not drawn.  Install it (Debian: "
+                        "apt-get install gnuplot-nox) and run `forkscope plot %s` again.\n",
+                dir);
+        status = HX_ETOOL;
+    }
+    int rd_status = write_readme(&c, &g);
+    if (rd_status)
+        status = rd_status;
+    if (status != HX_OK)
+        printf("forkscope plot: data files and settings written to %s/ (no figures)\n", c.pdir);
+    else
+        status = draw_figures(&c, &g, mem.npanels > 0, ovrows && ovvar.n);
 out:
     if (c.nnotes) {
         printf("notes:\n");
