@@ -736,168 +736,225 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
     return set;
 }
 
+/* ---- the top-level keys, one rule each ----------------------------------------------------------
+ * validate() applies the rules in table order, which matters twice: oversubscribe before
+ * workers (it decides how "cores" expands), benchmarks before variants (the top-level list
+ * is given to every benchmark, whose own list may then replace it). */
+
+typedef struct key_rule key_rule;
+struct key_rule {
+    const char *key;
+    void (*check)(vctx *c, const key_rule *r, json_t *v, hx_config *cfg);
+    const char *missing; /* the message if the key is required and missing; NULL: optional */
+    size_t off;          /* for check_bool: the int of hx_config it sets */
+};
+
+static void check_name(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96];
+    if (!json_is_string(v))
+        VERR(c, r->key, "expected a string of letters, digits, '_', '.', '-', got %s", describe(v, buf, sizeof buf));
+    else if (!valid_name(json_string_value(v)) || strlen(json_string_value(v)) >= sizeof cfg->name)
+        VERR(c, r->key, "\"%.60s\" is not a valid experiment name (expected 1 to %zu letters, digits, '_', '.', '-')",
+             json_string_value(v), sizeof cfg->name - 1);
+    else
+        snprintf(cfg->name, sizeof cfg->name, "%s", json_string_value(v));
+}
+
+static void check_string(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96];
+    (void)cfg;
+    if (!json_is_string(v))
+        VERR(c, r->key, "expected a string, got %s", describe(v, buf, sizeof buf));
+}
+
+static void check_bool(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96];
+    if (!json_is_boolean(v))
+        VERR(c, r->key, "expected true or false, got %s", describe(v, buf, sizeof buf));
+    else
+        *(int *)((char *)cfg + r->off) = json_is_true(v);
+}
+
+static void check_reps(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    check_per_class(c, r->key, v, 1, cfg->reps);
+}
+
+static void check_warmup(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    check_per_class(c, r->key, v, 0, cfg->warmup);
+}
+
+static void check_time_limit(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96];
+    if (!json_is_number(v))
+        VERR(c, r->key, "expected a number of seconds > 0, got %s", describe(v, buf, sizeof buf));
+    else if (!(json_number_value(v) > 0) || json_number_value(v) > 1e7)
+        VERR(c, r->key, "%g is not a valid limit (expected a number of seconds > 0 and <= 1e7)", json_number_value(v));
+    else
+        cfg->time_limit_s = json_number_value(v);
+}
+
+static void check_memory_limit(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    long long x;
+    if (get_int(c, r->key, v, 1, 1LL << 30, &x))
+        cfg->memory_limit_mib = (unsigned long long)x;
+}
+
+static void check_order(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    static const char *const orders[] = {[HX_ORDER_GROUPED] = "grouped", [HX_ORDER_INTERLEAVED] = "interleaved",
+                                         [HX_ORDER_SHUFFLED] = "shuffled"};
+    const char *s = json_is_string(v) ? json_string_value(v) : "";
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(s, orders[k])) {
+            cfg->order = (hx_order)k;
+            return;
+        }
+    char buf[96];
+    VERR(c, r->key, "expected \"grouped\", \"interleaved\" or \"shuffled\", got %s", describe(v, buf, sizeof buf));
+}
+
+static void check_seed(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    long long x;
+    if (get_int(c, r->key, v, 0, 9007199254740991LL, &x))
+        cfg->seed = (unsigned long long)x;
+}
+
+static void check_instructions(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    static const char *const ikeys[] = {"kernel", "n", NULL};
+    char buf[96];
+    if (!json_is_object(v)) {
+        VERR(c, r->key, "expected {\"kernel\": \"fib\", \"n\": [N1, N2]}, got %s", describe(v, buf, sizeof buf));
+        return;
+    }
+    check_keys(c, "instructions", v, ikeys, "\"instructions\"");
+    json_t *k = json_object_get(v, "kernel"), *n = json_object_get(v, "n");
+    if (!k || !json_is_string(k) || strcmp(json_string_value(k), "fib"))
+        VERR(c, "instructions.kernel", "expected \"fib\" (instructions per call are defined for fib: "
+             "its call count is known), got %s", k ? describe(k, buf, sizeof buf) : "nothing");
+    else
+        snprintf(cfg->icount_kernel, sizeof cfg->icount_kernel, "fib");
+    long long a, b;
+    if (!n || !json_is_array(n) || json_array_size(n) != 2)
+        VERR(c, "instructions.n", "expected two sizes [N1, N2], N1 < N2 (e.g. [22, 27]), got %s",
+             n ? describe(n, buf, sizeof buf) : "nothing");
+    else if (get_int(c, "instructions.n[0]", json_array_get(n, 0), 2, 32, &a) &&
+             get_int(c, "instructions.n[1]", json_array_get(n, 1), 3, 32, &b)) {
+        if (a >= b)
+            VERR(c, "instructions.n", "expected N1 < N2, got [%lld, %lld]", a, b);
+        else
+            cfg->icount_n[0] = (int)a, cfg->icount_n[1] = (int)b;
+    }
+}
+
+static void check_papi(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96], p[128];
+    if (!json_is_array(v)) {
+        VERR(c, r->key, "expected a list of event names (strings), got %s", describe(v, buf, sizeof buf));
+        return;
+    }
+    size_t i;
+    json_t *e;
+    cfg->papi_events = hx_xcalloc(json_array_size(v) + 1, sizeof *cfg->papi_events);
+    json_array_foreach(v, i, e) {
+        snprintf(p, sizeof p, "papi_events[%zu]", i);
+        if (!json_is_string(e) || !*json_string_value(e) || strchr(json_string_value(e), ','))
+            VERR(c, p, "expected an event name (a non-empty string without ','), got %s", describe(e, buf, sizeof buf));
+        else
+            cfg->papi_events[cfg->npapi++] = hx_xstrdup(json_string_value(e));
+    }
+}
+
+static void check_benchmarks(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96], p[128];
+    if (!json_is_array(v) || json_array_size(v) == 0) {
+        VERR(c, r->key, "expected a non-empty list of benchmark objects, got %s",
+             json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
+        return;
+    }
+    cfg->benchmarks = hx_xcalloc(json_array_size(v), sizeof *cfg->benchmarks);
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        hx_bench *b = &cfg->benchmarks[cfg->nbenchmarks++];
+        snprintf(p, sizeof p, "benchmarks[%zu]", i);
+        check_benchmark(c, p, e, b);
+        for (size_t k = 0; k < i && b->name[0]; k++)
+            if (!strcmp(cfg->benchmarks[k].name, b->name)) {
+                char q[160];
+                snprintf(q, sizeof q, "%s.name", p);
+                verr_at(c, json_object_get(e, "name") ? q : p, 0, q,
+                        "duplicate benchmark name \"%s\" (benchmarks[%zu] has it; expected unique names)", b->name,
+                        k);
+                break;
+            }
+    }
+}
+
+static void check_top_variants(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    unsigned long long all = check_variants(c, r->key, v, cfg);
+    for (size_t b = 0; b < cfg->nbenchmarks; b++)
+        cfg->benchmarks[b].variants = all;
+}
+
+static void check_top_workers(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96];
+    if (!json_is_array(v) || json_array_size(v) == 0) {
+        VERR(c, r->key, "expected a non-empty list of integers, \"cores\" or ranges, got %s",
+             json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
+        return;
+    }
+    size_t before = c->nerr;
+    check_workers(c, v, cfg);
+    if (c->nerr == before && cfg->nworkers == 0)
+        VERR(c, r->key, "no worker count left (all are above the %u cores and \"oversubscribe\" is false)",
+             cfg->cores);
+}
+
+static const key_rule rules[] = { /* in the order a user reads them in the unknown-key message */
+    {"name", check_name, "missing (expected the experiment's name, e.g. \"quick\")", 0},
+    {"description", check_string, NULL, 0},
+    {"benchmarks", check_benchmarks, "missing (expected a non-empty list of benchmark objects)", 0},
+    {"variants", check_top_variants, "missing (expected a non-empty list of variant names)", 0},
+    {"oversubscribe", check_bool, NULL, offsetof(hx_config, oversubscribe)},
+    {"workers", check_top_workers, "missing (expected a non-empty list of worker counts)", 0},
+    {"repetitions", check_reps, NULL, 0},
+    {"warmup", check_warmup, NULL, 0},
+    {"time_limit_s", check_time_limit, NULL, 0},
+    {"memory_limit_mib", check_memory_limit, NULL, 0},
+    {"order", check_order, NULL, 0},
+    {"seed", check_seed, NULL, 0},
+    {"calibrate", check_bool, NULL, offsetof(hx_config, calibrate)},
+    {"papi_events", check_papi, NULL, 0},
+    {"instructions", check_instructions, NULL, 0},
+};
+#define NRULES (sizeof rules / sizeof rules[0])
+
 static void validate(vctx *c, json_t *root, hx_config *cfg) {
-    static const char *const keys[] = {"name",        "description",      "benchmarks", "variants",   "workers",
-                                       "repetitions", "warmup",           "time_limit_s", "memory_limit_mib",
-                                       "order",       "seed",             "calibrate",  "papi_events", "oversubscribe",
-                                       "instructions", NULL};
     char buf[96], p[128];
     if (!json_is_object(root)) {
         VERR(c, "", "expected an object {\"name\": ..., \"benchmarks\": [...], ...}, got %s",
              describe(root, buf, sizeof buf));
         return;
     }
+    const char *keys[NRULES + 1];
+    for (size_t i = 0; i < NRULES; i++)
+        keys[i] = rules[i].key;
+    keys[NRULES] = NULL;
     check_keys(c, "", root, keys, "the configuration");
-    json_t *v;
 
-    /* Scalars first: oversubscribe decides how workers expand. */
-    cfg->calibrate = 1;
+    cfg->calibrate = 1; /* the defaults of the optional keys */
     cfg->oversubscribe = 1;
     cfg->seed = 1;
     for (int k = 0; k < HX_NCLASS; k++)
         cfg->reps[k] = 5, cfg->warmup[k] = 0;
-    if ((v = json_object_get(root, "name"))) {
-        if (!json_is_string(v))
-            VERR(c, "name", "expected a string of letters, digits, '_', '.', '-', got %s", describe(v, buf, sizeof buf));
-        else if (!valid_name(json_string_value(v)) || strlen(json_string_value(v)) >= sizeof cfg->name)
-            VERR(c, "name", "\"%.60s\" is not a valid experiment name (expected 1 to %zu letters, digits, '_', '.', '-')",
-                 json_string_value(v), sizeof cfg->name - 1);
-        else
-            snprintf(cfg->name, sizeof cfg->name, "%s", json_string_value(v));
-    } else {
-        verr_at(c, "", 0, "name", "missing (expected the experiment's name, e.g. \"quick\")");
-    }
-    if ((v = json_object_get(root, "description")) && !json_is_string(v))
-        VERR(c, "description", "expected a string, got %s", describe(v, buf, sizeof buf));
-    if ((v = json_object_get(root, "calibrate"))) {
-        if (!json_is_boolean(v))
-            VERR(c, "calibrate", "expected true or false, got %s", describe(v, buf, sizeof buf));
-        else
-            cfg->calibrate = json_is_true(v);
-    }
-    if ((v = json_object_get(root, "oversubscribe"))) {
-        if (!json_is_boolean(v))
-            VERR(c, "oversubscribe", "expected true or false, got %s", describe(v, buf, sizeof buf));
-        else
-            cfg->oversubscribe = json_is_true(v);
-    }
-    if ((v = json_object_get(root, "repetitions")))
-        check_per_class(c, "repetitions", v, 1, cfg->reps);
-    if ((v = json_object_get(root, "warmup")))
-        check_per_class(c, "warmup", v, 0, cfg->warmup);
-    if ((v = json_object_get(root, "time_limit_s"))) {
-        if (!json_is_number(v))
-            VERR(c, "time_limit_s", "expected a number of seconds > 0, got %s", describe(v, buf, sizeof buf));
-        else if (!(json_number_value(v) > 0) || json_number_value(v) > 1e7)
-            VERR(c, "time_limit_s", "%g is not a valid limit (expected a number of seconds > 0 and <= 1e7)",
-                 json_number_value(v));
-        else
-            cfg->time_limit_s = json_number_value(v);
-    }
-    if ((v = json_object_get(root, "memory_limit_mib"))) {
-        long long x;
-        if (get_int(c, "memory_limit_mib", v, 1, 1LL << 30, &x))
-            cfg->memory_limit_mib = (unsigned long long)x;
-    }
-    if ((v = json_object_get(root, "order"))) {
-        const char *s = json_is_string(v) ? json_string_value(v) : "";
-        if (!strcmp(s, "grouped"))
-            cfg->order = HX_ORDER_GROUPED;
-        else if (!strcmp(s, "interleaved"))
-            cfg->order = HX_ORDER_INTERLEAVED;
-        else if (!strcmp(s, "shuffled"))
-            cfg->order = HX_ORDER_SHUFFLED;
-        else
-            VERR(c, "order", "expected \"grouped\", \"interleaved\" or \"shuffled\", got %s",
-                 describe(v, buf, sizeof buf));
-    }
-    if ((v = json_object_get(root, "seed"))) {
-        long long x;
-        if (get_int(c, "seed", v, 0, 9007199254740991LL, &x))
-            cfg->seed = (unsigned long long)x;
-    }
-    if ((v = json_object_get(root, "instructions"))) {
-        static const char *const ikeys[] = {"kernel", "n", NULL};
-        json_t *k, *n;
-        if (!json_is_object(v)) {
-            VERR(c, "instructions", "expected {\"kernel\": \"fib\", \"n\": [N1, N2]}, got %s",
-                 describe(v, buf, sizeof buf));
-        } else {
-            check_keys(c, "instructions", v, ikeys, "\"instructions\"");
-            k = json_object_get(v, "kernel");
-            n = json_object_get(v, "n");
-            if (!k || !json_is_string(k) || strcmp(json_string_value(k), "fib"))
-                VERR(c, "instructions.kernel", "expected \"fib\" (instructions per call are defined for fib: "
-                     "its call count is known), got %s", k ? describe(k, buf, sizeof buf) : "nothing");
-            else
-                snprintf(cfg->icount_kernel, sizeof cfg->icount_kernel, "fib");
-            long long a, b;
-            if (!n || !json_is_array(n) || json_array_size(n) != 2)
-                VERR(c, "instructions.n", "expected two sizes [N1, N2], N1 < N2 (e.g. [22, 27]), got %s",
-                     n ? describe(n, buf, sizeof buf) : "nothing");
-            else if (get_int(c, "instructions.n[0]", json_array_get(n, 0), 2, 32, &a) &&
-                     get_int(c, "instructions.n[1]", json_array_get(n, 1), 3, 32, &b)) {
-                if (a >= b)
-                    VERR(c, "instructions.n", "expected N1 < N2, got [%lld, %lld]", a, b);
-                else
-                    cfg->icount_n[0] = (int)a, cfg->icount_n[1] = (int)b;
-            }
-        }
-    }
-    if ((v = json_object_get(root, "papi_events"))) {
-        if (!json_is_array(v)) {
-            VERR(c, "papi_events", "expected a list of event names (strings), got %s", describe(v, buf, sizeof buf));
-        } else {
-            size_t i;
-            json_t *e;
-            cfg->papi_events = calloc(json_array_size(v) + 1, sizeof *cfg->papi_events);
-            json_array_foreach(v, i, e) {
-                snprintf(p, sizeof p, "papi_events[%zu]", i);
-                if (!json_is_string(e) || !*json_string_value(e) || strchr(json_string_value(e), ','))
-                    VERR(c, p, "expected an event name (a non-empty string without ','), got %s",
-                         describe(e, buf, sizeof buf));
-                else if (cfg->papi_events)
-                    cfg->papi_events[cfg->npapi++] = strdup(json_string_value(e));
-            }
-        }
+    for (size_t i = 0; i < NRULES; i++) {
+        json_t *v = json_object_get(root, rules[i].key);
+        if (v)
+            rules[i].check(c, &rules[i], v, cfg);
+        else if (rules[i].missing)
+            verr_at(c, "", 0, rules[i].key, "%s", rules[i].missing);
     }
 
-    /* benchmarks */
-    if (!(v = json_object_get(root, "benchmarks"))) {
-        verr_at(c, "", 0, "benchmarks", "missing (expected a non-empty list of benchmark objects)");
-    } else if (!json_is_array(v) || json_array_size(v) == 0) {
-        VERR(c, "benchmarks", "expected a non-empty list of benchmark objects, got %s",
-             json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
-    } else {
-        cfg->benchmarks = calloc(json_array_size(v), sizeof *cfg->benchmarks);
-        size_t i;
-        json_t *e;
-        json_array_foreach(v, i, e) {
-            if (!cfg->benchmarks)
-                break;
-            hx_bench *b = &cfg->benchmarks[cfg->nbenchmarks++];
-            snprintf(p, sizeof p, "benchmarks[%zu]", i);
-            check_benchmark(c, p, e, b);
-            for (size_t k = 0; k < i && b->name[0]; k++)
-                if (!strcmp(cfg->benchmarks[k].name, b->name)) {
-                    char q[160];
-                    snprintf(q, sizeof q, "%s.name", p);
-                    verr_at(c, json_object_get(e, "name") ? q : p, 0, q,
-                            "duplicate benchmark name \"%s\" (benchmarks[%zu] has it; expected unique names)",
-                            b->name, k);
-                    break;
-                }
-        }
-    }
-
-    /* variants: the top-level list, then the benchmarks' own lists */
-    if (!(v = json_object_get(root, "variants"))) {
-        verr_at(c, "", 0, "variants", "missing (expected a non-empty list of variant names)");
-    } else {
-        unsigned long long all = check_variants(c, "variants", v, cfg);
-        for (size_t b = 0; b < cfg->nbenchmarks; b++)
-            cfg->benchmarks[b].variants = all;
-    }
+    /* a benchmark's own variant list replaces the top-level one for it */
     json_t *blist = json_object_get(root, "benchmarks");
     for (size_t b = 0; json_is_array(blist) && b < cfg->nbenchmarks; b++) {
         json_t *own = json_object_get(json_array_get(blist, b), "variants");
@@ -905,20 +962,6 @@ static void validate(vctx *c, json_t *root, hx_config *cfg) {
             continue;
         snprintf(p, sizeof p, "benchmarks[%zu].variants", b);
         cfg->benchmarks[b].variants = check_variants(c, p, own, cfg);
-    }
-
-    /* workers */
-    if (!(v = json_object_get(root, "workers"))) {
-        verr_at(c, "", 0, "workers", "missing (expected a non-empty list of worker counts)");
-    } else if (!json_is_array(v) || json_array_size(v) == 0) {
-        VERR(c, "workers", "expected a non-empty list of integers, \"cores\" or ranges, got %s",
-             json_is_array(v) ? "an empty list" : describe(v, buf, sizeof buf));
-    } else {
-        size_t before = c->nerr;
-        check_workers(c, v, cfg);
-        if (c->nerr == before && cfg->nworkers == 0)
-            VERR(c, "workers", "no worker count left (all are above the %u cores and \"oversubscribe\" is false)",
-                 cfg->cores);
     }
 }
 
