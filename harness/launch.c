@@ -285,6 +285,106 @@ static int drain(int fd, char **out, size_t *olen, size_t *ocap, char *tail, siz
 }
 
 /* Runs one request; sends MSG_DONE.  Returns -1 if the harness is gone. */
+/* A driver process being watched by the launcher. */
+typedef struct child {
+    pid_t pid;
+    int pidfd;          /* -1 without pidfd_open: wait4 is polled */
+    int out_fd, err_fd; /* read ends of its stdout and stderr */
+    int polling_mem;    /* the memory limit is enforced by polling the RSS */
+    double t0, deadline;
+    uint64_t mem_limit;
+    char *out; /* all of stdout */
+    size_t olen, ocap;
+    char tail[HX_LAUNCH_ERR_TAIL]; /* the end of stderr */
+    size_t tlen;
+    int status, gone; /* wait status; the harness went away */
+    struct rusage ru;
+} child;
+
+/* Reads the next message from the harness while a driver runs: a kill request, or EOF (the
+ * harness died: the driver is killed and the launcher will exit). */
+static void watch_socket(int sock, child *ch, struct res_fixed *rs, int reaped) {
+    struct msg_hdr h;
+    if (read_all(sock, &h, sizeof h)) {
+        ch->gone = 1;
+        if (!reaped)
+            kill(-ch->pid, SIGKILL);
+    } else if (h.type == MSG_KILL && !reaped) {
+        kill(-ch->pid, SIGKILL);
+        if (!rs->killed)
+            rs->killed = HX_KILLED_INTERRUPT;
+    }
+}
+
+/* Waits for the driver to end, collecting its output, enforcing the time and memory
+ * limits and obeying kill requests; then drains what is left in its pipes. */
+static void watch_child(int sock, child *ch, struct res_fixed *rs) {
+    int out_open = 1, err_open = 1, reaped = 0;
+    double drain_until = 0;
+    while (!reaped || out_open || err_open) {
+        struct pollfd fds[4];
+        int nf = 0, i_out = -1, i_err = -1, i_sock = -1;
+        if (out_open)
+            fds[i_out = nf++] = (struct pollfd){ch->out_fd, POLLIN, 0};
+        if (err_open)
+            fds[i_err = nf++] = (struct pollfd){ch->err_fd, POLLIN, 0};
+        if (!ch->gone)
+            fds[i_sock = nf++] = (struct pollfd){sock, POLLIN, 0};
+        if (!reaped && ch->pidfd >= 0)
+            fds[nf++] = (struct pollfd){ch->pidfd, POLLIN, 0};
+        int timeout = reaped ? 20 : ch->polling_mem || ch->pidfd < 0 ? 10 : -1;
+        if (!reaped && ch->deadline > 0 && !rs->killed) {
+            int to = (int)((ch->deadline - hx_now()) * 1000) + 1;
+            timeout = timeout < 0 || to < timeout ? (to < 0 ? 0 : to) : timeout;
+        }
+        int n = poll(fds, (nfds_t)nf, timeout);
+        if (n < 0 && errno != EINTR)
+            break;
+        if (i_out >= 0 && fds[i_out].revents)
+            out_open = drain(ch->out_fd, &ch->out, &ch->olen, &ch->ocap, NULL, NULL);
+        if (i_err >= 0 && fds[i_err].revents)
+            err_open = drain(ch->err_fd, NULL, NULL, NULL, ch->tail, &ch->tlen);
+        if (i_sock >= 0 && fds[i_sock].revents)
+            watch_socket(sock, ch, rs, reaped);
+        if (!reaped) {
+            if (wait4(ch->pid, &ch->status, WNOHANG, &ch->ru) == ch->pid) {
+                reaped = 1;
+                rs->wall_s = hx_now() - ch->t0;
+                drain_until = hx_now() + 0.2;
+                continue;
+            }
+            if (ch->deadline > 0 && hx_now() >= ch->deadline && !rs->killed) {
+                kill(-ch->pid, SIGKILL);
+                rs->killed = HX_KILLED_TIMEOUT;
+            }
+            if (ch->polling_mem && !rs->killed && rss_bytes(ch->pid) > (long)ch->mem_limit) {
+                kill(-ch->pid, SIGKILL);
+                rs->killed = HX_KILLED_MEMORY;
+            }
+        } else if (hx_now() > drain_until) {
+            /* The driver is gone but something it started still holds its pipes. */
+            kill(-ch->pid, SIGKILL);
+            if (hx_now() > drain_until + 0.2)
+                break;
+        }
+    }
+}
+
+/* The run's outcome from the wait status and rusage (and, with a cgroup, its OOM count). */
+static void child_result(const child *ch, struct res_fixed *rs) {
+    if (WIFEXITED(ch->status)) {
+        rs->exited = 1;
+        rs->exit_code = WEXITSTATUS(ch->status);
+    } else if (WIFSIGNALED(ch->status)) {
+        rs->signaled = 1;
+        rs->signo = WTERMSIG(ch->status);
+    }
+    rs->user_s = (double)ch->ru.ru_utime.tv_sec + (double)ch->ru.ru_utime.tv_usec * 1e-6;
+    rs->sys_s = (double)ch->ru.ru_stime.tv_sec + (double)ch->ru.ru_stime.tv_usec * 1e-6;
+    rs->maxrss_kib = ch->ru.ru_maxrss;
+}
+
+/* Runs one request (argv, environment, limits) and replies with its result. */
 static int run_one(int sock, char *payload, uint32_t plen) {
     struct req_fixed rq;
     struct res_fixed rs;
@@ -292,9 +392,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
     if (plen < sizeof rq)
         return -1;
     memcpy(&rq, payload, sizeof rq);
-    char **strs = calloc((size_t)rq.argc + rq.envc + 2, sizeof *strs);
-    if (!strs)
-        return -1;
+    char **strs = hx_xcalloc((size_t)rq.argc + rq.envc + 2, sizeof *strs);
     char *p = payload + sizeof rq, *end = payload + plen;
     for (uint32_t i = 0; i < rq.argc + rq.envc && p < end; i++) {
         strs[i + (i >= rq.argc)] = p;
@@ -302,9 +400,8 @@ static int run_one(int sock, char *payload, uint32_t plen) {
     }
     char **argv = strs, **env = strs + rq.argc + 1;
 
-    char *out = NULL, tail[HX_LAUNCH_ERR_TAIL];
-    size_t olen = 0, ocap = 0, tlen = 0;
-    int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1}, pidfd = -1, gone = 0;
+    child ch = {.pidfd = -1, .mem_limit = rq.mem_limit};
+    int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1};
     int join_cg = cg_dir[0] && rq.mem_limit;
     long long oom0 = 0;
     if (pipe2(op, O_CLOEXEC) || pipe2(ep, O_CLOEXEC) || pipe2(xp, O_CLOEXEC)) {
@@ -320,112 +417,38 @@ static int run_one(int sock, char *payload, uint32_t plen) {
             goto reply;
         }
     }
-    double t0 = hx_now();
-    pid_t pid = fork();
-    if (pid < 0) {
+    ch.t0 = hx_now();
+    ch.pid = fork();
+    if (ch.pid < 0) {
         rs.exec_errno = errno;
         goto reply;
     }
-    if (pid == 0)
+    if (ch.pid == 0)
         child_exec(argv, env, op[1], ep[1], xp[1], join_cg);
-    setpgid(pid, pid); /* also here, so that a kill right after fork reaches the group */
+    setpgid(ch.pid, ch.pid); /* also here, so that a kill right after fork reaches the group */
     close(op[1]), close(ep[1]), close(xp[1]);
     op[1] = ep[1] = xp[1] = -1;
     fcntl(op[0], F_SETFL, O_NONBLOCK);
     fcntl(ep[0], F_SETFL, O_NONBLOCK);
 #ifdef SYS_pidfd_open
-    pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    ch.pidfd = (int)syscall(SYS_pidfd_open, ch.pid, 0);
 #endif
-    int polling_mem = rq.mem_limit && !join_cg;
-    int status = 0, out_open = 1, err_open = 1, reaped = 0;
-    struct rusage ru;
-    double deadline = rq.time_limit_s > 0 ? t0 + rq.time_limit_s : 0, drain_until = 0;
-    memset(&ru, 0, sizeof ru);
-    while (!reaped || out_open || err_open) {
-        struct pollfd fds[4];
-        int nf = 0, i_out = -1, i_err = -1, i_sock = -1;
-        if (out_open)
-            fds[i_out = nf++] = (struct pollfd){op[0], POLLIN, 0};
-        if (err_open)
-            fds[i_err = nf++] = (struct pollfd){ep[0], POLLIN, 0};
-        if (!gone)
-            fds[i_sock = nf++] = (struct pollfd){sock, POLLIN, 0};
-        if (!reaped && pidfd >= 0)
-            fds[nf++] = (struct pollfd){pidfd, POLLIN, 0};
-        double t = hx_now();
-        int timeout = -1;
-        if (reaped)
-            timeout = 20;
-        else if (polling_mem || pidfd < 0)
-            timeout = 10;
-        if (!reaped && deadline > 0 && !rs.killed) {
-            int to = (int)((deadline - t) * 1000) + 1;
-            timeout = timeout < 0 || to < timeout ? (to < 0 ? 0 : to) : timeout;
-        }
-        int n = poll(fds, (nfds_t)nf, timeout);
-        if (n < 0 && errno != EINTR)
-            break;
-        if (i_out >= 0 && fds[i_out].revents)
-            out_open = drain(op[0], &out, &olen, &ocap, NULL, NULL);
-        if (i_err >= 0 && fds[i_err].revents)
-            err_open = drain(ep[0], NULL, NULL, NULL, tail, &tlen);
-        if (i_sock >= 0 && fds[i_sock].revents) {
-            struct msg_hdr h;
-            if (read_all(sock, &h, sizeof h)) {
-                gone = 1; /* the harness died: kill the driver, then exit */
-                if (!reaped)
-                    kill(-pid, SIGKILL);
-            } else if (h.type == MSG_KILL && !reaped) {
-                kill(-pid, SIGKILL);
-                if (!rs.killed)
-                    rs.killed = HX_KILLED_INTERRUPT;
-            }
-        }
-        if (!reaped) {
-            pid_t w = wait4(pid, &status, WNOHANG, &ru);
-            if (w == pid) {
-                reaped = 1;
-                rs.wall_s = hx_now() - t0;
-                drain_until = hx_now() + 0.2;
-                continue;
-            }
-            t = hx_now();
-            if (deadline > 0 && t >= deadline && !rs.killed) {
-                kill(-pid, SIGKILL);
-                rs.killed = HX_KILLED_TIMEOUT;
-            }
-            if (polling_mem && !rs.killed && rss_bytes(pid) > (long)rq.mem_limit) {
-                kill(-pid, SIGKILL);
-                rs.killed = HX_KILLED_MEMORY;
-            }
-        } else if (hx_now() > drain_until) {
-            /* The driver is gone but something it started still holds its pipes. */
-            kill(-pid, SIGKILL);
-            if (hx_now() > drain_until + 0.2)
-                break;
-        }
-    }
-    if (pidfd >= 0)
-        close(pidfd);
+    ch.out_fd = op[0];
+    ch.err_fd = ep[0];
+    ch.polling_mem = rq.mem_limit && !join_cg;
+    ch.deadline = rq.time_limit_s > 0 ? ch.t0 + rq.time_limit_s : 0;
+    watch_child(sock, &ch, &rs);
+    if (ch.pidfd >= 0)
+        close(ch.pidfd);
     int xerr = 0;
     if (read(xp[0], &xerr, sizeof xerr) == (ssize_t)sizeof xerr)
         rs.exec_errno = xerr ? xerr : EIO;
-    if (WIFEXITED(status)) {
-        rs.exited = 1;
-        rs.exit_code = WEXITSTATUS(status);
-    } else if (WIFSIGNALED(status)) {
-        rs.signaled = 1;
-        rs.signo = WTERMSIG(status);
-    }
+    child_result(&ch, &rs);
     if (join_cg) {
-        long long oom1 = cg_oom_kills();
-        if (oom1 > oom0 && rs.signaled && rs.signo == SIGKILL && !rs.killed)
+        if (cg_oom_kills() > oom0 && rs.signaled && rs.signo == SIGKILL && !rs.killed)
             rs.killed = HX_KILLED_MEMORY;
         write_file(cg_dir, "memory.limit_in_bytes", "-1");
     }
-    rs.user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
-    rs.sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-    rs.maxrss_kib = ru.ru_maxrss;
 reply:
     for (int k = 0; k < 2; k++) {
         if (op[k] >= 0)
@@ -435,10 +458,10 @@ reply:
         if (xp[k] >= 0)
             close(xp[k]);
     }
-    rs.out_len = (uint32_t)olen;
-    rs.err_len = (uint32_t)tlen;
-    int rc = gone ? -1 : send_msg(sock, MSG_DONE, &rs, sizeof rs, out, olen, tail, tlen);
-    free(out);
+    rs.out_len = (uint32_t)ch.olen;
+    rs.err_len = (uint32_t)ch.tlen;
+    int rc = ch.gone ? -1 : send_msg(sock, MSG_DONE, &rs, sizeof rs, ch.out, ch.olen, ch.tail, ch.tlen);
+    free(ch.out);
     free(strs);
     return rc;
 }
