@@ -60,7 +60,9 @@ typedef struct bench_kernel {
     const char *name;
     const char *summary;
     const bench_opt *opts; /* terminated by an entry with name == NULL */
-    /* Builds inputs, outside timing.  0, or -1 after printing an error to stderr. */
+    /* Builds inputs, outside timing.  0, or -1 after printing an error to stderr.  It may
+     * rewrite option values to what will actually run (a UTS preset sets the tree flags):
+     * the driver records the values as they are after prepare(). */
     int (*prepare)(bench_ctx *c);
     /* One repetition: the timed work. */
     void (*run)(bench_ctx *c);

@@ -153,6 +153,20 @@ static void papi_all(bench_ctx *c, int start) {
 #endif
 }
 
+/* The kernel's parameters as run (prepare() may replace given ones: a UTS preset sets the
+ * tree's flags). */
+static json_t *params_json(const bench_ctx *c) {
+    json_t *params = json_object();
+    for (int o = 0; c->kernel->opts[o].name; o++) {
+        const bench_opt *op = &c->kernel->opts[o];
+        json_object_set_new(params, op->name,
+                            op->type == BENCH_INT      ? json_integer(c->i[o])
+                            : op->type == BENCH_DOUBLE ? json_real(c->d[o])
+                                                       : json_string(c->s[o]));
+    }
+    return params;
+}
+
 static void *measure(void *arg) {
     run_args *a = arg;
     bench_ctx *c = a->c;
@@ -185,6 +199,7 @@ static void *measure(void *arg) {
         a->status = EXIT_RUN;
         return NULL;
     }
+    json_object_set_new(doc, "params", params_json(c)); /* what prepare() made of them */
     papi = bench_papi_open(a->papi, c->workers);
     json_t *times = json_array(), *wtimes = json_array(), *cpu = json_array();
     for (unsigned r = 0; r < a->warmup + a->reps; r++) {
@@ -256,47 +271,75 @@ static void omp_stack_reexec(char **argv) {
 #endif
 }
 
-int main(int argc, char **argv) {
-    prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    omp_stack_reexec(argv);
-    bench_ctx c;
-    memset(&c, 0, sizeof c);
-    run_args a = {.c = &c, .reps = 1, .warmup = 0, .sched = "busy"};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    c.workers = 1;
-    int first = 1;
+/* The kernel: "uts" as the first argument, or --kernel NAME anywhere (found first, so that
+ * its options can be recognised).  --help and --list answer at once. */
+static void find_kernel(int argc, char **argv, bench_ctx *c, run_args *a, int *first) {
+    *first = 1;
     if (argc > 1 && !strcmp(argv[1], "uts")) {
-        a.uts_mode = 1;
-        c.kernel = &bench_uts;
-        first = 2;
+        a->uts_mode = 1;
+        c->kernel = &bench_uts;
+        *first = 2;
     }
-    /* First pass: find the kernel, so that its options can be recognised. */
-    for (int i = first; i < argc; i++) {
+    for (int i = *first; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             help();
-            return EXIT_OK;
+            exit(EXIT_OK);
         }
         if (!strcmp(argv[i], "--list")) {
             list_kernels(stdout);
-            return EXIT_OK;
+            exit(EXIT_OK);
         }
         if (!strcmp(argv[i], "--kernel")) {
             if (i + 1 >= argc)
                 usage_error("option --kernel needs a value");
-            c.kernel = bench_find(argv[i + 1]);
-            if (!c.kernel)
+            c->kernel = bench_find(argv[i + 1]);
+            if (!c->kernel)
                 usage_error("option --kernel: unknown kernel '%s' (try --list)", argv[i + 1]);
         }
     }
-    if (!c.kernel)
+    if (!c->kernel)
         usage_error("no --kernel given (try --help)");
-    const bench_kernel *k = c.kernel;
-    int nopts = 0;
-    while (k->opts[nopts].name)
-        nopts++;
-    for (int o = 0; o < nopts; o++)
-        set_opt(&c, o, k->opts[o].name, k->opts[o].def);
-    int given[BENCH_MAX_OPTS] = {0};
+}
+
+/* An integer option of the driver in [lo, hi], or a usage error naming it. */
+static long int_opt(const char *name, const char *val, long lo, long hi) {
+    char *end;
+    long v = strtol(val, &end, 10);
+    if (!*val || *end || v < lo || v > hi)
+        usage_error("option --%s: '%s' is not an integer in [%ld, %ld]", name, val, lo, hi);
+    return v;
+}
+
+/* One option of the driver itself (not the kernel's): 1 if name is one. */
+static int driver_opt(const char *name, const char *val, bench_ctx *c, run_args *a) {
+    if (!strcmp(name, "kernel"))
+        return 1; /* taken by find_kernel */
+    if (!strcmp(name, "workers"))
+        c->workers = (unsigned)int_opt(name, val, 1, 1024);
+    else if (!strcmp(name, "reps"))
+        a->reps = (unsigned)int_opt(name, val, 1, 1000000);
+    else if (!strcmp(name, "warmup"))
+        a->warmup = (unsigned)int_opt(name, val, 0, 1000000);
+    else if (!strcmp(name, "papi"))
+        a->papi = val;
+    else if (!strcmp(name, "papi-per-worker")) {
+        if (strcmp(val, "0") && strcmp(val, "1"))
+            usage_error("option --papi-per-worker: '%s' is not 0 or 1", val);
+        a->papi_per_worker = val[0] == '1';
+    } else if (!strcmp(name, "sched")) {
+        if (strcmp(val, "busy") && strcmp(val, "lazy"))
+            usage_error("option --sched: '%s' is not busy or lazy", val);
+        a->sched = val;
+    } else
+        return 0;
+    return 1;
+}
+
+/* Every option from argv[first]: --name VALUE or --name=VALUE (one dash will do). */
+static void parse_args(int argc, char **argv, int first, bench_ctx *c, run_args *a) {
+    const bench_kernel *k = c->kernel;
+    for (int o = 0; k->opts[o].name; o++)
+        set_opt(c, o, k->opts[o].name, k->opts[o].def);
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
         char name[64];
@@ -315,67 +358,67 @@ int main(int argc, char **argv) {
             val = argv[++i];
         else
             usage_error("option %s needs a value", arg);
-        char *end;
-        if (!strcmp(name, "kernel"))
+        if (driver_opt(name, val, c, a))
             continue;
-        if (!strcmp(name, "workers")) {
-            long v = strtol(val, &end, 10);
-            if (!*val || *end || v < 1 || v > 1024)
-                usage_error("option --workers: '%s' is not an integer in [1, 1024]", val);
-            c.workers = (unsigned)v;
-        } else if (!strcmp(name, "reps")) {
-            long v = strtol(val, &end, 10);
-            if (!*val || *end || v < 1 || v > 1000000)
-                usage_error("option --reps: '%s' is not an integer in [1, 1000000]", val);
-            a.reps = (unsigned)v;
-        } else if (!strcmp(name, "warmup")) {
-            long v = strtol(val, &end, 10);
-            if (!*val || *end || v < 0 || v > 1000000)
-                usage_error("option --warmup: '%s' is not an integer in [0, 1000000]", val);
-            a.warmup = (unsigned)v;
-        } else if (!strcmp(name, "papi")) {
-            a.papi = val;
-        } else if (!strcmp(name, "papi-per-worker")) {
-            if (strcmp(val, "0") && strcmp(val, "1"))
-                usage_error("option --papi-per-worker: '%s' is not 0 or 1", val);
-            a.papi_per_worker = val[0] == '1';
-        } else if (!strcmp(name, "sched")) {
-            if (strcmp(val, "busy") && strcmp(val, "lazy"))
-                usage_error("option --sched: '%s' is not busy or lazy", val);
-            a.sched = val;
-        } else {
-            int idx = bench_opt_index(k, name);
-            if (idx < 0)
-                usage_error("unknown option %s for kernel %s (try --help)", arg, k->name);
-            given[idx] = 1;
-            set_opt(&c, idx, arg, val);
-        }
+        int idx = bench_opt_index(k, name);
+        if (idx < 0)
+            usage_error("unknown option %s for kernel %s (try --help)", arg, k->name);
+        set_opt(c, idx, arg, val);
     }
 #if defined(FK_BASELINE_SERIAL)
-    if (c.workers != 1)
-        usage_error("option --workers: the serial projection runs on 1 worker, not %u", c.workers);
+    if (c->workers != 1)
+        usage_error("option --workers: the serial projection runs on 1 worker, not %u", c->workers);
 #endif
-    c.out = json_object();
-    json_t *params = json_object();
-    for (int o = 0; o < nopts; o++) {
-        const bench_opt *op = &k->opts[o];
-        json_object_set_new(params, op->name,
-                            op->type == BENCH_INT      ? json_integer(c.i[o])
-                            : op->type == BENCH_DOUBLE ? json_real(c.d[o])
-                                                       : json_string(c.s[o]));
-    }
-    (void)given;
-    a.doc = json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:{s:s, s:s}}", "kernel", k->name, "params",
-                      params, "variant", bench_variant(), "sched", FK_BENCH_RUNTIME ? a.sched : "none", "workers",
-                      (int)c.workers, "cores", (int)cores, "oversubscribed", (long)c.workers > cores, "reps",
-                      (int)a.reps, "warmup", (int)a.warmup, "build", "compiler",
-#if defined(__clang__)
-                      "clang " __clang_version__,
-#else
-                      "gcc " __VERSION__,
-#endif
-                      "flags", bench_build_flags);
+}
 
+/* The output document before the runs: what is run, where, with what build. */
+static json_t *start_doc(const bench_ctx *c, const run_args *a) {
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:{s:s, s:s}}", "kernel", c->kernel->name,
+                     "params", params_json(c), "variant", bench_variant(), "sched",
+                     FK_BENCH_RUNTIME ? a->sched : "none", "workers", (int)c->workers, "cores", (int)cores,
+                     "oversubscribed", (long)c->workers > cores, "reps", (int)a->reps, "warmup", (int)a->warmup,
+                     "build", "compiler",
+#if defined(__clang__)
+                     "clang " __clang_version__,
+#else
+                     "gcc " __VERSION__,
+#endif
+                     "flags", bench_build_flags);
+}
+
+/* The result: the JSON document on stdout, or in UTS mode the reference's summary line. */
+static void print_result(const bench_ctx *c, const run_args *a) {
+    if (!a->uts_mode) {
+        char *s = json_dumps(a->doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
+        puts(s);
+        free(s);
+        return;
+    }
+    json_int_t nodes = json_integer_value(json_object_get(a->doc, "nodes"));
+    json_int_t depth = json_integer_value(json_object_get(a->doc, "depth"));
+    json_int_t leaves = json_integer_value(json_object_get(a->doc, "leaves"));
+    printf("Tree size = %lld, tree depth = %lld, num leaves = %lld (%.2f%%)\n", (long long)nodes, (long long)depth,
+           (long long)leaves, nodes ? 100.0 * (double)leaves / (double)nodes : 0.0);
+    json_t *t = json_array_get(json_object_get(a->doc, "times"), 0);
+    fprintf(stderr, "%s: %s%s%s on %u workers: %.3f s\n", prog, bench_variant(), FK_BENCH_RUNTIME ? "-" : "",
+            FK_BENCH_RUNTIME ? a->sched : "", c->workers, json_real_value(t));
+}
+
+int main(int argc, char **argv) {
+    prog = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    omp_stack_reexec(argv);
+    bench_ctx c;
+    memset(&c, 0, sizeof c);
+    c.workers = 1;
+    run_args a = {.c = &c, .reps = 1, .warmup = 0, .sched = "busy"};
+    int first;
+    find_kernel(argc, argv, &c, &a, &first);
+    parse_args(argc, argv, first, &c, &a);
+    c.out = json_object();
+    a.doc = start_doc(&c, &a);
+
+    /* The runs happen on a thread with a large stack (deep serial recursions). */
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, big_stack());
@@ -385,24 +428,11 @@ int main(int argc, char **argv) {
         return EXIT_RUN;
     }
     pthread_join(th, NULL);
-    if (a.status == EXIT_OK || a.status == EXIT_WRONG) {
-        if (a.uts_mode) {
-            json_int_t nodes = json_integer_value(json_object_get(a.doc, "nodes"));
-            json_int_t depth = json_integer_value(json_object_get(a.doc, "depth"));
-            json_int_t leaves = json_integer_value(json_object_get(a.doc, "leaves"));
-            printf("Tree size = %lld, tree depth = %lld, num leaves = %lld (%.2f%%)\n", (long long)nodes,
-                   (long long)depth, (long long)leaves, nodes ? 100.0 * (double)leaves / (double)nodes : 0.0);
-            json_t *t = json_array_get(json_object_get(a.doc, "times"), 0);
-            fprintf(stderr, "%s: %s%s%s on %u workers: %.3f s\n", prog, bench_variant(), FK_BENCH_RUNTIME ? "-" : "",
-                    FK_BENCH_RUNTIME ? a.sched : "", c.workers, json_real_value(t));
-        } else {
-            char *s = json_dumps(a.doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
-            puts(s);
-            free(s);
-        }
-    }
+    pthread_attr_destroy(&attr);
+    if (a.status == EXIT_OK || a.status == EXIT_WRONG)
+        print_result(&c, &a);
     if (a.status == EXIT_WRONG)
-        fprintf(stderr, "%s: %s: WRONG ANSWER\n", prog, k->name);
+        fprintf(stderr, "%s: %s: WRONG ANSWER\n", prog, c.kernel->name);
     json_decref(a.doc);
     json_decref(c.out);
     return a.status;

@@ -255,6 +255,22 @@ TEST(params_and_presets) {
     const uts_preset *xxl = uts_preset_find("T1XXL");
     ASSERT_EQ_U(xxl->expected.nodes, 4230646601ull); /* above 2^32: 64-bit counters */
 
+    /* prepare() with a preset leaves the options saying which tree runs (the driver records
+     * them as the run's params), granularity kept. */
+    bench_ctx pc;
+    ASSERT_EQ(bench_ctx_init(&pc, &bench_uts), 0);
+    set_opts(&pc, "preset=T3 g=3 d=2");
+    ASSERT_EQ(bench_uts.prepare(&pc), 0);
+    double want3[] = {0, 2000, 42, 0, t3->params.gen_mx, 0.124875, 8, t3->params.f, 3};
+    for (int k = 0; k < 9; k++) {
+        int idx = bench_opt_index(&bench_uts, names[k]);
+        double got = bench_uts.opts[idx].type == BENCH_INT ? (double)pc.i[idx] : pc.d[idx];
+        ASSERT_MSG(got == want3[k], "after prepare of T3, option %s is %g, want %g", names[k], got, want3[k]);
+    }
+    if (bench_uts.cleanup)
+        bench_uts.cleanup(&pc);
+    json_decref(pc.out);
+
     char err[160];
     uts_params bad = d;
     bad.b0 = 0;

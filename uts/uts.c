@@ -215,6 +215,15 @@ static int uts_prepare(bench_ctx *c) {
     if (preset) {
         tree = preset->params;
         tree.g = (int)c->i[OPT_G]; /* granularity is not part of a tree */
+        /* the options now say which tree runs: the driver records them as its params */
+        c->i[OPT_T] = tree.type;
+        c->d[OPT_B] = tree.b0;
+        c->i[OPT_R] = tree.seed;
+        c->i[OPT_A] = tree.shape;
+        c->i[OPT_D] = tree.gen_mx;
+        c->d[OPT_Q] = tree.q;
+        c->i[OPT_M] = tree.m;
+        c->d[OPT_F] = tree.f;
     } else {
         tree = (uts_params){
             .type = (int)c->i[OPT_T],
