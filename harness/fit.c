@@ -228,6 +228,104 @@ static void covariance_at(const fit_data *d, const double *w, const double x[3],
     gsl_matrix_free(C);
 }
 
+/* The optimum of the bounded problem (b >= 0, n >= 0): GSL from (1,1,1), checked against
+ * the profile over n (see profile_min), which also rescues it where GSL failed, left the
+ * bounds or stopped in a worse local minimum.  Fills x, cov and chi2; returns 1 if the
+ * answer is at the bound n = 0 (the caller refits a constant there), notes in out. */
+static int optimum(const fit_data *d, const double *w, double x[3], double cov[3][3], double *chi2, hx_fit *out) {
+    gsl_error_handler_t *old = gsl_set_error_handler_off(); /* the default aborts */
+    int iters = 0;
+    const double start[3] = {1, 1, 1};
+    int status = solve(d, w, start, x, cov, chi2, &iters);
+    int feasible = status == GSL_SUCCESS && x[1] >= 0 && x[2] >= 0;
+    double pa, pb, pn, pchi2 = profile_min(d, w, &pa, &pb, &pn);
+    int at_bound = 0;
+    if (!feasible || pchi2 < *chi2 * (1 - 1e-6) - 1e-12) {
+        const char *why = status != GSL_SUCCESS ? gsl_strerror(status)
+                          : !feasible           ? "outside the bounds"
+                                                : "a worse local minimum";
+        if (pn >= HX_FIT_N_LIMIT && pb > 0) {
+            double s2[3] = {pa, pb, pn}, x2[3], cov2[3][3], c2 = NAN;
+            int st2 = solve(d, w, s2, x2, cov2, &c2, &iters);
+            if (st2 == GSL_SUCCESS && x2[1] >= 0 && x2[2] >= 0 && c2 <= pchi2 * (1 + 1e-6) + 1e-12) {
+                memcpy(x, x2, 3 * sizeof *x);
+                memcpy(cov, cov2, sizeof cov2);
+                *chi2 = c2;
+            } else { /* keep the profile's point; errors from the Jacobian there */
+                x[0] = pa;
+                x[1] = pb;
+                x[2] = pn;
+                *chi2 = pchi2;
+                covariance_at(d, w, x, cov);
+            }
+            note_add(out, "from (1,1,1) GSL gave %s; refitted from the best n >= 0 (n = %.3g)", why, pn);
+        } else if (pn > 0 && pb > 0) {
+            at_bound = 1;
+            note_add(out, "from (1,1,1) GSL gave %s; the best n >= 0 is %.2g, the model's n -> 0 limit", why, pn);
+        } else {
+            at_bound = 1;
+            if (status == GSL_SUCCESS)
+                note_add(out, "unconstrained optimum b = %.3g, n = %.3g is outside b >= 0, n >= 0", x[1], x[2]);
+            else
+                note_add(out, "from (1,1,1) GSL gave %s", why);
+        }
+    }
+    gsl_set_error_handler(old);
+    if (!at_bound && x[2] < HX_FIT_N_LIMIT) {
+        /* n -> 0 with b -> infinity and a -> -infinity: a + b P^n ~ (a + b) + b n ln P, growth
+         * like log P with a and b meaningless on their own (seen: a = -1e8 KiB) */
+        at_bound = 1;
+        note_add(out, "the best n >= 0 is %.2g, the model's n -> 0 limit", x[2]);
+    }
+    return at_bound;
+}
+
+/* At the bound: with b = 0 or n = 0 the model is a constant c; the best c is the weighted
+ * mean.  Errors of (c, n) from c*P^n at n = 0 (see fit.h). */
+static void report_at_bound(const fit_data *d, const double *w, double dof, hx_fit *out) {
+    double S = 0, Sy = 0;
+    for (size_t i = 0; i < d->m; i++) {
+        S += w[i];
+        Sy += w[i] * d->y[i];
+    }
+    double c = Sy / S, c2 = chi2_of(d, w, c, 0, 0);
+    /* J columns at n = 0: d/dc = 1, d/dn = c ln P */
+    double A = 0, B = 0, C = 0;
+    for (size_t i = 0; i < d->m; i++) {
+        double l = c * log(d->P[i]);
+        A += w[i];
+        B += w[i] * l;
+        C += w[i] * l * l;
+    }
+    double det = A * C - B * B, scale = c2 / dof;
+    note_add(out, "refitted at the bound n = 0 (a constant: a and b are not separable there; reported a = 0, "
+                  "b = mean/M1)");
+    out->a = 0;
+    out->a_se = NAN;
+    out->b = c;
+    out->n = 0;
+    out->b_se = det > 0 ? se_of(C / det * scale) : NAN;
+    out->n_se = det > 0 ? se_of(A / det * scale) : NAN;
+    out->chi2_dof = scale;
+}
+
+/* Inside the bounds (or exactly on one): the unconstrained optimum is the answer; errors
+ * from the covariance scaled by chi2/dof. */
+static void report_interior(const double x[3], double cov[3][3], double chi2, double dof, double m1, hx_fit *out) {
+    double scale = chi2 / dof;
+    out->a = x[0] * m1;
+    out->a_se = se_of(cov[0][0] * scale) * m1;
+    out->b = x[1];
+    out->b_se = se_of(cov[1][1] * scale);
+    out->n = x[2];
+    out->n_se = se_of(cov[2][2] * scale);
+    out->chi2_dof = scale;
+    if (isnan(out->a_se) || isnan(out->b_se) || isnan(out->n_se))
+        note_add(out, "covariance singular: some errors undetermined");
+    if (out->b == 0)
+        note_add(out, "b = 0: n undetermined");
+}
+
 int hx_fit_power_law(const double *P, const double *mem, const double *se, size_t m, double m1, hx_fit *out) {
     out->ok = 0;
     out->points = (int)m;
@@ -242,6 +340,7 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
         note_add(out, isnan(m1) ? "no P=1 cell (M1 undefined)" : "M1 = %g KiB (must be > 0)", m1);
         return 0;
     }
+    /* y = mem/M1 with weights 1/(se/M1)^2, se floored */
     double *y = hx_xmalloc(m * sizeof *y), *w = hx_xmalloc(m * sizeof *w);
     int floored = 0;
     for (size_t i = 0; i < m; i++) {
@@ -256,103 +355,12 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
     if (floored)
         note_add(out, "se raised to %g KiB at %d of %zu points", HX_FIT_SE_FLOOR_KIB, floored, m);
     fit_data d = {.m = m, .P = P, .y = y};
-    double dof = (double)m - 3.0;
-
-    /* GSL's default handler aborts; here every error is a status to report. */
-    gsl_error_handler_t *old = gsl_set_error_handler_off();
-    double x[3] = {NAN, NAN, NAN}, cov[3][3], chi2 = NAN;
-    int iters = 0;
-    const double start[3] = {1, 1, 1};
-    int status = solve(&d, w, start, x, cov, &chi2, &iters);
-    int feasible = status == GSL_SUCCESS && x[1] >= 0 && x[2] >= 0;
-
-    /* The constrained optimum by the profile over n (see profile_min): a check that (1,1,1)
-     * did not stop in a worse local minimum, and the answer where it failed or left the
-     * bounds. */
-    double pa, pb, pn, pchi2 = profile_min(&d, w, &pa, &pb, &pn);
-    int at_bound = 0;
-    if (!feasible || pchi2 < chi2 * (1 - 1e-6) - 1e-12) {
-        const char *why = status != GSL_SUCCESS ? gsl_strerror(status) : !feasible ? "outside the bounds" : "a worse local minimum";
-        double ux = x[1], un = x[2];
-        if (pn >= HX_FIT_N_LIMIT && pb > 0) {
-            double s2[3] = {pa, pb, pn}, x2[3], cov2[3][3], c2 = NAN;
-            int st2 = solve(&d, w, s2, x2, cov2, &c2, &iters);
-            if (st2 == GSL_SUCCESS && x2[1] >= 0 && x2[2] >= 0 && c2 <= pchi2 * (1 + 1e-6) + 1e-12) {
-                memcpy(x, x2, sizeof x);
-                memcpy(cov, cov2, sizeof cov);
-                chi2 = c2;
-            } else { /* keep the profile's point; errors from the Jacobian there */
-                x[0] = pa;
-                x[1] = pb;
-                x[2] = pn;
-                chi2 = pchi2;
-                covariance_at(&d, w, x, cov);
-            }
-            note_add(out, "from (1,1,1) GSL gave %s; refitted from the best n >= 0 (n = %.3g)", why, pn);
-            status = GSL_SUCCESS;
-        } else if (pn > 0 && pb > 0) {
-            at_bound = 1;
-            note_add(out, "from (1,1,1) GSL gave %s; the best n >= 0 is %.2g, the model's n -> 0 limit", why, pn);
-            status = GSL_SUCCESS;
-        } else {
-            at_bound = 1;
-            if (status == GSL_SUCCESS)
-                note_add(out, "unconstrained optimum b = %.3g, n = %.3g is outside b >= 0, n >= 0", ux, un);
-            else
-                note_add(out, "from (1,1,1) GSL gave %s", why);
-            status = GSL_SUCCESS;
-        }
-    }
-    gsl_set_error_handler(old);
-    if (!at_bound && x[2] < HX_FIT_N_LIMIT) {
-        /* n -> 0 with b -> infinity and a -> -infinity: a + b P^n ~ (a + b) + b n ln P, growth
-         * like log P with a and b meaningless on their own (seen: a = -1e8 KiB) */
-        at_bound = 1;
-        note_add(out, "the best n >= 0 is %.2g, the model's n -> 0 limit", x[2]);
-    }
-
-    if (!at_bound) {
-        /* interior (or exactly on the bound): the unconstrained optimum is the answer */
-        double scale = chi2 / dof;
-        out->a = x[0] * m1;
-        out->a_se = se_of(cov[0][0] * scale) * m1;
-        out->b = x[1];
-        out->b_se = se_of(cov[1][1] * scale);
-        out->n = x[2];
-        out->n_se = se_of(cov[2][2] * scale);
-        out->chi2_dof = scale;
-        if (isnan(out->a_se) || isnan(out->b_se) || isnan(out->n_se))
-            note_add(out, "covariance singular: some errors undetermined");
-        if (out->b == 0)
-            note_add(out, "b = 0: n undetermined");
-    } else {
-        /* Clamp and refit at the bound: with b = 0 or n = 0 the model is a constant c; the
-         * best c is the weighted mean.  Errors of (c, n) from c*P^n at n = 0 (see fit.h). */
-        double S = 0, Sy = 0;
-        for (size_t i = 0; i < m; i++) {
-            S += w[i];
-            Sy += w[i] * y[i];
-        }
-        double c = Sy / S, c2 = chi2_of(&d, w, c, 0, 0);
-        /* J columns at n = 0: d/dc = 1, d/dn = c ln P */
-        double A = 0, B = 0, C = 0;
-        for (size_t i = 0; i < m; i++) {
-            double l = c * log(P[i]);
-            A += w[i];
-            B += w[i] * l;
-            C += w[i] * l * l;
-        }
-        double det = A * C - B * B, scale = c2 / dof;
-        note_add(out, "refitted at the bound n = 0 (a constant: a and b are not separable there; reported a = 0, "
-                      "b = mean/M1)");
-        out->a = 0;
-        out->a_se = NAN;
-        out->b = c;
-        out->n = 0;
-        out->b_se = det > 0 ? se_of(C / det * scale) : NAN;
-        out->n_se = det > 0 ? se_of(A / det * scale) : NAN;
-        out->chi2_dof = scale;
-    }
+    double dof = (double)m - 3.0, x[3] = {NAN, NAN, NAN}, cov[3][3], chi2 = NAN;
+    int at_bound = optimum(&d, w, x, cov, &chi2, out);
+    if (at_bound)
+        report_at_bound(&d, w, dof, out);
+    else
+        report_interior(x, cov, chi2, dof, m1, out);
     out->ok = 1;
     if (!at_bound && out->n >= HX_FIT_N_TOP * (1 - 1e-6)) {
         /* the profile's edge: the points jump (one high point, usually) rather than follow a
@@ -361,7 +369,6 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
         note_add(out, "n at the search limit %g: the points jump rather than follow a power law (n undetermined)",
                  HX_FIT_N_TOP);
     }
-    (void)iters;
     free(y);
     free(w);
     return out->ok;
