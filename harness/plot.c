@@ -344,6 +344,72 @@ static void skip_add(skipgroup *g, const char *reason, const char *bench, const 
 }
 
 /* memory.dat and memory-fit.dat: per benchmark but matmul (unless it is all there is). */
+/* The memory points of variant v on benchmark bn as one block of memory.dat; its range of P
+ * in *pmin, *pmax.  0 if it has none (no block written). */
+static int memory_points(plotctx *c, FILE *f, panels *p, const char *bn, size_t v, double *pmin, double *pmax) {
+    int started = 0;
+    *pmin = INFINITY;
+    *pmax = 0;
+    for (size_t i = 0; i < c->s.ncells; i++) {
+        const hx_cell *e = &c->s.cells[i];
+        if (strcmp(e->benchmark, bn) || strcmp(e->variant, c->vars[v]) || !isfinite(e->mem) || e->mem <= 0)
+            continue;
+        if (!started) {
+            fprintf(f, "# %s %s\n", bn, c->vars[v]);
+            started = 1;
+        }
+        double se = isfinite(e->mem_se) ? e->mem_se : 0;
+        fprintf(f, "%ld", e->workers);
+        fput_num(f, e->mem);
+        fput_num(f, fmax(e->mem - se, e->mem / 10));
+        fput_num(f, e->mem + se);
+        fprintf(f, " %d\n", e->oversubscribed);
+        p->any_over |= e->oversubscribed;
+        *pmin = fmin(*pmin, (double)e->workers);
+        *pmax = fmax(*pmax, (double)e->workers);
+    }
+    if (started)
+        fputs("\n\n", f);
+    return started;
+}
+
+/* Variant v's fitted curve on bn over [pmin, pmax] as a block of memory-fit.dat, and its key
+ * ("v: n = ..." or "v: no fit (...)"); a fit that is missing or skipped is noted in skips.
+ * 1 if a curve was written. */
+static int memory_fit_curve(plotctx *c, FILE *g, const char *bn, size_t v, double pmin, double pmax,
+                            skipgroup *skips, char *key, size_t keylen) {
+    const hx_fit *x = find_fit(c, bn, c->vars[v]);
+    if (!(x && x->ok && isfinite(x->a) && isfinite(x->b) && isfinite(x->n) && isfinite(x->m1))) {
+        if (c->have_fits && strcmp(c->vars[v], "serial"))
+            skip_add(skips, x ? (*x->note ? x->note : "skipped") : "not in fits.csv", bn, c->vars[v]);
+        if (x && x->points < HX_FIT_MIN_POINTS)
+            snprintf(key, keylen, "%s: no fit (%d point%s)", c->vars[v], x->points, x->points == 1 ? "" : "s");
+        else
+            snprintf(key, keylen, "%s: no fit", c->vars[v]);
+        return 0;
+    }
+    char n[64];
+    snprintf(key, keylen, "%s: n = %s", c->vars[v], hx_report_exponent(n, sizeof n, x->n, x->n_se));
+    int wrote = 0;
+    for (int k = 0; k <= 60; k++) {
+        double P = pmin * pow(pmax / pmin, k / 60.0);
+        double y = x->a + x->b * x->m1 * pow(P, x->n);
+        if (!(y > 0) || !isfinite(y))
+            continue; /* a log axis cannot show it */
+        if (!wrote)
+            fprintf(g, "# %s %s: a = %.6g, b = %.6g, M1 = %.6g, n = %.6g\n", bn, c->vars[v], x->a, x->b, x->m1, x->n);
+        fprintf(g, "%.10g %.10g\n", P, y);
+        wrote = 1;
+    }
+    if (wrote)
+        fputs("\n\n", g);
+    else
+        note(c, "%s/%s: fitted curve is not positive over P = %g..%g: not drawn", bn, c->vars[v], pmin, pmax);
+    return wrote;
+}
+
+/* memory.dat and memory-fit.dat: a panel per benchmark (matmul left out unless alone), a
+ * block per variant with data, a curve per fit. */
 static int write_memory(plotctx *c, panels *p) {
     skipgroup skips[16];
     memset(skips, 0, sizeof skips);
@@ -379,65 +445,18 @@ static int write_memory(plotctx *c, panels *p) {
         }
         size_t first = p->nblocks, count = 0, ffirst = p->nfit, fcount = 0;
         for (size_t v = 0; v < c->nvars; v++) {
-            double pmin = INFINITY, pmax = 0;
-            int started = 0;
-            for (size_t i = 0; i < c->s.ncells; i++) {
-                const hx_cell *e = &c->s.cells[i];
-                if (strcmp(e->benchmark, bn) || strcmp(e->variant, c->vars[v]) || !isfinite(e->mem) || e->mem <= 0)
-                    continue;
-                if (!started) {
-                    fprintf(f, "# %s %s\n", bn, c->vars[v]);
-                    started = 1;
-                }
-                double se = isfinite(e->mem_se) ? e->mem_se : 0;
-                fprintf(f, "%ld", e->workers);
-                fput_num(f, e->mem);
-                fput_num(f, fmax(e->mem - se, e->mem / 10));
-                fput_num(f, e->mem + se);
-                fprintf(f, " %d\n", e->oversubscribed);
-                p->any_over |= e->oversubscribed;
-                pmin = fmin(pmin, (double)e->workers);
-                pmax = fmax(pmax, (double)e->workers);
-            }
-            if (!started)
+            double pmin, pmax;
+            if (!memory_points(c, f, p, bn, v, &pmin, &pmax))
                 continue;
-            fputs("\n\n", f);
             gl_add(&p->var, "%zu", v + 1);
             use_var(p, (int)v + 1);
             p->nblocks++;
             count++;
-            const hx_fit *x = find_fit(c, bn, c->vars[v]);
-            char key[256], n[64];
-            if (x && x->ok && isfinite(x->a) && isfinite(x->b) && isfinite(x->n) && isfinite(x->m1)) {
-                snprintf(key, sizeof key, "%s: n = %s", c->vars[v], hx_report_exponent(n, sizeof n, x->n, x->n_se));
-                int wrote = 0;
-                for (int k = 0; k <= 60; k++) {
-                    double P = pmin * pow(pmax / pmin, k / 60.0);
-                    double y = x->a + x->b * x->m1 * pow(P, x->n);
-                    if (!(y > 0) || !isfinite(y))
-                        continue; /* a log axis cannot show it */
-                    if (!wrote)
-                        fprintf(g, "# %s %s: a = %.6g, b = %.6g, M1 = %.6g, n = %.6g\n", bn, c->vars[v], x->a, x->b,
-                                x->m1, x->n);
-                    fprintf(g, "%.10g %.10g\n", P, y);
-                    wrote = 1;
-                }
-                if (wrote) {
-                    fputs("\n\n", g);
-                    gl_add(&p->fitvar, "%zu", v + 1);
-                    p->nfit++;
-                    fcount++;
-                } else {
-                    note(c, "%s/%s: fitted curve is not positive over P = %g..%g: not drawn", bn, c->vars[v], pmin,
-                         pmax);
-                }
-            } else {
-                if (c->have_fits && strcmp(c->vars[v], "serial"))
-                    skip_add(skips, x ? (*x->note ? x->note : "skipped") : "not in fits.csv", bn, c->vars[v]);
-                if (x && x->points < HX_FIT_MIN_POINTS)
-                    snprintf(key, sizeof key, "%s: no fit (%d point%s)", c->vars[v], x->points, x->points == 1 ? "" : "s");
-                else
-                    snprintf(key, sizeof key, "%s: no fit", c->vars[v]);
+            char key[256];
+            if (memory_fit_curve(c, g, bn, v, pmin, pmax, skips, key, sizeof key)) {
+                gl_add(&p->fitvar, "%zu", v + 1);
+                p->nfit++;
+                fcount++;
             }
             gl_add_str(&p->key, key);
         }
