@@ -243,7 +243,17 @@ static int get_number(json_t *o, const char *key, double *out) {
 
 /* Processes one parsed line; returns NULL if used, else why it was skipped (static text or
  * written into why). */
-static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
+/* The fields of one record that the summary uses, checked. */
+typedef struct run_fields {
+    const char *bench, *variant, *status;
+    long workers;
+    int calib, ok;
+    double t, rss, cpu;
+    int has_cpu;
+} run_fields;
+
+/* Checks record o and fills *r: NULL, or why the record is not a run (static text, or why). */
+static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen) {
     if (!json_is_object(o))
         return "not a JSON object";
     json_t *schema = json_object_get(o, "schema");
@@ -251,51 +261,75 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
         snprintf(why, whylen, "schema is not %d (written by another version?)", 1);
         return why;
     }
-    const char *bench = json_string_value(json_object_get(o, "benchmark"));
-    const char *variant = json_string_value(json_object_get(o, "variant"));
-    const char *status = json_string_value(json_object_get(o, "status"));
+    r->bench = json_string_value(json_object_get(o, "benchmark"));
+    r->variant = json_string_value(json_object_get(o, "variant"));
+    r->status = json_string_value(json_object_get(o, "status"));
     json_t *jw = json_object_get(o, "workers");
-    if (!bench || !*bench)
+    if (!r->bench || !*r->bench)
         return "missing or bad field \"benchmark\" (a non-empty string)";
-    if (!variant || !*variant)
+    if (!r->variant || !*r->variant)
         return "missing or bad field \"variant\" (a non-empty string)";
-    if (!status || !*status)
+    if (!r->status || !*r->status)
         return "missing or bad field \"status\" (a non-empty string)";
     if (!json_is_integer(jw) || json_integer_value(jw) < 1 || json_integer_value(jw) > 1000000)
         return "missing or bad field \"workers\" (an integer >= 1)";
-    long workers = (long)json_integer_value(jw);
+    r->workers = (long)json_integer_value(jw);
     /* A calibrate run has kind "calibrate" and benchmark "calibrate" (results.h); either is
      * taken to mean it, so that no calibrate run passes for a benchmark's. */
     const char *kind = json_string_value(json_object_get(o, "kind"));
-    json_t *jk = json_object_get(o, "kind");
-    if (jk && (!kind || (strcmp(kind, "calibrate") && strcmp(kind, "timed"))))
+    if (json_object_get(o, "kind") && (!kind || (strcmp(kind, "calibrate") && strcmp(kind, "timed"))))
         return "bad field \"kind\" (\"timed\" or \"calibrate\")";
-    int calib = (kind && !strcmp(kind, "calibrate")) || !strcmp(bench, "calibrate");
-    int ok = !strcmp(status, "ok");
-    double t = NAN, rss = NAN;
-    int ht = get_number(o, "time_s", &t), hr = get_number(o, "maxrss_kib", &rss);
-    if (ht < 0 || (ht > 0 && t < 0))
+    r->calib = (kind && !strcmp(kind, "calibrate")) || !strcmp(r->bench, "calibrate");
+    r->ok = !strcmp(r->status, "ok");
+    r->t = r->rss = r->cpu = NAN;
+    int ht = get_number(o, "time_s", &r->t), hr = get_number(o, "maxrss_kib", &r->rss);
+    if (ht < 0 || (ht > 0 && r->t < 0))
         return "bad field \"time_s\" (a number >= 0 or null)";
-    if (hr < 0 || (hr > 0 && rss < 0))
+    if (hr < 0 || (hr > 0 && r->rss < 0))
         return "bad field \"maxrss_kib\" (a number >= 0)";
-    if (ok && !calib && ht == 0)
+    if (r->ok && !r->calib && ht == 0)
         return "status \"ok\" but no \"time_s\"";
-    if (ok && hr == 0)
+    if (r->ok && hr == 0)
         return "status \"ok\" but no \"maxrss_kib\"";
-    double cpu = NAN;
-    int hc = get_number(o, "cpu_s", &cpu);
-    if (hc < 0 || (hc > 0 && cpu < 0))
+    int hc = get_number(o, "cpu_s", &r->cpu);
+    if (hc < 0 || (hc > 0 && r->cpu < 0))
         return "bad field \"cpu_s\" (a number >= 0 or null)";
-    const char *run_id = json_string_value(json_object_get(o, "run_id"));
-    if (run_id && id_insert(L, run_id)) {
-        snprintf(why, whylen, "duplicate run_id \"%.100s\" (the first is kept)", run_id);
-        return why;
-    }
+    r->has_cpu = hc > 0;
+    return NULL;
+}
 
-    group *g = find_group(L, bench, variant, workers, calib);
+/* A failed run: counted under its status, with the last line of its stderr. */
+static void tally_failure(group *g, const char *status, json_t *o) {
+    status_tally *st = NULL;
+    for (size_t i = 0; i < g->ntally; i++)
+        if (!strcmp(g->tally[i].status, status))
+            st = &g->tally[i];
+    if (!st) {
+        hx_grow(&g->tally, &g->cap_tally, g->ntally + 1, sizeof *g->tally);
+        st = &g->tally[g->ntally];
+        st->status = hx_xstrdup(status);
+        st->count = 0;
+        st->first = g->ntally++;
+        st->last_stderr = NULL;
+    }
+    st->count++;
+    const char *tail = json_string_value(json_object_get(o, "stderr_tail"));
+    char *ll = last_line(tail ? tail : "");
+    if (*ll || !st->last_stderr) {
+        free(st->last_stderr);
+        st->last_stderr = ll;
+    } else {
+        free(ll);
+    }
+}
+
+/* The group of a record (benchmark, variant, P, calibrate or not), its benchmark and
+ * variant ranked in order of first appearance. */
+static group *group_of(loader *L, json_t *o, const run_fields *r) {
+    group *g = find_group(L, r->bench, r->variant, r->workers, r->calib);
     int is_new;
-    if (!calib) {
-        g->bench_rank = rank_of(&L->benches, &L->nbenches, &L->cap_b, bench, &is_new);
+    if (!r->calib) {
+        g->bench_rank = rank_of(&L->benches, &L->nbenches, &L->cap_b, r->bench, &is_new);
         if (is_new) {
             L->bench_params = hx_xrealloc(L->bench_params, L->cap_b * sizeof *L->bench_params);
             L->bench_kernel = hx_xrealloc(L->bench_kernel, L->cap_b * sizeof *L->bench_kernel);
@@ -303,7 +337,7 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
             const char *k = json_string_value(json_object_get(o, "kernel"));
             L->bench_kernel[g->bench_rank] = hx_xstrdup(k ? k : "");
         }
-        g->variant_rank = rank_of(&L->variants, &L->nvariants, &L->cap_v, variant, &is_new);
+        g->variant_rank = rank_of(&L->variants, &L->nvariants, &L->cap_v, r->variant, &is_new);
     }
     const char *kernel = json_string_value(json_object_get(o, "kernel"));
     if (kernel && !*g->kernel) {
@@ -312,41 +346,36 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
     }
     if (json_is_true(json_object_get(o, "oversubscribed")))
         g->oversubscribed = 1;
-    if (ok) {
-        if (!calib) {
+    return g;
+}
+
+/* Takes one record into its group: NULL, or why it is not a run (then it is left out). */
+static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
+    run_fields r;
+    const char *bad = check_run(o, &r, why, whylen);
+    if (bad)
+        return bad;
+    const char *run_id = json_string_value(json_object_get(o, "run_id"));
+    if (run_id && id_insert(L, run_id)) {
+        snprintf(why, whylen, "duplicate run_id \"%.100s\" (the first is kept)", run_id);
+        return why;
+    }
+    group *g = group_of(L, o, &r);
+    if (!r.ok) {
+        tally_failure(g, r.status, o);
+    } else {
+        if (!r.calib) {
             hx_grow(&g->time, &g->cap_time, g->ntime + 1, sizeof *g->time);
-            g->time[g->ntime++] = t;
-            if (hc > 0) {
+            g->time[g->ntime++] = r.t;
+            if (r.has_cpu) {
                 hx_grow(&g->cpu, &g->cap_cpu, g->ncpu + 1, sizeof *g->cpu);
-                g->cpu[g->ncpu++] = cpu;
+                g->cpu[g->ncpu++] = r.cpu;
             }
         }
         hx_grow(&g->mrss, &g->cap_mrss, g->nmrss + 1, sizeof *g->mrss);
-        g->mrss[g->nmrss++] = rss;
-        if (calib)
+        g->mrss[g->nmrss++] = r.rss;
+        if (r.calib)
             L->out->calib_runs++;
-    } else {
-        status_tally *st = NULL;
-        for (size_t i = 0; i < g->ntally; i++)
-            if (!strcmp(g->tally[i].status, status))
-                st = &g->tally[i];
-        if (!st) {
-            hx_grow(&g->tally, &g->cap_tally, g->ntally + 1, sizeof *g->tally);
-            st = &g->tally[g->ntally];
-            st->status = hx_xstrdup(status);
-            st->count = 0;
-            st->first = g->ntally++;
-            st->last_stderr = NULL;
-        }
-        st->count++;
-        const char *tail = json_string_value(json_object_get(o, "stderr_tail"));
-        char *ll = last_line(tail ? tail : "");
-        if (*ll || !st->last_stderr) {
-            free(st->last_stderr);
-            st->last_stderr = ll;
-        } else {
-            free(ll);
-        }
     }
     L->out->runs++;
     return NULL;
