@@ -66,12 +66,12 @@ CC_omp-llvm := $(CLANG)
 # ---- sources -----------------------------------------------------------------------------
 RUNTIME_SRC := $(wildcard runtime/*.c)
 # The bench driver: one executable per variant, every kernel in each.
-BENCH_SRC   := bench/driver.c bench/registry.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
+BENCH_SRC   := bench/driver.c bench/registry.c bench/options.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
 BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
 # every harness object but main.o.
-HARNESS_SRC     := $(wildcard harness/*.c)
+HARNESS_SRC     := $(wildcard harness/*.c) bench/options.c # the kernels' option table, shared
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
@@ -121,7 +121,7 @@ rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/te
 # Benchmark-suite tests (UTS, kernels) are built per variant like the runtime tests, linked
 # with the kernel and UTS objects of that variant (no driver main).
 SUITE_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_uts.c tests/test_kernels.c))
-SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c
+SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c bench/options.c
 define SUITE_TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(SUITE_SRC)) $(4)
 	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) $$(VAR_$(2)) -pthread $$^ -o $$@ $$(BENCH_LIBS)

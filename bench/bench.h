@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "bench/options.h"
+
 #if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP)
 #define FK_BENCH_RUNTIME 1
 #include "forkscope.h"
@@ -24,21 +26,6 @@
 #define FK_BENCH_RUNTIME 0
 #endif
 
-enum bench_opt_type {
-    BENCH_INT,    /* 64-bit integer */
-    BENCH_DOUBLE, /* real number */
-    BENCH_CHOICE, /* one of a '|'-separated list in `choices` */
-};
-
-typedef struct bench_opt {
-    const char *name; /* without dashes: "n" is given as --n VALUE (or, for UTS, -x VALUE) */
-    enum bench_opt_type type;
-    const char *def;     /* default, as it would be written on the command line */
-    double min, max;     /* inclusive range (BENCH_INT, BENCH_DOUBLE) */
-    int pow2;            /* BENCH_INT: must be a power of two */
-    const char *choices; /* BENCH_CHOICE */
-    const char *help;
-} bench_opt;
 
 #define BENCH_MAX_OPTS 16
 

@@ -19,48 +19,7 @@
 
 #include "harness/errors.h"
 
-/* ---- the kernel option table ------------------------------------------------------------------
- * The options each kernel of the bench drivers accepts (bench/registry.c, the kernels
- * in kernels/, uts/uts.c), with the drivers' own types, defaults and limits.  tests/test_config.c checks
- * this table against `fk-bench-serial --list` and probes every limit on the driver. */
-
-static const hx_kopt fib_opts[] = {
-    {"n", HX_KOPT_INT, "42", 0, 92, 0, NULL},
-    {NULL, 0, NULL, 0, 0, 0, NULL},
-};
-static const hx_kopt integrate_opts[] = {
-    {"n", HX_KOPT_INT, "10000", 1, 1e6, 0, NULL},
-    {"eps", HX_KOPT_DOUBLE, "1e-9", 1e-15, 1e6, 0, NULL},
-    {NULL, 0, NULL, 0, 0, 0, NULL},
-};
-static const hx_kopt matmul_opts[] = {
-    {"n", HX_KOPT_INT, "8192", 16, 65536, 1, NULL},
-    {"seed", HX_KOPT_INT, "1", 0, 4294967295.0, 0, NULL},
-    {NULL, 0, NULL, 0, 0, 0, NULL},
-};
-static const hx_kopt nqueens_opts[] = {
-    {"n", HX_KOPT_INT, "14", 1, 18, 0, NULL},
-    {NULL, 0, NULL, 0, 0, 0, NULL},
-};
-static const hx_kopt uts_opts[] = {
-    {"t", HX_KOPT_INT, "1", 0, 3, 0, NULL},
-    {"b", HX_KOPT_DOUBLE, "4.0", 0, 2147483647.0, 0, NULL},
-    {"r", HX_KOPT_INT, "0", -2147483648.0, 2147483647.0, 0, NULL},
-    {"a", HX_KOPT_INT, "0", 0, 3, 0, NULL},
-    {"d", HX_KOPT_INT, "6", 0, 100000000, 0, NULL},
-    {"q", HX_KOPT_DOUBLE, "0.234375", 0, 1, 0, NULL},
-    {"m", HX_KOPT_INT, "4", 0, 1000000, 0, NULL},
-    {"f", HX_KOPT_DOUBLE, "0.5", 0, 1, 0, NULL},
-    {"g", HX_KOPT_INT, "1", 1, 1000000, 0, NULL},
-    {"preset", HX_KOPT_CHOICE, "none", 0, 0, 0, "none|T1|T1L|T1XXL|T3|T3L|T3XXL"},
-    {"alloc", HX_KOPT_CHOICE, "heap", 0, 0, 0, "heap|stack"},
-    {NULL, 0, NULL, 0, 0, 0, NULL},
-};
-
-const hx_kernel_info hx_kernels[] = {
-    {"fib", fib_opts},         {"integrate", integrate_opts}, {"matmul", matmul_opts},
-    {"nqueens", nqueens_opts}, {"uts", uts_opts},             {NULL, NULL},
-};
+/* ---- the kernel option table: bench/options.c, shared with the drivers --------------------------- */
 
 const hx_kernel_info *hx_kernel_find(const char *name) {
     for (const hx_kernel_info *k = hx_kernels; k->name; k++)
@@ -436,7 +395,7 @@ static int get_int(vctx *c, const char *path, json_t *v, long long lo, long long
 static void check_param(vctx *c, const char *path, const hx_kopt *o, json_t *v, hx_bench *b) {
     char buf[96], text[64];
     switch (o->type) {
-    case HX_KOPT_INT: {
+    case BENCH_INT: {
         long long x;
         if (!as_integer(v, &x)) {
             VERR(c, path, "expected an integer in [%.0f, %.0f]%s, got %s", o->min, o->max,
@@ -455,7 +414,7 @@ static void check_param(vctx *c, const char *path, const hx_kopt *o, json_t *v, 
         snprintf(text, sizeof text, "%lld", x);
         break;
     }
-    case HX_KOPT_DOUBLE: {
+    case BENCH_DOUBLE: {
         if (!json_is_number(v)) {
             VERR(c, path, "expected a number in [%g, %g], got %s", o->min, o->max, describe(v, buf, sizeof buf));
             return;
@@ -468,7 +427,7 @@ static void check_param(vctx *c, const char *path, const hx_kopt *o, json_t *v, 
         snprintf(text, sizeof text, "%.17g", x);
         break;
     }
-    case HX_KOPT_CHOICE: {
+    case BENCH_CHOICE: {
         if (!json_is_string(v)) {
             VERR(c, path, "expected a string, one of %s, got %s", o->choices, describe(v, buf, sizeof buf));
             return;

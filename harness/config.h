@@ -13,29 +13,18 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "bench/options.h"
 #include "harness/variants.h"
 
 /* ---- kernel options (what the drivers accept) ---------------------------------------------- */
 
-typedef enum hx_kopt_type { HX_KOPT_INT, HX_KOPT_DOUBLE, HX_KOPT_CHOICE } hx_kopt_type;
+/* The drivers' own table (bench/options.h), linked into the harness: a configuration's
+ * params are checked against exactly what the drivers accept. */
+typedef bench_opt hx_kopt;
+typedef bench_kernel_opts hx_kernel_info;
+#define hx_kernels bench_kernel_options
 
-typedef struct hx_kopt {
-    const char *name; /* given to the driver as --NAME VALUE */
-    hx_kopt_type type;
-    const char *def;     /* the driver's default, as on its command line */
-    double min, max;     /* inclusive (INT, DOUBLE) */
-    int pow2;            /* INT: must be a power of two */
-    const char *choices; /* CHOICE: '|'-separated */
-} hx_kopt;
-
-typedef struct hx_kernel_info {
-    const char *name;
-    const hx_kopt *opts; /* terminated by name == NULL */
-} hx_kernel_info;
-
-/* The benchmark kernels (not "calibrate", which the harness adds itself), NULL-name
- * terminated; one by name (NULL if unknown). */
-extern const hx_kernel_info hx_kernels[];
+/* The kernel called name, NULL if unknown. */
 const hx_kernel_info *hx_kernel_find(const char *name);
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */

@@ -3,11 +3,6 @@
  * The answer is checked against an iterative computation. */
 #include "bench/bench.h"
 
-enum { OPT_N };
-static const bench_opt fib_opts[] = {
-    [OPT_N] = {"n", BENCH_INT, "42", 0, 92, 0, NULL, "compute fib(n)"},
-    {0},
-};
 
 static int64_t result;
 
@@ -25,7 +20,7 @@ __attribute__((noinline)) static int64_t fib_serial(int n) {
     return a + b;
 }
 
-static void fib_run(bench_ctx *c) { result = fib_serial((int)c->i[OPT_N]); }
+static void fib_run(bench_ctx *c) { result = fib_serial((int)c->i[FIB_OPT_N]); }
 
 /* ---- OpenMP tasks -------------------------------------------------------------------------- */
 #elif defined(FK_BASELINE_OMP)
@@ -41,7 +36,7 @@ static int64_t fib_omp(int n) {
 }
 
 static void fib_run(bench_ctx *c) {
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[FIB_OPT_N];
 #pragma omp parallel
 #pragma omp single
     result = fib_omp(n);
@@ -67,13 +62,13 @@ FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
 } FK_END
 
 static void fib_run(bench_ctx *c) {
-    if (FK_RUN(c->pool, &result, fib, (int)c->i[OPT_N]))
+    if (FK_RUN(c->pool, &result, fib, (int)c->i[FIB_OPT_N]))
         result = -1;
 }
 #endif
 
 static int fib_verify(bench_ctx *c) {
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[FIB_OPT_N];
     uint64_t a = 0, b = 1;
     for (int i = 0; i < n; i++) {
         uint64_t t = a + b;
@@ -88,7 +83,7 @@ static int fib_verify(bench_ctx *c) {
 const bench_kernel bench_fib = {
     .name = "fib",
     .summary = "recursive Fibonacci (fork fib(n-1), call fib(n-2))",
-    .opts = fib_opts,
+    .opts = bench_fib_opts,
     .run = fib_run,
     .verify = fib_verify,
 };

@@ -10,12 +10,6 @@
 
 #include "bench/bench.h"
 
-enum { OPT_N, OPT_EPS };
-static const bench_opt integrate_opts[] = {
-    [OPT_N] = {"n", BENCH_INT, "10000", 1, 1e6, 0, NULL, "integrate over [0, n]"},
-    [OPT_EPS] = {"eps", BENCH_DOUBLE, "1e-9", 1e-15, 1e6, 0, NULL, "tolerance of each refinement"},
-    {0},
-};
 
 static double result, eps;
 
@@ -35,7 +29,7 @@ __attribute__((noinline)) static double integrate_serial(double x1, double y1, d
 
 #if defined(FK_BASELINE_SERIAL)
 static void integrate_run(bench_ctx *c) {
-    double n = (double)c->i[OPT_N];
+    double n = (double)c->i[INTEGRATE_OPT_N];
     result = integrate_serial(0, fn(0), n, fn(n), 0);
 }
 
@@ -55,7 +49,7 @@ static double integrate_omp(double x1, double y1, double x2, double y2, double a
 }
 
 static void integrate_run(bench_ctx *c) {
-    double n = (double)c->i[OPT_N];
+    double n = (double)c->i[INTEGRATE_OPT_N];
 #pragma omp parallel
 #pragma omp single
     result = integrate_omp(0, fn(0), n, fn(n), 0);
@@ -88,19 +82,19 @@ FK_TASK(integrate, double, integrate_frame *f, (double, x1), (double, y1), (doub
 } FK_END
 
 static void integrate_run(bench_ctx *c) {
-    double n = (double)c->i[OPT_N];
+    double n = (double)c->i[INTEGRATE_OPT_N];
     if (FK_RUN(c->pool, &result, integrate, 0, fn(0), n, fn(n), 0))
         result = NAN;
 }
 #endif
 
 static int integrate_prepare(bench_ctx *c) {
-    eps = c->d[OPT_EPS];
+    eps = c->d[INTEGRATE_OPT_EPS];
     return 0;
 }
 
 static int integrate_verify(bench_ctx *c) {
-    double n = (double)c->i[OPT_N];
+    double n = (double)c->i[INTEGRATE_OPT_N];
     double exact = n * n * (n * n + 2) / 4;
     /* The serial projection in doubles is the reference answer (the tree of refinements and
      * the order of additions are the same in every form); it must also be within eps of
@@ -117,7 +111,7 @@ static int integrate_verify(bench_ctx *c) {
 const bench_kernel bench_integrate = {
     .name = "integrate",
     .summary = "adaptive trapezoid integration of (x^2+1)x over [0, n]",
-    .opts = integrate_opts,
+    .opts = bench_integrate_opts,
     .prepare = integrate_prepare,
     .run = integrate_run,
     .verify = integrate_verify,

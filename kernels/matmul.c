@@ -21,12 +21,6 @@
 #define CHECK_SAMPLES 256
 #define TOLERANCE 1e-5
 
-enum { OPT_N, OPT_SEED };
-static const bench_opt matmul_opts[] = {
-    [OPT_N] = {"n", BENCH_INT, "8192", 16, 65536, 1, NULL, "matrix size (a power of two, at least 16)"},
-    [OPT_SEED] = {"seed", BENCH_INT, "1", 0, 4294967295.0, 0, NULL, "seed of the inputs"},
-    {0},
-};
 
 static float *A, *B, *R;
 
@@ -63,7 +57,7 @@ static void mm_serial(const float *a, const float *b, float *r, int n, int s, in
 }
 
 static void matmul_run(bench_ctx *c) {
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[MATMUL_OPT_N];
     mm_serial(A, B, R, n, n, 0);
 }
 
@@ -95,7 +89,7 @@ static void mm_omp(const float *a, const float *b, float *r, int n, int s, int a
 }
 
 static void matmul_run(bench_ctx *c) {
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[MATMUL_OPT_N];
 #pragma omp parallel
 #pragma omp single
     mm_omp(A, B, R, n, n, 0);
@@ -142,7 +136,7 @@ FK_TASK(matmul, void, mm_frame *f, (const float *, a), (const float *, b), (floa
 } FK_END
 
 static void matmul_run(bench_ctx *c) {
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[MATMUL_OPT_N];
     if (FK_RUN(c->pool, NULL, matmul, A, B, R, n, n, 0))
         R[0] = NAN;
 }
@@ -159,7 +153,7 @@ static uint64_t next_u64(uint64_t *x) {
 static float unit(uint64_t *x) { return (float)(next_u64(x) >> 40) * (1.0f / 16777216.0f); }
 
 static int matmul_prepare(bench_ctx *c) {
-    size_t n = (size_t)c->i[OPT_N], bytes = n * n * sizeof(float);
+    size_t n = (size_t)c->i[MATMUL_OPT_N], bytes = n * n * sizeof(float);
     A = aligned_alloc(64, bytes);
     B = aligned_alloc(64, bytes);
     R = aligned_alloc(64, bytes);
@@ -167,7 +161,7 @@ static int matmul_prepare(bench_ctx *c) {
         fprintf(stderr, "matmul: cannot allocate three %zu x %zu matrices (%zu MiB)\n", n, n, 3 * bytes >> 20);
         return -1;
     }
-    uint64_t x = (uint64_t)c->i[OPT_SEED];
+    uint64_t x = (uint64_t)c->i[MATMUL_OPT_SEED];
     for (size_t k = 0; k < n * n; k++)
         A[k] = unit(&x);
     for (size_t k = 0; k < n * n; k++)
@@ -184,7 +178,7 @@ static double entry_error(size_t n, size_t i, size_t j) {
 }
 
 static int matmul_verify(bench_ctx *c) {
-    size_t n = (size_t)c->i[OPT_N], checked = 0;
+    size_t n = (size_t)c->i[MATMUL_OPT_N], checked = 0;
     double worst = 0;
     if (n <= CHECK_ALL_UPTO) {
         for (size_t i = 0; i < n; i++)
@@ -193,7 +187,7 @@ static int matmul_verify(bench_ctx *c) {
                 worst = e > worst || isnan(e) ? e : worst;
             }
     } else {
-        uint64_t x = (uint64_t)c->i[OPT_SEED] ^ 0xc0ffee;
+        uint64_t x = (uint64_t)c->i[MATMUL_OPT_SEED] ^ 0xc0ffee;
         for (; checked < CHECK_SAMPLES; checked++) {
             double e = entry_error(n, next_u64(&x) % n, next_u64(&x) % n);
             worst = e > worst || isnan(e) ? e : worst;
@@ -217,7 +211,7 @@ static void matmul_cleanup(bench_ctx *c) {
 const bench_kernel bench_matmul = {
     .name = "matmul",
     .summary = "recursive blocked matrix multiplication of n x n floats",
-    .opts = matmul_opts,
+    .opts = bench_matmul_opts,
     .prepare = matmul_prepare,
     .run = matmul_run,
     .verify = matmul_verify,

@@ -10,13 +10,7 @@
 
 #include "bench/bench.h"
 
-#define NQ_MAX 18
 
-enum { OPT_N };
-static const bench_opt nqueens_opts[] = {
-    [OPT_N] = {"n", BENCH_INT, "14", 1, NQ_MAX, 0, NULL, "board size"},
-    {0},
-};
 
 static const int64_t known[NQ_MAX + 1] = {0,     1,      0,       0,        2,         10,         4,
                                           40,    92,     352,     724,      2680,      14200,      73712,
@@ -53,7 +47,7 @@ __attribute__((noinline)) static int64_t nqueens_serial(int j, const char *board
 
 static void nqueens_run(bench_ctx *c) {
     char empty[NQ_MAX] = {0};
-    result = nqueens_serial(0, empty, (int)c->i[OPT_N]);
+    result = nqueens_serial(0, empty, (int)c->i[NQUEENS_OPT_N]);
 }
 
 /* ---- OpenMP tasks ----------------------------------------------------------------------- */
@@ -82,7 +76,7 @@ static int64_t nqueens_omp(int j, const char *board, int n) {
 
 static void nqueens_run(bench_ctx *c) {
     char empty[NQ_MAX] = {0};
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[NQUEENS_OPT_N];
 #pragma omp parallel
 #pragma omp single
     result = nqueens_omp(0, empty, n);
@@ -127,13 +121,13 @@ FK_TASK(nqueens, int64_t, nq_frame *f, (int, j), (const char *, board), (int, n)
 
 static void nqueens_run(bench_ctx *c) {
     static const char empty[NQ_MAX];
-    if (FK_RUN(c->pool, &result, nqueens, 0, empty, (int)c->i[OPT_N]))
+    if (FK_RUN(c->pool, &result, nqueens, 0, empty, (int)c->i[NQUEENS_OPT_N]))
         result = -1;
 }
 #endif
 
 static int nqueens_verify(bench_ctx *c) {
-    int n = (int)c->i[OPT_N];
+    int n = (int)c->i[NQUEENS_OPT_N];
     json_object_set_new(c->out, "answer", json_integer(result));
     json_object_set_new(c->out, "expected", json_integer(known[n]));
     return result == known[n];
@@ -142,7 +136,7 @@ static int nqueens_verify(bench_ctx *c) {
 const bench_kernel bench_nqueens = {
     .name = "nqueens",
     .summary = "count the solutions of the n-queens problem (fork every valid placement)",
-    .opts = nqueens_opts,
+    .opts = bench_nqueens_opts,
     .run = nqueens_run,
     .verify = nqueens_verify,
 };

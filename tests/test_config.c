@@ -1,7 +1,8 @@
 /* test_config.c — configuration files: every bad fixture gives its expected errors (file,
  * line:column, key path, what was expected), the shipped configs validate, worker
- * expressions expand, variant names parse, and the harness's kernel-option table agrees
- * with what the drivers accept (`fk-bench-serial --list` and its range checks). */
+ * expressions expand, variant names parse, and the kernel-option table (bench/options.c,
+ * shared by the harness and the drivers) is what a driver really registers, lists and
+ * enforces (`fk-bench-serial --list` and its range checks). */
 #include "tests/testlib.h"
 
 #include <dirent.h>
@@ -385,7 +386,7 @@ TEST(option_table_matches_driver_list) {
             snprintf(want, sizeof want, "(default %s", o->def);
             ASSERT_MSG(strstr(line, want), "kernel %s option %s: the table says default %s, the driver: %s", k->name,
                        o->name, o->def, line);
-            if (o->type == HX_KOPT_CHOICE) {
+            if (o->type == BENCH_CHOICE) {
                 snprintf(want, sizeof want, "one of %s)", o->choices);
                 ASSERT_MSG(strstr(line, want), "kernel %s option %s: choices differ: %s", k->name, o->name, line);
             }
@@ -422,14 +423,14 @@ TEST(option_limits_match_driver) {
     for (const hx_kernel_info *k = hx_kernels; k->name; k++)
         for (const hx_kopt *o = k->opts; o->name; o++) {
             char v[64];
-            if (o->type == HX_KOPT_CHOICE) {
+            if (o->type == BENCH_CHOICE) {
                 char first[32];
                 snprintf(first, sizeof first, "%.*s", (int)strcspn(o->choices, "|"), o->choices);
                 probe(k->name, o->name, first, 1);
                 probe(k->name, o->name, "no-such-choice", 0);
                 continue;
             }
-            if (o->type == HX_KOPT_INT) {
+            if (o->type == BENCH_INT) {
                 snprintf(v, sizeof v, "%.0f", o->min);
                 probe(k->name, o->name, v, 1);
                 snprintf(v, sizeof v, "%.0f", o->max);

@@ -20,23 +20,6 @@
 #include "uts/rng.h"
 #include "uts/tree.h"
 
-enum { OPT_T, OPT_B, OPT_R, OPT_A, OPT_D, OPT_Q, OPT_M, OPT_F, OPT_G, OPT_PRESET, OPT_ALLOC };
-static const bench_opt uts_opts[] = {
-    [OPT_T] = {"t", BENCH_INT, "1", 0, 3, 0, NULL, "tree type: 0 BIN, 1 GEO, 2 HYBRID, 3 BALANCED"},
-    [OPT_B] = {"b", BENCH_DOUBLE, "4.0", 0, 2147483647.0, 0, NULL, "root branching factor b0 (> 0)"},
-    [OPT_R] = {"r", BENCH_INT, "0", -2147483648.0, 2147483647.0, 0, NULL, "root seed"},
-    [OPT_A] = {"a", BENCH_INT, "0", 0, 3, 0, NULL, "GEO shape: 0 LINEAR, 1 EXPDEC, 2 CYCLIC, 3 FIXED"},
-    [OPT_D] = {"d", BENCH_INT, "6", 0, 100000000, 0, NULL, "GEO/BALANCED depth limit gen_mx"},
-    [OPT_Q] = {"q", BENCH_DOUBLE, "0.234375", 0, 1, 0, NULL, "BIN: probability that a non-root node has children"},
-    [OPT_M] = {"m", BENCH_INT, "4", 0, 1000000, 0, NULL, "BIN: children of such a node (capped at 100)"},
-    [OPT_F] = {"f", BENCH_DOUBLE, "0.5", 0, 1, 0, NULL, "HYBRID: fraction of gen_mx where GEO switches to BIN"},
-    [OPT_G] = {"g", BENCH_INT, "1", 1, 1000000, 0, NULL, "compute granularity: SHA-1 hashes per child (same tree)"},
-    [OPT_PRESET] = {"preset", BENCH_CHOICE, "none", 0, 0, 0, "none|T1|T1L|T1XXL|T3|T3L|T3XXL",
-                    "a tree of the paper; overrides -t -b -r -a -d -q -m -f (not -g)"},
-    [OPT_ALLOC] = {"alloc", BENCH_CHOICE, "heap", 0, 0, 0, "heap|stack",
-                   "children's result array: malloc, or FK_ALLOC on the frame stack (runtime builds)"},
-    {0},
-};
 
 #if defined(FK_BASELINE_SERIAL)
 #define UTS_SERIAL_BUILD 1
@@ -206,7 +189,7 @@ static double measure_sha1(void) {
 }
 
 static int uts_prepare(bench_ctx *c) {
-    const char *pname = c->s[OPT_PRESET];
+    const char *pname = c->s[UTS_OPT_PRESET];
     preset = strcmp(pname, "none") ? uts_preset_find(pname) : NULL;
     if (strcmp(pname, "none") && !preset) { /* the option's choices and uts_presets disagree */
         fprintf(stderr, "uts: option --preset: no preset named '%s'\n", pname);
@@ -214,27 +197,27 @@ static int uts_prepare(bench_ctx *c) {
     }
     if (preset) {
         tree = preset->params;
-        tree.g = (int)c->i[OPT_G]; /* granularity is not part of a tree */
+        tree.g = (int)c->i[UTS_OPT_G]; /* granularity is not part of a tree */
         /* the options now say which tree runs: the driver records them as its params */
-        c->i[OPT_T] = tree.type;
-        c->d[OPT_B] = tree.b0;
-        c->i[OPT_R] = tree.seed;
-        c->i[OPT_A] = tree.shape;
-        c->i[OPT_D] = tree.gen_mx;
-        c->d[OPT_Q] = tree.q;
-        c->i[OPT_M] = tree.m;
-        c->d[OPT_F] = tree.f;
+        c->i[UTS_OPT_T] = tree.type;
+        c->d[UTS_OPT_B] = tree.b0;
+        c->i[UTS_OPT_R] = tree.seed;
+        c->i[UTS_OPT_A] = tree.shape;
+        c->i[UTS_OPT_D] = tree.gen_mx;
+        c->d[UTS_OPT_Q] = tree.q;
+        c->i[UTS_OPT_M] = tree.m;
+        c->d[UTS_OPT_F] = tree.f;
     } else {
         tree = (uts_params){
-            .type = (int)c->i[OPT_T],
-            .b0 = c->d[OPT_B],
-            .seed = (int32_t)c->i[OPT_R],
-            .shape = (int)c->i[OPT_A],
-            .gen_mx = (int)c->i[OPT_D],
-            .q = c->d[OPT_Q],
-            .m = (int)c->i[OPT_M],
-            .f = c->d[OPT_F],
-            .g = (int)c->i[OPT_G],
+            .type = (int)c->i[UTS_OPT_T],
+            .b0 = c->d[UTS_OPT_B],
+            .seed = (int32_t)c->i[UTS_OPT_R],
+            .shape = (int)c->i[UTS_OPT_A],
+            .gen_mx = (int)c->i[UTS_OPT_D],
+            .q = c->d[UTS_OPT_Q],
+            .m = (int)c->i[UTS_OPT_M],
+            .f = c->d[UTS_OPT_F],
+            .g = (int)c->i[UTS_OPT_G],
         };
     }
     char err[160];
@@ -242,7 +225,7 @@ static int uts_prepare(bench_ctx *c) {
         fprintf(stderr, "uts: %s\n", err);
         return -1;
     }
-    alloc_stack = !strcmp(c->s[OPT_ALLOC], "stack");
+    alloc_stack = !strcmp(c->s[UTS_OPT_ALLOC], "stack");
     result = (uts_result){0, 0, 0};
     run_failed = 0;
     if (preset) {
@@ -309,7 +292,7 @@ static int uts_verify(bench_ctx *c) {
 const bench_kernel bench_uts = {
     .name = "uts",
     .summary = "Unbalanced Tree Search: count an implicit SHA-1 random tree (fork all children but the last)",
-    .opts = uts_opts,
+    .opts = bench_uts_opts,
     .prepare = uts_prepare,
     .run = uts_run,
     .verify = uts_verify,
