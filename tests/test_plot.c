@@ -14,82 +14,10 @@
 #include "harness/errors.h"
 #include "harness/plot.h"
 #include "tests/testlib.h"
+#include "tests/results_fixture.h"
 
 /* ---- helpers ------------------------------------------------------------------------------- */
 
-static const char *fixture_dir(void) {
-    static char path[PATH_MAX];
-    const char *rel = "tests/fixtures/results/small";
-    if (!access(rel, R_OK))
-        return rel;
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    ASSERT_MSG(n > 0, "readlink /proc/self/exe failed");
-    exe[n] = 0;
-    for (int up = 0; up < 8; up++) {
-        char *s = strrchr(exe, '/');
-        if (!s || s == exe)
-            break;
-        *s = 0;
-        snprintf(path, sizeof path, "%.3000s/%s", exe, rel);
-        if (!access(path, R_OK))
-            return path;
-    }
-    TEST_FAIL_("fixture %s not found (run from the top of the tree)", rel);
-}
-
-static char *slurp(const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ASSERT(buf);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = 0;
-    fclose(f);
-    return buf;
-}
-
-static void write_file(const char *path, const char *text) {
-    FILE *f = fopen(path, "w");
-    ASSERT_MSG(f, "cannot write %s", path);
-    fputs(text, f);
-    ASSERT(fclose(f) == 0);
-}
-
-static void copy_into(const char *from_dir, const char *name, const char *to_dir) {
-    char a[PATH_MAX], b[PATH_MAX];
-    snprintf(a, sizeof a, "%.2000s/%s", from_dir, name);
-    snprintf(b, sizeof b, "%.2000s/%s", to_dir, name);
-    char *text = slurp(a);
-    ASSERT_MSG(text, "cannot read %s", a);
-    write_file(b, text);
-    free(text);
-}
-
-static char tmpdir[64];
-/* Removes the case's temporary directory: called at the end of a case that passed (testlib
- * ends a case with _exit, so no atexit); a failing case leaves it for a look. */
-static void remove_tmpdir(void) {
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "/bin/rm -rf '%s'", tmpdir); /* PATH may be cut */
-    if (system(cmd)) {
-    }
-}
-static const char *fresh_dir(int with_fixture) {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/fk_test_plot_XXXXXX");
-    ASSERT(mkdtemp(tmpdir));
-    if (with_fixture) {
-        const char *fx = fixture_dir();
-        copy_into(fx, "raw.jsonl", tmpdir);
-        copy_into(fx, "env.json", tmpdir);
-        copy_into(fx, "config.json", tmpdir);
-    }
-    return tmpdir;
-}
 
 /* Runs `forkscope CMD dir` with stdout and stderr in dir/CMD.out and dir/CMD.err. */
 static int run_cmd(const char *cmd, const char *dir) {
