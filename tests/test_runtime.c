@@ -193,8 +193,7 @@ FK_TASK(nap_loop, int64_t, nap_loop_frame *f, (int, n), (int, inner), (int, ms))
  * only if n workers run them at the same time. */
 static _Atomic int meet_count, meet_target;
 
-FK_LEAF_TASK(meet, int64_t, (int, unused)) {
-    (void)unused;
+FK_LEAF_TASK(meet, int64_t) {
     atomic_fetch_add(&meet_count, 1);
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -218,8 +217,8 @@ FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
     f->n = n;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n - 1; f->i++)
-        FK_FORK(&f->res[f->i], meet, 0);
-    FK_CALL(&f->res[f->n - 1], meet, 0);
+        FK_FORK(&f->res[f->i], meet);
+    FK_CALL(&f->res[f->n - 1], meet);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -570,8 +569,7 @@ typedef struct {
     fk_frame fk;
 } nest_frame;
 
-FK_TASK(nester, int64_t, nest_frame *f, (int, unused)) {
-    (void)unused;
+FK_TASK(nester, int64_t, nest_frame *f) {
     FK_BEGIN(f);
     note_depth();
     int i = atomic_fetch_add(&nest_count, 1);
@@ -592,7 +590,7 @@ FK_TASK(nest_root, int64_t, nest_root_frame *f, (int, n)) {
     f->n = n;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(&f->res[f->i], nester, 0);
+        FK_FORK(&f->res[f->i], nester);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -747,8 +745,7 @@ TEST(api_errors) {
 
 /* FK_RUN from inside a task of the same pool would wait on itself. */
 static fk_pool *nest_pool;
-FK_LEAF_TASK(nest, int, (int, unused)) {
-    (void)unused;
+FK_LEAF_TASK(nest, int) {
     int64_t r;
     FK_RETURN(FK_RUN(nest_pool, &r, fib, 3));
 } FK_END
@@ -756,7 +753,7 @@ FK_LEAF_TASK(nest, int, (int, unused)) {
 TEST(run_from_worker_refused) {
     nest_pool = make_pool(2, FK_SCHED_BUSY);
     int err = 0;
-    ASSERT_EQ(FK_RUN(nest_pool, &err, nest, 0), 0);
+    ASSERT_EQ(FK_RUN(nest_pool, &err, nest), 0);
     ASSERT_EQ(err, FK_EDEADLK);
     fk_pool_destroy(nest_pool);
 }
@@ -888,8 +885,7 @@ TEST(topology_options) {
 
 /* ---- explicit scheduling ----------------------------------------------------------------- */
 
-FK_LEAF_TASK(whoami, unsigned, (int, unused)) {
-    (void)unused;
+FK_LEAF_TASK(whoami, unsigned) {
     FK_RETURN(FK_WORKER_ID());
 } FK_END
 
@@ -900,11 +896,11 @@ TEST(run_on_worker) {
         for (int rep = 0; rep < 50; rep++)
             for (int k = 0; k < 4; k++) {
                 unsigned id = 99;
-                ASSERT_EQ(FK_RUN_ON(p, k, &id, whoami, 0), 0);
+                ASSERT_EQ(FK_RUN_ON(p, k, &id, whoami), 0);
                 ASSERT_EQ(id, k);
             }
         unsigned id;
-        ASSERT_EQ(FK_RUN_ON(p, 4, &id, whoami, 0), FK_EINVAL);
+        ASSERT_EQ(FK_RUN_ON(p, 4, &id, whoami), FK_EINVAL);
         fk_pool_destroy(p);
     }
 }
@@ -1032,8 +1028,7 @@ typedef struct {
     char *p;
 } huge_frame;
 
-FK_TASK(huge_alloc, int, huge_frame *f, (int, unused)) {
-    (void)unused;
+FK_TASK(huge_alloc, int, huge_frame *f) {
     FK_BEGIN(f);
     f->p = FK_ALLOC(char, (size_t)1 << 44);
     f->p[0] = 1;
@@ -1054,7 +1049,7 @@ static fk_pool *one_worker(void) {
 static void run_huge(void *arg) {
     (void)arg;
     int r;
-    FK_RUN(one_worker(), &r, huge_alloc, 0);
+    FK_RUN(one_worker(), &r, huge_alloc);
     _exit(0);
 }
 

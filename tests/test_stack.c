@@ -31,8 +31,7 @@ static int failures;
 static uint64_t allocs(fk_worker *w) { return atomic_load(&w->st.stacklets_alloc); }
 
 /* Runs on a pool whose first stacklet is 4096 bytes. */
-FK_TASK(seg_probe, int, probe_frame *f, (int, unused)) {
-    (void)unused;
+FK_TASK(seg_probe, int, probe_frame *f) {
     FK_BEGIN(f);
     look(fk__current_worker());
     CHECK(count == 1 && sizes[0] == 4096 && cur == 0);
@@ -75,8 +74,7 @@ FK_TASK(seg_probe, int, probe_frame *f, (int, unused)) {
 } FK_END
 
 /* At most one empty stacklet cached: grow to four stacklets, then unwind. */
-FK_TASK(seg_one_cached, int, probe_frame *f, (int, unused)) {
-    (void)unused;
+FK_TASK(seg_one_cached, int, probe_frame *f) {
     FK_BEGIN(f);
     f->a = FK_ALLOC(char, 3500); /* stacklet 0 (4096) full */
     f->b = FK_ALLOC(char, 8000); /* stacklet 1 (8192) */
@@ -95,8 +93,7 @@ FK_TASK(seg_one_cached, int, probe_frame *f, (int, unused)) {
 #endif
 
 #if FK_STACK == FK_STACK_LIN
-FK_TASK(lin_probe, int, probe_frame *f, (int, unused)) {
-    (void)unused;
+FK_TASK(lin_probe, int, probe_frame *f) {
     FK_BEGIN(f);
     f->a = FK_ALLOC(char, 1 << 20);
     memset(f->a, 'a', 1 << 20);
@@ -150,12 +147,12 @@ TEST(stack_rules) {
     fk_pool *p = pool_of(1);
     int bad = -1;
 #if FK_STACK != FK_STACK_LIN
-    ASSERT_EQ(FK_RUN(p, &bad, seg_probe, 0), 0);
+    ASSERT_EQ(FK_RUN(p, &bad, seg_probe), 0);
     ASSERT_EQ(bad, 0);
-    ASSERT_EQ(FK_RUN(p, &bad, seg_one_cached, 0), 0);
+    ASSERT_EQ(FK_RUN(p, &bad, seg_one_cached), 0);
     ASSERT_EQ(bad, 0);
 #else
-    ASSERT_EQ(FK_RUN(p, &bad, lin_probe, 0), 0);
+    ASSERT_EQ(FK_RUN(p, &bad, lin_probe), 0);
     ASSERT_EQ(bad, 0);
 #endif
     fk_pool_destroy(p);

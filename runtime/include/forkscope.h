@@ -24,9 +24,26 @@
  *   if (fk_pool_create(&pool, &o) == 0 && FK_RUN(pool, &r, fib, 30) == 0) ...
  *
  * FK_TASK(name, result type, frame declaration, (type, param)...) defines a static task.
- * Up to 8 parameters, of at most FK_RECORD_ARG_WORDS 8-byte words in all (roots and, with
- * child stealing, forks copy them into fixed-size records; a compile-time error says so).
- * The result type may be void (then use FK_RETURN_VOID and pass a null result address).
+ * Up to 8 parameters, or none (FK_TASK(tick, int, tick_frame *f), forked as
+ * FK_FORK(&f->r, tick)), of at most FK_RECORD_ARG_WORDS 8-byte words in all, in every
+ * build (a root's arguments, and with child stealing a fork's, are copied into fixed-size
+ * records; a compile-time error names the task: pass a pointer instead).  The result type
+ * may be void (then use FK_RETURN_VOID and pass a null result address).
+ *
+ * A LOOP that forks keeps its counter in the frame, since the task may continue on
+ * another worker after each fork (rule 1):
+ *
+ *   FK_TASK(sum, int64_t, sum_frame *f, (const int *, v), (int, n)) {
+ *       FK_BEGIN(f);
+ *       f->v = v;  f->n = n;
+ *       for (f->i = 0; f->i < f->n; f->i++)       // not: for (int i = 0; ...)
+ *           FK_FORK(&f->part[f->i], leaf, f->v[f->i]);
+ *       FK_JOIN();
+ *       ...
+ *
+ * A task is static to its file: only tasks of the same file can fork or call it (a
+ * declaration macro for tasks shared between files does not exist yet).  Other files can
+ * run it as a root through an ordinary function of its file that calls FK_RUN.
  *
  * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *, and the
  * compiler those marked C)

@@ -475,9 +475,9 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #endif
 
 #define FK__TASK_COMMON(name, RET, ...)                                                    \
-    static void name(FK__LINK_PARAM RET *, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__));    \
+    static void name(FK__LINK_PARAM RET * FK__PARAMS(FK__PDECL, __VA_ARGS__));             \
     struct name##__args {                                                                  \
-        FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)                                         \
+        FK__FIELDS(__VA_ARGS__)                                                            \
     };                                                                                     \
     typedef RET name##__ret_t;                                                             \
     _Static_assert(sizeof(struct name##__args) <= 8 * FK_RECORD_ARG_WORDS,                 \
@@ -486,20 +486,21 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     FK__INLINE void name##__run(const fk__record *fk__r) {                                 \
         struct name##__args fk__a;                                                         \
         fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
-        name(FK__LINK_ARG(fk__record_link(fk__r))(RET *) fk__record_ret(fk__r),            \
-             FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));                                    \
+        name(FK__LINK_ARG(fk__record_link(fk__r))(RET *) fk__record_ret(fk__r)             \
+             FK__PARAMS(FK__ARG, __VA_ARGS__));                                            \
     }                                                                                      \
     static FK__UNUSED void name##__thunk(const fk__record *fk__r) { name##__run(fk__r); }  \
     FK__INLINE void name##__apply(FK__LINK_PARAM RET *fk__ret, const struct name##__args *fk__ap) { \
         const struct name##__args fk__a = *fk__ap;                                         \
-        name(FK__LINK_ARG(fk__link) fk__ret, FK__MAP(FK__ARG, FK__COMMA, __VA_ARGS__));    \
+        (void)fk__a; /* a task without parameters reads none */                            \
+        name(FK__LINK_ARG(fk__link) fk__ret FK__PARAMS(FK__ARG, __VA_ARGS__));             \
     }
 
 /* A leaf: one plain function, never a frame, never resumed. */
 #define FK__LEAF_TASK(name, RET, ...)                                                      \
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
     _Pragma("GCC diagnostic push")                                                         \
-    static void name(FK__LINK_PARAM RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) { \
+    static void name(FK__LINK_PARAM RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {     \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
         enum { fk__has_frame = 0 };                                                        \
@@ -612,19 +613,19 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
     static void name##__resume(fk_frame *);                                                \
-    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret, \
-                                 FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__));              \
-    static void name(uintptr_t fk__link, RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) { \
-        name##__body(0, fk__link, fk__ret, FK__MAP(FK__PNAME, FK__COMMA, __VA_ARGS__));    \
+    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
+                                 FK__PARAMS(FK__PDECL, __VA_ARGS__));                      \
+    static void name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
+        name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));             \
     }                                                                                      \
     static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                             \
-        name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret, FK__MAP(FK__ZERO, FK__COMMA, __VA_ARGS__)); \
+        name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ZERO, __VA_ARGS__)); \
     }                                                                                      \
     /* The slow clone never runs the code before FK_BEGIN, nor the fresh path after it (a  \
      * hint says so), but at -O1 GCC warns that it reads that code's locals. */            \
     _Pragma("GCC diagnostic push") FK__NO_MAYBE_UNINIT                                     \
-    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret, \
-                                 FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {             \
+    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
+                                 FK__PARAMS(FK__PDECL, __VA_ARGS__)) {                     \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
@@ -688,7 +689,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
-        task((uintptr_t)fk__self | FK__LINK_CALLED, (slot), __VA_ARGS__);                  \
+        task((uintptr_t)fk__self | FK__LINK_CALLED, (slot) __VA_OPT__(, ) __VA_ARGS__);    \
         FK__UNWIND_CHECK();                                                                \
     FK__RP_CASE(L)                                                                         \
     } while (0)
@@ -815,7 +816,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
     _Pragma("GCC diagnostic push")                                                         \
-    static void name(RET *fk__ret, FK__MAP(FK__PDECL, FK__COMMA, __VA_ARGS__)) {           \
+    static void name(RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {                    \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
@@ -869,7 +870,7 @@ fk__begin:;                                                                     
         FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
         FK__CHECK_SLOT(slot, task);                                                        \
         FK__STAT_INC(n_call);                                                              \
-        task((slot), __VA_ARGS__);                                                         \
+        task((slot) __VA_OPT__(, ) __VA_ARGS__);                                           \
     } while (0)
 
 #define FK__FORK(L, slot, task, ...) FK__CHILD_FORK(slot, task, __VA_ARGS__)

@@ -1,7 +1,10 @@
 /* forkscope/pp.h — preprocessor helpers for the task macros (internal).
  *
  * Task parameters are written as (type, name) pairs; FK__MAP applies a macro to each
- * pair, with a separator macro between them.  Up to 8 parameters. */
+ * pair, with a separator macro between them.  Up to 8 parameters, or none: FK__PARAMS
+ * gives the list with a leading comma (nothing for none), FK__FIELDS the argument
+ * struct's members (one unused char for none: C has no empty struct).  The empty case
+ * uses __VA_OPT__ (GCC 8+, Clang 12+, in every -std mode). */
 #ifndef FORKSCOPE_PP_H
 #define FORKSCOPE_PP_H
 
@@ -23,6 +26,15 @@
 #define FK__MAP_6(M, S, a, ...) M a S() FK__MAP_5(M, S, __VA_ARGS__)
 #define FK__MAP_7(M, S, a, ...) M a S() FK__MAP_6(M, S, __VA_ARGS__)
 #define FK__MAP_8(M, S, a, ...) M a S() FK__MAP_7(M, S, __VA_ARGS__)
+
+/* ", M(p1), M(p2)..." for the pairs, or nothing. */
+#define FK__PARAMS(M, ...) __VA_OPT__(, FK__MAP(M, FK__COMMA, __VA_ARGS__))
+/* 1 if there are no arguments, else 0. */
+#define FK__ISEMPTY(...) FK__ISEMPTY_(__VA_OPT__(0, ) 1, 0)
+#define FK__ISEMPTY_(a, ...) a
+#define FK__FIELDS(...) FK__CAT(FK__FIELDS_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
+#define FK__FIELDS_0(...) FK__MAP(FK__FIELD, FK__NOSEP, __VA_ARGS__)
+#define FK__FIELDS_1(...) char fk__none;
 
 /* What is done with one (type, name) pair. */
 #define FK__PDECL(t, n) t n
