@@ -200,7 +200,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     int err = FK_ENOMEM;
     fk_pool *p = aligned_alloc(64, (sizeof *p + 63) & ~(size_t)63);
     if (!p)
-        goto fail_pool;
+        goto pool_alloc_failed;
     memset(p, 0, sizeof *p);
     p->n = opts.workers;
     p->sched = opts.sched;
@@ -215,24 +215,24 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
                           msg, sizeof msg);
     if (err) {
         fprintf(stderr, "forkscope: %s\n", msg);
-        goto fail_topo;
+        goto topology_failed;
     }
     err = FK_ENOMEM;
     p->workers = calloc(p->n, sizeof *p->workers);
     if (!p->workers)
-        goto fail_workers;
+        goto workers_array_failed;
     unsigned made = 0;
     for (; made < p->n; made++) {
         fk_worker *w = aligned_alloc(64, (sizeof *w + 63) & ~(size_t)63);
         if (!w)
-            goto fail_worker;
+            goto worker_failed;
         memset(w, 0, sizeof *w);
         w->pool = p;
         w->id = made;
         if (opts.victims == FK_VICTIMS_TOPO) {
             if (fk__victims_init_topo(&w->victims, made, p->topo, opts.seed)) {
                 free(w);
-                goto fail_worker;
+                goto worker_failed;
             }
         } else {
             fk__victims_init(&w->victims, made, p->n, opts.seed);
@@ -243,17 +243,20 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     }
 
     if (setup_groups(p, opts.placement == FK_PLACE_NONE ? NULL : fk__topo_nodes(p->topo)))
-        goto fail_threads;
+        goto threads_failed;
 
     pthread_attr_t attr;
-    pthread_attr_init(&attr);
+    if (pthread_attr_init(&attr)) {
+        err = FK_EAGAIN;
+        goto threads_failed;
+    }
     /* A large guard below each worker's C stack: a task frame bigger than one page still
      * lands in it, where fk__cstack_overflow recognises the fault. */
     if (pthread_attr_setstacksize(&attr, opts.thread_stack_bytes) ||
         pthread_attr_setguardsize(&attr, FK_CSTACK_GUARD_BYTES)) {
         pthread_attr_destroy(&attr);
         err = FK_EINVAL;
-        goto fail_threads;
+        goto threads_failed;
     }
     fk__cstack_guard_install();
     unsigned running = 0;
@@ -276,25 +279,24 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         atomic_store(&p->stop, 1);
         for (unsigned i = 0; i < running; i++)
             pthread_join(p->workers[i]->thread, NULL);
-        goto fail_threads;
+        goto threads_failed;
     }
     *out = p;
     return 0;
 
-fail_threads:
+    /* Undo in reverse order; each label is the step that failed. */
+threads_failed: /* the groups, the thread attributes or a thread: every worker is allocated */
     free_groups(p);
-    free_workers(p, p->n);
-    goto fail_workers_freed;
-fail_worker:
+    made = p->n;
+worker_failed: /* worker `made` (the ones before it are allocated) */
     free_workers(p, made);
-fail_workers_freed:
-fail_workers:
+workers_array_failed:
     fk__topo_destroy(p->topo);
-fail_topo:
+topology_failed:
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
     free(p);
-fail_pool:
+pool_alloc_failed:
     return err;
 }
 

@@ -227,21 +227,42 @@ static void run_record(fk_worker *w, const fk__record *r) {
  * while active > 0, every group has a thief awake, except for the moment between a
  * group's last thief turning active and the member it wakes registering as a thief.
  * When the pool goes from idle to active, every group without a thief gets one woken.  A worker
- * sleeps on its own futex word; sleepers[] says who sleeps, so a waker can pick one. */
+ * sleeps on its own futex word; sleepers[] says who sleeps, so a waker can pick one.
+ *
+ * ORDERING.  Every operation on active, thieves[], sleepers[] and wake_epoch is seq_cst:
+ * the protocol is two store-buffering (Dekker) pairs, and each side must see the other's
+ * store or have its own seen.
+ *  (A) a sleeper and a waker.  try_sleep: set its sleeper bit (S1), fence (F1), then load
+ *      the inbox, active and thieves (L1).  fk__wake / wake_one: the waker's publication
+ *      (a root in the inbox, the increment of active in become_active, the decrement of
+ *      thieves) (S2), fence (F2), then load the sleeper bit (L2).  F1 and F2 are totally
+ *      ordered: if F1 is first, L2 sees S1 and the waker wakes it; if F2 is first, L1 sees
+ *      S2 and the sleeper cancels.  Never both miss (the lost wake-up).
+ *  (B) the last thief.  try_sleep decrements thieves then loads active; become_active
+ *      increments active then decrements thieves (its fetch_sub result tells it whether it
+ *      took the last thief).  Both RMWs and loads are seq_cst, so of a worker going to
+ *      sleep and a worker going active at once, at least one sees the other: the sleeper
+ *      sees active > 0 and stays up, or the new active worker sees thieves reach 0 and
+ *      wakes a replacement (through (A)).
+ *  wake_bit's fetch_and on the sleeper bit decides which waker owns a sleeper (one futex
+ *  wake per sleep); its wake_epoch increment is what futex_wait compares against, so a
+ *  wake between try_sleep's epoch load and its futex_wait makes the wait return at once. */
 
 static int wake_bit(fk_worker *w) {
     fk_pool *p = w->pool;
     uint64_t bit = 1ull << (w->id % 64);
+    /* the one waker that clears the bit wakes it (ORDERING, last paragraph) */
     if (!(atomic_fetch_and_explicit(&p->sleepers[w->id / 64], ~bit, memory_order_seq_cst) & bit))
         return 0; /* not asleep, or someone else is waking it */
+    /* pairs with try_sleep's epoch load: a wake after it makes futex_wait return at once */
     atomic_fetch_add_explicit(&w->wake_epoch, 1, memory_order_seq_cst);
     futex_wake(&w->wake_epoch, 1);
     return 1;
 }
 
 void fk__wake(fk_worker *w) {
-    /* seq_cst fence: pairs with the fence in try_sleep (store-load): either we see its
-     * sleeper bit, or it sees what we published before calling us (a root in its inbox). */
+    /* F2 of (A): pairs with F1 in try_sleep (store-load): either we see its sleeper bit,
+     * or it sees what we published before calling us (a root in its inbox). */
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t bit = 1ull << (w->id % 64);
     if (atomic_load_explicit(&w->pool->sleepers[w->id / 64], memory_order_seq_cst) & bit)
@@ -250,6 +271,7 @@ void fk__wake(fk_worker *w) {
 
 /* Wakes one sleeping member of group g, if there is one. */
 static void wake_one(fk_pool *p, unsigned g) {
+    /* F2 of (A): after the caller's change of active/thieves, before reading sleeper bits */
     atomic_thread_fence(memory_order_seq_cst);
     const fk__group *gr = &p->groups[g];
     for (unsigned i = 0; i < gr->n; i++) {
@@ -280,6 +302,7 @@ static void become_active(fk_worker *w) {
     atomic_store_explicit(&w->state, FK__W_ACTIVE, memory_order_relaxed);
     if (p->sched == FK_SCHED_LAZY) {
         fk__group *g = &p->groups[w->group];
+        /* (B): active up first, then thieves down; the result says if we were the last */
         int was_idle = atomic_fetch_add_explicit(&p->active, 1, memory_order_seq_cst) == 0;
         if (atomic_fetch_sub_explicit(&g->thieves, 1, memory_order_seq_cst) == 1)
             wake_one(p, w->group); /* we were our group's last thief: wake a replacement */
@@ -296,6 +319,8 @@ static void become_thief(fk_worker *w) {
     if (atomic_load_explicit(&w->state, memory_order_relaxed) != FK__W_ACTIVE)
         return;
     if (p->sched == FK_SCHED_LAZY) {
+        /* counted as a thief before it stops counting as active: never in neither count,
+         * so no (B) check elsewhere can see its group thiefless because of it */
         atomic_fetch_add_explicit(&p->groups[w->group].thieves, 1, memory_order_seq_cst);
         atomic_fetch_sub_explicit(&p->active, 1, memory_order_seq_cst);
         check_counts(p, w->group);
@@ -313,16 +338,17 @@ static int stopping(const fk_pool *p) {
 static void try_sleep(fk_worker *w) {
     fk_pool *p = w->pool;
     _Atomic int *thieves = &p->groups[w->group].thieves;
+    /* (B): thieves down, then load active (become_active does the mirror image) */
     if (atomic_fetch_sub_explicit(thieves, 1, memory_order_seq_cst) == 1 &&
         atomic_load_explicit(&p->active, memory_order_seq_cst) > 0) {
         atomic_fetch_add_explicit(thieves, 1, memory_order_seq_cst);
         return;
     }
     uint64_t bit = 1ull << (w->id % 64);
-    uint32_t epoch = atomic_load_explicit(&w->wake_epoch, memory_order_seq_cst);
+    uint32_t epoch = atomic_load_explicit(&w->wake_epoch, memory_order_seq_cst); /* vs wake_bit's increment */
     atomic_store_explicit(&w->state, FK__W_ASLEEP, memory_order_relaxed);
-    atomic_fetch_or_explicit(&p->sleepers[w->id / 64], bit, memory_order_seq_cst);
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fences in fk__wake, wake_one */
+    atomic_fetch_or_explicit(&p->sleepers[w->id / 64], bit, memory_order_seq_cst); /* S1 of (A) */
+    atomic_thread_fence(memory_order_seq_cst); /* F1: pairs with F2 in fk__wake, wake_one */
     int cancel = stopping(p) || fk__mpsc_nonempty(&w->inbox) ||
                  (atomic_load_explicit(thieves, memory_order_seq_cst) == 0 &&
                   atomic_load_explicit(&p->active, memory_order_seq_cst) > 0);
