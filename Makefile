@@ -18,6 +18,18 @@
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
 
+# A fresh machine: say what to run rather than stop at a compiler error.  `make check`,
+# `make run` and `make bench` install what is missing themselves (scripts/setup.sh).
+NEEDED_HEADERS  := /usr/include/jansson.h /usr/include/hwloc.h /usr/include/gsl/gsl_errno.h \
+                   /usr/include/papi.h /usr/include/nettle/sha1.h
+MISSING_HEADERS := $(filter-out $(wildcard $(NEEDED_HEADERS)),$(NEEDED_HEADERS))
+ifneq ($(MISSING_HEADERS),)
+ifeq ($(filter setup check run bench clean,$(MAKECMDGOALS)),)
+$(error $(MISSING_HEADERS) not found: the build needs Debian packages that are not installed. \
+  Run scripts/setup.sh (as root), or `make check` / `make run`, which install them first)
+endif
+endif
+
 BUILD   := build
 CC      := gcc
 CLANG   := clang
