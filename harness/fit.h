@@ -1,6 +1,6 @@
 /* fit.h — the memory power law of the paper's Eq. 17, mem(P) ~ a + b * M1 * P^n.
  *
- * Method (the paper's, see reference/benchmarks.md "How the paper measured"):
+ * Method (as the libfork paper, Williams & Elliott, arXiv:2402.18480, fits its Fig. 7):
  *  - weighted nonlinear least squares with GSL's gsl_multifit_nlinear (Levenberg-Marquardt,
  *    Moré scaling), weights 1/se^2 where se is the calibrated memory's standard error (the
  *    calibrate error already added in quadrature); an se that is missing or below

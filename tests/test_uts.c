@@ -7,9 +7,10 @@
  * shape, and must give the counts of the serial traversal and the expected values below.
  *
  * Where the expected counts come from: T1, T3 and the default tree are the reference
- * implementation's (uts.md).  BALANCED trees have a closed form.  The other counts were
- * computed twice, by uts_search_serial and by tests/fixtures/uts_crosscheck.py, a Python
- * counter written from uts.md's rules alone (hashlib SHA-1, an explicit stack), and agree. */
+ * implementation's (UTS 2.1, as printed by its sequential run; T1 and T3 also in Table I of
+ * the libfork paper).  BALANCED trees have a closed form.  The other counts were computed
+ * twice, by uts_search_serial and by tests/fixtures/uts_crosscheck.py, a Python counter
+ * written from the published rules alone (hashlib SHA-1, an explicit stack), and agree. */
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -239,7 +240,7 @@ TEST(params_and_presets) {
     ASSERT(!strcmp(c.s[bench_opt_index(&bench_uts, "alloc")], "heap"));
     json_decref(c.out);
 
-    /* The presets are uts.md's flags. */
+    /* The presets are Table I's flags (libfork paper; UTS sample trees T1 and T3). */
     const uts_preset *t1 = uts_preset_find("T1"), *t3 = uts_preset_find("T3");
     ASSERT(t1 && t3 && uts_preset_find("T1L") && uts_preset_find("T1XXL") && uts_preset_find("T3L") &&
            uts_preset_find("T3XXL") && !uts_preset_find("T2"));

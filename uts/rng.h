@@ -4,7 +4,8 @@
  * bytes followed by the seed (4 bytes, big-endian); child i's state is the SHA-1 of the
  * parent's 20 bytes followed by i (4 bytes, big-endian).  A node's random number is the
  * big-endian word in bytes 16..19 of its state, masked to 31 bits.  These are the rules of
- * the UTS reference implementation (see /work/shared/reference/uts.md), so any traversal
+ * the UTS 2.1 reference implementation (Olivier et al., "UTS: An Unbalanced Tree Search
+ * Benchmark", LCPC 2006; its rng/brg_sha1 generator), so any traversal
  * order, on any number of workers, sees the same tree.
  *
  * SHA-1 itself comes from nettle (libnettle); nothing here hashes by hand.  All functions

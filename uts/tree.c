@@ -22,7 +22,7 @@ void uts_params_default(uts_params *p) {
 }
 
 /* Table I of the paper: each preset's flags on top of the reference defaults, and the
- * exact counts of the reference implementation (uts.md). */
+ * exact node, leaf and depth counts the UTS reference implementation prints for them. */
 #define GEO_FIXED(d, r) \
     {.type = UTS_GEO, .b0 = 4.0, .seed = (r), .shape = UTS_FIXED, .gen_mx = (d), .q = 15.0 / 64.0, .m = 4, .f = 0.5, .g = 1}
 #define BIN_ROOT2000(qq, mm, r) \

@@ -1,9 +1,11 @@
 /* tree.h — the UTS tree: parameters, presets, the number of children of a node, and the
  * serial traversal that every build carries as its reference.
  *
- * The rules are those of the UTS 2.1 reference implementation as summarised in
- * /work/shared/reference/uts.md.  Where the summary is silent, the reference's behaviour is
- * followed and said so at the function concerned.  Nothing here keeps state: every function
+ * The rules are those of the UTS 2.1 reference implementation (Olivier et al., "UTS: An
+ * Unbalanced Tree Search Benchmark", LCPC 2006, and its uts.c: tree types BIN, GEO, HYBRID
+ * and BALANCED, GEO shapes, the -t -b -r -a -d -q -m -f -g flags).  Where the paper is
+ * silent, the reference code's behaviour is followed and said so at the function
+ * concerned.  Nothing here keeps state: every function
  * may be called from any number of threads at once. */
 #ifndef UTS_TREE_H
 #define UTS_TREE_H
