@@ -731,7 +731,7 @@ static void check_bool(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     if (!json_is_boolean(v))
         VERR(c, r->key, "expected true or false, got %s", describe(v, buf, sizeof buf));
     else
-        *(int *)((char *)cfg + r->off) = json_is_true(v);
+        *(int *)(void *)((char *)cfg + r->off) = json_is_true(v); /* an int member: aligned */
 }
 
 static void check_reps(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
