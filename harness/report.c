@@ -459,11 +459,6 @@ const char *hx_report_exponent(char *buf, size_t len, double n, double se) {
     return buf;
 }
 
-static const char *jstr(const json_t *o, const char *key) {
-    const char *s = json_string_value(json_object_get(o, key));
-    return s && *s ? s : NULL;
-}
-
 /* Markdown table cell text: '|' escaped. */
 static void md_cell(FILE *f, const char *s) {
     for (; s && *s; s++) {
@@ -481,18 +476,18 @@ static void write_machine(FILE *f, const json_t *env) {
     }
     const char *s;
     json_t *cores = json_object_get(env, "cores");
-    fprintf(f, "- CPU: %s", (s = jstr(env, "cpu_model")) ? s : "unknown");
+    fprintf(f, "- CPU: %s", (s = hx_json_str(env, "cpu_model", NULL)) ? s : "unknown");
     if (json_is_integer(cores))
         fprintf(f, ", %lld online cores", (long long)json_integer_value(cores));
     fputc('\n', f);
-    if ((s = jstr(env, "topology")))
+    if ((s = hx_json_str(env, "topology", NULL)))
         fprintf(f, "- Topology: %s\n", s);
     json_t *mem = json_object_get(env, "memory_bytes");
     if (json_is_number(mem))
         fprintf(f, "- Memory: %.1f GiB\n", json_number_value(mem) / (1024.0 * 1024 * 1024));
-    if ((s = jstr(env, "kernel")))
+    if ((s = hx_json_str(env, "kernel", NULL)))
         fprintf(f, "- Kernel: %s\n", s);
-    if ((s = jstr(env, "host")))
+    if ((s = hx_json_str(env, "host", NULL)))
         fprintf(f, "- Host: %s\n", s);
     json_t *cc = json_object_get(env, "compilers");
     if (json_is_object(cc)) {
@@ -506,11 +501,11 @@ static void write_machine(FILE *f, const json_t *env) {
         }
         fputc('\n', f);
     }
-    s = jstr(env, "git_revision");
+    s = hx_json_str(env, "git_revision", NULL);
     fprintf(f, "- Git revision: %s%s\n", s ? s : "unknown", json_is_true(json_object_get(env, "git_dirty")) ? " (with uncommitted changes)" : "");
-    if ((s = jstr(env, "forkscope_version")))
+    if ((s = hx_json_str(env, "forkscope_version", NULL)))
         fprintf(f, "- forkscope version: %s\n", s);
-    if ((s = jstr(env, "config_file")))
+    if ((s = hx_json_str(env, "config_file", NULL)))
         fprintf(f, "- Configuration file: %s\n", s);
     json_t *drv = json_object_get(env, "drivers");
     if (json_is_object(drv) && json_object_size(drv)) {
@@ -521,11 +516,11 @@ static void write_machine(FILE *f, const json_t *env) {
             fputs("| ", f);
             md_cell(f, k);
             fputs(" | ", f);
-            md_cell(f, jstr(v, "path"));
+            md_cell(f, hx_json_str(v, "path", NULL));
             fputs(" | ", f);
-            md_cell(f, jstr(v, "compiler"));
+            md_cell(f, hx_json_str(v, "compiler", NULL));
             fputs(" | ", f);
-            const char *fl = jstr(v, "flags");
+            const char *fl = hx_json_str(v, "flags", NULL);
             if (fl) {
                 fputc('`', f);
                 md_cell(f, fl);
@@ -748,9 +743,9 @@ int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, c
     struct tm tm;
     strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
     fprintf(f, "# forkscope results: %s\n\n", name);
-    const char *date = jstr(env, "date");
+    const char *date = hx_json_str(env, "date", NULL);
     fprintf(f, "- Experiment run: %s\n", date ? date : "unknown (no date in env.json)");
-    const char *desc = jstr(config, "description");
+    const char *desc = hx_json_str(config, "description", NULL);
     if (desc)
         fprintf(f, "- Description: %s\n", desc);
     fprintf(f, "- Results directory: `%s`%s\n", dir, config ? "" : " (config.json missing)");

@@ -230,17 +230,6 @@ static char *render_params(json_t *params) {
     return hx_xstrdup(buf);
 }
 
-/* A number field: 1 and *out if it is a JSON number, 0 if absent or null, -1 if other. */
-static int get_number(json_t *o, const char *key, double *out) {
-    json_t *v = json_object_get(o, key);
-    if (!v || json_is_null(v))
-        return 0;
-    if (!json_is_number(v))
-        return -1;
-    *out = json_number_value(v);
-    return isfinite(*out) ? 1 : -1;
-}
-
 /* Processes one parsed line; returns NULL if used, else why it was skipped (static text or
  * written into why). */
 /* The fields of one record that the summary uses, checked. */
@@ -282,7 +271,7 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
     r->calib = (kind && !strcmp(kind, "calibrate")) || !strcmp(r->bench, "calibrate");
     r->ok = !strcmp(r->status, "ok");
     r->t = r->rss = r->cpu = NAN;
-    int ht = get_number(o, "time_s", &r->t), hr = get_number(o, "maxrss_kib", &r->rss);
+    int ht = hx_json_number(o, "time_s", &r->t), hr = hx_json_number(o, "maxrss_kib", &r->rss);
     if (ht < 0 || (ht > 0 && r->t < 0))
         return "bad field \"time_s\" (a number >= 0 or null)";
     if (hr < 0 || (hr > 0 && r->rss < 0))
@@ -291,7 +280,7 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
         return "status \"ok\" but no \"time_s\"";
     if (r->ok && hr == 0)
         return "status \"ok\" but no \"maxrss_kib\"";
-    int hc = get_number(o, "cpu_s", &r->cpu);
+    int hc = hx_json_number(o, "cpu_s", &r->cpu);
     if (hc < 0 || (hc > 0 && r->cpu < 0))
         return "bad field \"cpu_s\" (a number >= 0 or null)";
     r->has_cpu = hc > 0;

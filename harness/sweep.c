@@ -690,12 +690,6 @@ static int same_bytes(const char *path, const char *text, size_t len) {
     return same;
 }
 
-/* A string member of a record, "" if absent. */
-static const char *jstr(json_t *obj, const char *key) {
-    const char *v = json_string_value(json_object_get(obj, key));
-    return v ? v : "";
-}
-
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Stage 1: the configuration, the directory and the plan. */
@@ -786,10 +780,10 @@ static void sweep_account_done(sweep *s) {
         size_t nwall = 0;
         for (size_t k = 0; k < s->ndone; k++) {
             json_t *r = json_array_get(done, k);
-            if (strcmp(jstr(r, "cell_id"), c->id))
+            if (strcmp(hx_json_str(r, "cell_id", ""), c->id))
                 continue;
             if (s->o->dry_run && nwall < 64 && json_is_number(json_object_get(r, "wall_s")) &&
-                !strcmp(jstr(r, "status"), "ok"))
+                !strcmp(hx_json_str(r, "status", ""), "ok"))
                 wall[nwall++] = json_number_value(json_object_get(r, "wall_s"));
             long rep = (long)json_integer_value(json_object_get(r, "rep"));
             if (rep >= 0 && (unsigned long)rep < c->reps) {

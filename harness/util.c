@@ -249,6 +249,23 @@ double hx_now(void) {
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* ---- JSON getters -------------------------------------------------------------------------- */
+
+const char *hx_json_str(const json_t *o, const char *key, const char *def) {
+    const char *s = json_string_value(json_object_get(o, key));
+    return s && *s ? s : def;
+}
+
+int hx_json_number(const json_t *o, const char *key, double *out) {
+    json_t *v = json_object_get(o, key);
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v))
+        return -1;
+    *out = json_number_value(v);
+    return isfinite(*out) ? 1 : -1;
+}
+
 /* ---- return codes (errors.h) ------------------------------------------------------------------ */
 
 int hx_exit_status(int rc) {

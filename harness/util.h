@@ -7,6 +7,7 @@
 #ifndef HX_UTIL_H
 #define HX_UTIL_H
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -46,5 +47,11 @@ int hx_cmp_double(const void *a, const void *b);
 
 /* Seconds on the monotonic clock. */
 double hx_now(void);
+
+/* JSON getters.  The string member key of o if it is a non-empty string, else def. */
+const char *hx_json_str(const json_t *o, const char *key, const char *def);
+/* A number member: 1 and *out if it is a finite JSON number, 0 if absent or null, -1 if
+ * anything else. */
+int hx_json_number(const json_t *o, const char *key, double *out);
 
 #endif

@@ -202,6 +202,23 @@ TEST(return_codes) {
     ASSERT_STR_CONTAINS(hx_strerror(0), "success");
 }
 
+TEST(json_getters) {
+    json_error_t e;
+    json_t *o = json_loads("{\"s\": \"x\", \"e\": \"\", \"n\": 2.5, \"z\": null, \"t\": \"2\"}", 0, &e);
+    ASSERT(o);
+    ASSERT(!strcmp(hx_json_str(o, "s", NULL), "x"));
+    ASSERT(hx_json_str(o, "e", NULL) == NULL);          /* empty: the default */
+    ASSERT(!strcmp(hx_json_str(o, "missing", "d"), "d"));
+    ASSERT(!strcmp(hx_json_str(o, "n", ""), ""));       /* not a string */
+    double v = 0;
+    ASSERT_EQ(hx_json_number(o, "n", &v), 1);
+    ASSERT(v == 2.5);
+    ASSERT_EQ(hx_json_number(o, "z", &v), 0);
+    ASSERT_EQ(hx_json_number(o, "missing", &v), 0);
+    ASSERT_EQ(hx_json_number(o, "t", &v), -1);
+    json_decref(o);
+}
+
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
@@ -211,6 +228,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(median_and_quantiles, 10),
                          TEST_CASE(grow_and_clock, 10),
                          TEST_CASE(return_codes, 10),
+                         TEST_CASE(json_getters, 10),
                          {0},
                      });
 }
