@@ -122,8 +122,10 @@ FORCE:
 # ---- tests -------------------------------------------------------------------------------
 # Runtime tests are built per variant: tests/test_X.c -> build/<mode>/<v>/tests/test_X
 RT_TESTS := test_runtime test_stack test_deque $(if $(wildcard tests/test_topology.c),test_topology)
+# A runtime test may link other objects of tests/: TEST_OBJS_<test>.
+TEST_OBJS_test_runtime := tests/shared_tasks.o
 define TEST_RULES
-$(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(BUILD)/$(1)/$(2)/libforkscope.a
+$(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(addprefix $(BUILD)/$(1)/$(2)/,$(TEST_OBJS_$(3))) $(BUILD)/$(1)/$(2)/libforkscope.a
 	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))

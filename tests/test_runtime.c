@@ -13,6 +13,7 @@
 
 #include "forkscope.h"
 #include "runtime/worker.h" /* white-box checks of the lazy scheduler's groups */
+#include "tests/shared_tasks.h"
 #include "tests/testlib.h"
 
 /* ---- tasks ------------------------------------------------------------------------------ */
@@ -256,6 +257,41 @@ static void fib_on(fk_sched sched) {
             ASSERT_MSG(r == fib_serial(n), "fib(%d) = %lld on %u workers (%s), expected %lld", n, (long long)r,
                        worker_counts[k], fk_sched_name(sched), (long long)fib_serial(n));
         }
+        fk_pool_destroy(p);
+    }
+}
+
+/* Tasks of another file (tests/shared_tasks.c, FK_TASK_DECLARE / FK_TASK_DEFINE): forked,
+ * called and run as roots from here, with and without parameters, on 1..8 workers. */
+typedef struct {
+    fk_frame fk;
+    int64_t r;
+    int inc, tick;
+} cross_frame;
+
+FK_TASK(cross_file, int64_t, cross_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_FORK(&f->r, shared_fib, n);
+    FK_FORK(&f->tick, shared_tick);
+    FK_CALL(&f->inc, shared_inc, 41);
+    FK_JOIN();
+    FK_RETURN(f->r + f->inc + f->tick);
+} FK_END
+
+TEST(cross_file_tasks) {
+    for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
+        fk_pool *p = make_pool(worker_counts[k], FK_SCHED_BUSY);
+        for (int n = 0; n <= 22; n += 11) {
+            int64_t r = -1, q = -1;
+            ASSERT_EQ(FK_RUN(p, &r, cross_file, n), 0);
+            ASSERT_MSG(r == fib_serial(n) + 42 + 7, "cross_file(%d) = %lld on %u workers", n, (long long)r,
+                       worker_counts[k]);
+            ASSERT_EQ(FK_RUN(p, &q, shared_fib, n), 0);
+            ASSERT_EQ(q, fib_serial(n));
+        }
+        int t = 0;
+        ASSERT_EQ(FK_RUN(p, &t, shared_tick), 0);
+        ASSERT_EQ(t, 7);
         fk_pool_destroy(p);
     }
 }
@@ -1231,6 +1267,7 @@ int main(int argc, char **argv) {
         TEST_CASE(leap_mutual, 120),
 #endif
         TEST_CASE(stats_counts, 30),
+        TEST_CASE(cross_file_tasks, 30),
         TEST_CASE(api_errors, 10),
         TEST_CASE(run_from_worker_refused, 10),
         TEST_CASE(lazy_numa_no_hang, 120),

@@ -41,9 +41,8 @@
  *       FK_JOIN();
  *       ...
  *
- * A task is static to its file: only tasks of the same file can fork or call it (a
- * declaration macro for tasks shared between files does not exist yet).  Other files can
- * run it as a root through an ordinary function of its file that calls FK_RUN.
+ * A task is static to its file.  To fork, call or run it from other files, declare it in a
+ * header with FK_TASK_DECLARE and define it in one file with FK_TASK_DEFINE (below).
  *
  * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *, and the
  * compiler those marked C)
@@ -268,6 +267,17 @@ int fk_sched_parse(const char *name, fk_sched *out);
  * resumed): FK_LEAF_TASK(name, result type, (type, param)...) { ... FK_RETURN(v); } FK_END.
  * It can be forked, called and run as a root like any task. */
 #define FK_LEAF_TASK(name, RET, ...) FK__LEAF_TASK(name, RET, __VA_ARGS__)
+
+/* Tasks shared between files.  In a header:
+ *     FK_TASK_DECLARE(name, result type, (type, param)...)
+ * and in exactly one .c file that includes it, with the same result type and parameters:
+ *     FK_TASK_DEFINE(name, result type, frame declaration, (type, param)...) { ... } FK_END
+ * or  FK_LEAF_TASK_DEFINE(name, result type, (type, param)...) { ... } FK_END
+ * Every file that includes the header can then fork, call and run the task.  (No ';' after
+ * FK_TASK_DECLARE: like FK_END, it ends in a function body.) */
+#define FK_TASK_DECLARE(name, RET, ...) FK__TASK_IFACE(name, RET, extern, __VA_ARGS__)
+#define FK_TASK_DEFINE(name, RET, FRAMEDECL, ...) FK__TASK_DEFINE(name, RET, FRAMEDECL, __VA_ARGS__)
+#define FK_LEAF_TASK_DEFINE(name, RET, ...) FK__LEAF_TASK_DEFINE(name, RET, __VA_ARGS__)
 
 /* Closes the body of an FK_TASK or FK_LEAF_TASK. */
 #define FK_END FK__END

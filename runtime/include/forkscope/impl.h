@@ -474,8 +474,10 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #define FK__LINK_UNUSED ((void)fk__link)
 #endif
 
-#define FK__TASK_COMMON(name, RET, ...)                                                    \
-    static void name(FK__LINK_PARAM RET * FK__PARAMS(FK__PDECL, __VA_ARGS__));             \
+/* What a caller needs to fork, call or run task name: its prototype, argument struct,
+ * result type, thunk and apply.  STORAGE: static (FK_TASK) or extern (FK_TASK_DECLARE). */
+#define FK__TASK_IFACE(name, RET, STORAGE, ...)                                            \
+    STORAGE void name(FK__LINK_PARAM RET * FK__PARAMS(FK__PDECL, __VA_ARGS__));            \
     struct name##__args {                                                                  \
         FK__FIELDS(__VA_ARGS__)                                                            \
     };                                                                                     \
@@ -489,18 +491,36 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         name(FK__LINK_ARG(fk__record_link(fk__r))(RET *) fk__record_ret(fk__r)             \
              FK__PARAMS(FK__ARG, __VA_ARGS__));                                            \
     }                                                                                      \
-    static FK__UNUSED void name##__thunk(const fk__record *fk__r) { name##__run(fk__r); }  \
+    STORAGE void name##__thunk(const fk__record *fk__r);                                   \
     FK__INLINE void name##__apply(FK__LINK_PARAM RET *fk__ret, const struct name##__args *fk__ap) { \
         const struct name##__args fk__a = *fk__ap;                                         \
         (void)fk__a; /* a task without parameters reads none */                            \
         name(FK__LINK_ARG(fk__link) fk__ret FK__PARAMS(FK__ARG, __VA_ARGS__));             \
     }
 
+/* The thunk a record of the task runs (defined with the task). */
+#define FK__TASK_THUNK(name, STORAGE)                                                      \
+    STORAGE FK__UNUSED void name##__thunk(const fk__record *fk__r) { name##__run(fk__r); }
+
+#define FK__TASK_COMMON(name, RET, ...)                                                    \
+    FK__TASK_IFACE(name, RET, static, __VA_ARGS__)                                         \
+    FK__TASK_THUNK(name, static)
+
 /* A leaf: one plain function, never a frame, never resumed. */
 #define FK__LEAF_TASK(name, RET, ...)                                                      \
+    FK__TASK_COMMON(name, RET, __VA_ARGS__) FK__LEAF_BODY(name, RET, static, __VA_ARGS__)
+/* A task declared with FK_TASK_DECLARE: its thunk and the function, with external linkage. */
+#define FK__LEAF_TASK_DEFINE(name, RET, ...)                                               \
+    FK__TASK_THUNK(name, ) FK__LEAF_BODY(name, RET, , __VA_ARGS__)
+#define FK__TASK_DEFINE(name, RET, FRAMEDECL, ...)                                         \
+    FK__TASK_THUNK(name, ) FK__TASK_BODY(name, RET, FRAMEDECL, , __VA_ARGS__)
+#define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+    FK__TASK_BODY(name, RET, FRAMEDECL, static, __VA_ARGS__)
+
+#define FK__LEAF_BODY(name, RET, STORAGE, ...)                                             \
     _Pragma("GCC diagnostic push")                                                         \
-    static void name(FK__LINK_PARAM RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {     \
+    STORAGE void name(FK__LINK_PARAM RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {    \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
         enum { fk__has_frame = 0 };                                                        \
@@ -610,12 +630,11 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
             fk__free(fk__self);                                                            \
     } while (0)
 
-#define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
-    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+#define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     static void name##__resume(fk_frame *);                                                \
     FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
                                  FK__PARAMS(FK__PDECL, __VA_ARGS__));                      \
-    static void name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
+    STORAGE void name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));             \
     }                                                                                      \
     static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                             \
@@ -813,10 +832,9 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 #define FK__RET_PTR() (fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret)
 #define FK__RETURN_FREE() FK__DBG_END()
 
-#define FK__TASK(name, RET, FRAMEDECL, ...)                                                \
-    FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
+#define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     _Pragma("GCC diagnostic push")                                                         \
-    static void name(RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {                    \
+    STORAGE void name(RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {                   \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
