@@ -619,6 +619,30 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         fk__nrec++;                                                                        \
     } while (0)
 
+/* The checks an FK_CALL starts with (in both frame modes). */
+#define FK__CALL_PROLOGUE(slot, task)                                                      \
+    (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */    \
+    FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                                   \
+    FK__CHECK_SLOT(slot, task);                                                            \
+    FK__STAT_INC(n_call)
+
+/* Child stealing, the first part of a join: run this scope's children still in the deque,
+ * newest first (the record on top is the last fork's: its thunk is known, fk__last); the
+ * first one missing was stolen, and so were all older ones: they are added to `stolen`.
+ * AFTER (a statement, or nothing) follows each child run here. */
+#define FK__JOIN_LOCAL(stolen, AFTER)                                                      \
+    for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                         \
+        const fk__record *fk__r = fk__pop_record();                                        \
+        if (!fk__r) {                                                                      \
+            stolen += fk__nrec;                                                            \
+            fk__nrec = 0;                                                                  \
+            break;                                                                         \
+        }                                                                                  \
+        fk__nrec--;                                                                        \
+        FK__RUN_RECORD(fk__t, fk__r);                                                      \
+        AFTER                                                                              \
+    }
+
 #if FK_STACK != FK_STACK_NATIVE
 /* ==== frame-stack variants: fast and slow clones ============================================ */
 
@@ -701,10 +725,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
-        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
-        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__STAT_INC(n_call);                                                              \
+        FK__CALL_PROLOGUE(slot, task);                                                     \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
@@ -801,21 +822,11 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         FK__RP_DECL(L);                                                                    \
-        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                     \
-            const fk__record *fk__r = fk__pop_record();                                    \
-            if (!fk__r) {                                                                  \
-                fk__self->steals += fk__nrec;                                              \
-                fk__nrec = 0;                                                              \
-                break;                                                                     \
-            }                                                                              \
-            fk__nrec--;                                                                    \
-            FK__RUN_RECORD(fk__t, fk__r);                                                  \
-            if (FK__UNLIKELY(FK__H->unwinding)) {                                          \
-                fk__self->rp = &FK__RP(L);                                                 \
-                fk__join_unwound(fk__self, 1 + fk__nrec);                                  \
-                return;                                                                    \
-            }                                                                              \
-        }                                                                                  \
+        FK__JOIN_LOCAL(fk__self->steals, if (FK__UNLIKELY(FK__H->unwinding)) {             \
+            fk__self->rp = &FK__RP(L);                                                     \
+            fk__join_unwound(fk__self, 1 + fk__nrec);                                      \
+            return;                                                                        \
+        });                                                                                \
         if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
             fk__self->rp = &FK__RP(L);                                                     \
             if (!fk__join(fk__self))                                                       \
@@ -884,10 +895,7 @@ fk__begin:;                                                                     
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
-        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
-        FK__CHECK(fk__has_frame, "FK_CALL before FK_BEGIN");                               \
-        FK__CHECK_SLOT(slot, task);                                                        \
-        FK__STAT_INC(n_call);                                                              \
+        FK__CALL_PROLOGUE(slot, task);                                                     \
         task((slot) __VA_OPT__(, ) __VA_ARGS__);                                           \
     } while (0)
 
@@ -900,16 +908,7 @@ fk__begin:;                                                                     
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
-        for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                     \
-            const fk__record *fk__r = fk__pop_record();                                    \
-            if (!fk__r) {                                                                  \
-                fk__stolen += fk__nrec;                                                    \
-                fk__nrec = 0;                                                              \
-                break;                                                                     \
-            }                                                                              \
-            fk__nrec--;                                                                    \
-            FK__RUN_RECORD(fk__t, fk__r);                                                  \
-        }                                                                                  \
+        FK__JOIN_LOCAL(fk__stolen, );                                                      \
         if (FK__UNLIKELY(fk__stolen != 0)) {                                               \
             fk__lf_join(FK__STACK_ADDR(fk__frame_store.fk), fk__stolen);                   \
             fk__stolen = 0;                                                                \
