@@ -21,7 +21,7 @@ SHELL := /bin/bash
 # A fresh machine: say what to run rather than stop at a compiler error.  `make check`,
 # `make run` and `make bench` install what is missing themselves (scripts/setup.sh).
 NEEDED_HEADERS  := /usr/include/jansson.h /usr/include/hwloc.h /usr/include/gsl/gsl_errno.h \
-                   /usr/include/papi.h /usr/include/nettle/sha1.h
+                   /usr/include/papi.h /usr/include/nettle/sha1.h /usr/include/Rmath.h
 MISSING_HEADERS := $(filter-out $(wildcard $(NEEDED_HEADERS)),$(NEEDED_HEADERS))
 ifneq ($(MISSING_HEADERS),)
 ifeq ($(filter setup check run bench clean,$(MAKECMDGOALS)),)
@@ -85,9 +85,9 @@ BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 # every harness object but main.o.
 HARNESS_SRC     := $(wildcard harness/*.c) bench/options.c # the kernels' option table, shared
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
-HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lhwloc -lm
+HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
-                     tests/test_plot.c tests/test_util.c))
+                     tests/test_plot.c tests/test_util.c tests/test_compare.c))
 # The CLI's `topology` command prints the runtime's view of a topology through the public
 # header (fk_topology_describe), linked from the default build's library.
 HARNESS_RT_LIB  := $(BUILD)/rel/cont-seg/libforkscope.a

@@ -1,0 +1,210 @@
+/* test_compare.c — the statistics of `forkscope compare`, and the command.
+ *
+ * Exact p-values are checked against counts worked out by hand (the arithmetic is in the
+ * comments) and against R's wilcox.test where noted; tie-corrected normal p-values against
+ * the formula evaluated by hand.  Then by simulation (seeded, so the figures are the same on
+ * every run): with A = A, over 2,000 comparisons each of normal, log-normal and outlier-
+ * contaminated noise, the rate of p < 0.05 lies in [0.03, 0.07]; the 95% intervals of a
+ * known ratio cover it in [0.93, 0.97] of them; the power for a 5% shift at 3% noise with
+ * 10 pairs is printed. */
+#include "tests/testlib.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#include "harness/abtest.h"
+
+/* ---- exact values ------------------------------------------------------------------------------ */
+
+TEST(signed_rank_exact) {
+    /* d = 1..10 with 7 negated: |d| has ranks 1..10, V = 55 - 7 = 48; by symmetry
+     * P(V >= 48) = P(V <= 7) = #{subsets of 1..10 with sum <= 7} / 2^10 = 19 / 1024
+     * (sums 0..7: 1 1 1 2 2 3 4 5 subsets), p = 38/1024 = 0.037109375 (R: V = 48,
+     * p-value = 0.03711). */
+    double d[] = {1, 2, 3, 4, 5, 6, -7, 8, 9, 10};
+    hx_test t;
+    ASSERT_EQ(hx_signed_rank(d, 10, 0.95, &t), 0);
+    ASSERT(t.exact);
+    ASSERT_NEAR(t.stat, 48, 0);
+    ASSERT_NEAR(t.p, 38.0 / 1024, 1e-12);
+    ASSERT_NEAR(t.p_faster, 0.1, 1e-12);
+    /* the 95% interval: qsignrank(0.025, 10) = 9, so the 9th smallest and 9th largest of
+     * the 55 Walsh averages; achieved confidence 1 - 2 P(V <= 8) = 1 - 2 * 25/1024 */
+    ASSERT_NEAR(t.conf_achieved, 1 - 50.0 / 1024, 1e-12);
+    ASSERT(t.lo < t.est && t.est < t.hi);
+
+    /* Hodges-Lehmann: d = {1, 2, 3}: Walsh averages 1, 1.5, 2, 2, 2.5, 3: median 2 */
+    double e[] = {3, 1, 2};
+    ASSERT_EQ(hx_signed_rank(e, 3, 0.95, &t), 0);
+    ASSERT_NEAR(t.est, 2, 0);
+    /* n = 3, all positive: p = 2 * 1/8 */
+    ASSERT_NEAR(t.p, 0.25, 1e-12);
+    ASSERT_NEAR(t.p_faster, 0, 0);
+}
+
+TEST(signed_rank_ties_normal) {
+    /* |d| = 1 1 2 2 3 3 4 5: midranks 1.5 1.5 3.5 3.5 5.5 5.5 7 8; only -2 is negative:
+     * V = 36 - 3.5 = 32.5.  Mean 8*9/4 = 18, variance 8*9*17/24 - 3*(2^3 - 2)/48 = 50.625;
+     * z = (32.5 - 18 - 0.5) / sqrt(50.625) = 1.967639; p = erfc(z / sqrt 2) = 0.0491095. */
+    double d[] = {1, 1, 2, -2, 3, 3, 4, 5};
+    hx_test t;
+    ASSERT_EQ(hx_signed_rank(d, 8, 0.95, &t), 0);
+    ASSERT(!t.exact);
+    ASSERT_NEAR(t.stat, 32.5, 0);
+    ASSERT_NEAR(t.p, 0.04910953919720457, 1e-9);
+    /* a zero difference is dropped from the test and counted half faster */
+    double z[] = {0, 1, 2, 3, 4, 5, -6};
+    ASSERT_EQ(hx_signed_rank(z, 7, 0.95, &t), 0);
+    ASSERT_EQ(t.n, 6);
+    ASSERT(!t.exact);
+    ASSERT_NEAR(t.p_faster, 1.5 / 7, 1e-12);
+    /* too few: p = 1, no interval */
+    double one[] = {0.5};
+    ASSERT_EQ(hx_signed_rank(one, 1, 0.95, &t), 0);
+    ASSERT_NEAR(t.p, 1, 0);
+    ASSERT(isnan(t.lo) && isnan(t.hi));
+    double bad[] = {1, NAN};
+    ASSERT_EQ(hx_signed_rank(bad, 2, 0.95, &t), -EINVAL);
+    ASSERT_EQ(hx_signed_rank(d, 8, 1.5, &t), -EINVAL);
+}
+
+TEST(rank_sum_exact_and_ties) {
+    /* a = 1 2 3, b = 4 5 6: b's ranks 4 5 6, W = 15 - 6 = 9 = na*nb, the largest value:
+     * p = 2 * 1/C(6,3) = 0.1 (R: W = 9, p-value = 0.1).  Every b is slower. */
+    double a[] = {1, 2, 3}, b[] = {4, 5, 6};
+    hx_test t;
+    ASSERT_EQ(hx_rank_sum(a, 3, b, 3, 0.95, &t), 0);
+    ASSERT(t.exact);
+    ASSERT_NEAR(t.stat, 9, 0);
+    ASSERT_NEAR(t.p, 0.1, 1e-12);
+    ASSERT_NEAR(t.p_faster, 0, 0);
+    /* Hodges-Lehmann shift: the 9 differences b - a are 1 2 2 3 3 3 4 4 5: median 3 */
+    ASSERT_NEAR(t.est, 3, 0);
+    /* swapped: W = 0, the same p, shift -3, every b faster */
+    ASSERT_EQ(hx_rank_sum(b, 3, a, 3, 0.95, &t), 0);
+    ASSERT_NEAR(t.stat, 0, 0);
+    ASSERT_NEAR(t.p, 0.1, 1e-12);
+    ASSERT_NEAR(t.est, -3, 0);
+    ASSERT_NEAR(t.p_faster, 1, 0);
+
+    /* ties: a = 1 2 2 3, b = 2 3 4 5 5.  Pooled sorted: 1 | 2 2 2 | 3 3 | 4 | 5 5 with
+     * midranks 1, 3, 5.5, 7, 8.5; b's ranks 3 + 5.5 + 7 + 8.5 + 8.5 = 32.5, W = 32.5 - 15
+     * = 17.5; mean 10, tie sum 24 + 6 + 6 = 36, variance 20/12 * (10 - 36/72) = 15.8333;
+     * z = (17.5 - 10 - 0.5) / sqrt(15.8333) = 1.759203, p = erfc(z / sqrt 2) = 0.078546. */
+    double a2[] = {1, 2, 2, 3}, b2[] = {2, 3, 4, 5, 5};
+    ASSERT_EQ(hx_rank_sum(a2, 4, b2, 5, 0.95, &t), 0);
+    ASSERT(!t.exact);
+    ASSERT_NEAR(t.stat, 17.5, 1e-12);
+    ASSERT_NEAR(t.p, erfc((7.0 / sqrt(20.0 / 12 * 9.5)) / sqrt(2)), 1e-12);
+    ASSERT_NEAR(t.p, 0.078546, 1e-5);
+}
+
+TEST(holm_and_helpers) {
+    double p[] = {0.01, 0.04, 0.03, NAN}, adj[4];
+    hx_holm(p, 4, adj);
+    /* m = 3 valid: 3*0.01 = 0.03; 2*0.03 = 0.06; max(1*0.04, 0.06) = 0.06 */
+    ASSERT_NEAR(adj[0], 0.03, 1e-12);
+    ASSERT_NEAR(adj[2], 0.06, 1e-12);
+    ASSERT_NEAR(adj[1], 0.06, 1e-12);
+    ASSERT(isnan(adj[3]));
+    double x[] = {1, 2, 3, 4, 5, 6}, y[] = {2, 4, 6, 8, 10, 12}, yr[] = {12, 10, 8, 6, 4, 2}, pv;
+    ASSERT_NEAR(hx_spearman(x, y, 6, &pv), 1, 1e-12);
+    ASSERT(pv < 0.001);
+    ASSERT_NEAR(hx_spearman(x, yr, 6, &pv), -1, 1e-12);
+    double o[] = {10, 10.1, 9.9, 10.05, 9.95, 10.02, 30};
+    ASSERT_EQ(hx_outliers(o, 7), 1);
+    ASSERT_EQ(hx_outliers(o, 6), 0);
+    /* 5% at 3% noise, paired: ((1.95996 + 0.84162) * 0.03 / log 1.05)^2 * pi/3 = 3.11 ->
+     * the floor of 6 pairs; at 10% noise: 34.53 -> 35; unpaired twice that per side */
+    ASSERT_EQ(hx_runs_needed(0.03, 0.05, 0.05, 0.8, 1), 6);
+    ASSERT_EQ(hx_runs_needed(0.10, 0.05, 0.05, 0.8, 1), 35);
+    ASSERT_EQ(hx_runs_needed(0.10, 0.05, 0.05, 0.8, 0), 70);
+    ASSERT_EQ(hx_runs_needed(0, 0.05, 0.05, 0.8, 1), 0);
+    double la[] = {0, 0.1, 0.2, 0.3}, lb[] = {1, 1.1, 1.2, 1.3}, lo, hi;
+    ASSERT_EQ(hx_boot_log_ratio(la, 4, lb, 4, 1, 500, 7, 0.95, &lo, &hi), 0);
+    ASSERT_NEAR(lo, 1, 1e-12); /* paired and a constant difference: every resample says 1 */
+    ASSERT_NEAR(hi, 1, 1e-12);
+}
+
+/* ---- simulation -------------------------------------------------------------------------------- */
+
+enum { SHAPE_NORMAL, SHAPE_LOGNORMAL, SHAPE_OUTLIERS };
+static const char *const shape_names[] = {"normal", "log-normal", "outliers"};
+
+/* One run's time: 1 s times the ratio, with 3% noise of the given shape. */
+static double draw(gsl_rng *g, int shape, double ratio) {
+    double t;
+    if (shape == SHAPE_NORMAL)
+        t = 1 + gsl_ran_gaussian(g, 0.03);
+    else if (shape == SHAPE_LOGNORMAL)
+        t = exp(gsl_ran_gaussian(g, 0.03));
+    else /* 10% of runs 30% slower (a neighbour woke up) */
+        t = (gsl_rng_uniform(g) < 0.1 ? 1.3 : 1.0) * exp(gsl_ran_gaussian(g, 0.02));
+    return t * ratio;
+}
+
+typedef struct {
+    double reject, cover;
+} sim_result;
+
+/* reps comparisons of n runs each, B = ratio * A; paired: runs paired by index, with a
+ * shared per-pair factor (what pairing in time removes). */
+static sim_result simulate(int shape, int paired, size_t n, double ratio, unsigned reps, unsigned long seed) {
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, seed);
+    double la[64], lb[64], d[64];
+    unsigned rejected = 0, covered = 0;
+    for (unsigned k = 0; k < reps; k++) {
+        for (size_t i = 0; i < n; i++) {
+            double common = paired ? exp(gsl_ran_gaussian(g, 0.05)) : 1; /* machine state */
+            la[i] = log(draw(g, shape, 1) * common);
+            lb[i] = log(draw(g, shape, ratio) * common);
+            d[i] = lb[i] - la[i];
+        }
+        hx_test t;
+        if (paired)
+            ASSERT_EQ(hx_signed_rank(d, n, 0.95, &t), 0);
+        else
+            ASSERT_EQ(hx_rank_sum(la, n, lb, n, 0.95, &t), 0);
+        rejected += t.p < 0.05;
+        covered += t.lo <= log(ratio) && log(ratio) <= t.hi;
+    }
+    gsl_rng_free(g);
+    return (sim_result){(double)rejected / reps, (double)covered / reps};
+}
+
+TEST(simulated_error_rates) {
+    const unsigned reps = 2000;
+    for (int shape = 0; shape < 3; shape++)
+        for (int paired = 1; paired >= 0; paired--) {
+            sim_result same = simulate(shape, paired, 10, 1.0, reps, 11 + (unsigned long)shape);
+            sim_result shifted = simulate(shape, paired, 10, 1.05, reps, 101 + (unsigned long)shape);
+            printf("  %-10s %-8s n=10: false positives %.3f, coverage of a 1.05 ratio %.3f, power for 5%% %.3f\n",
+                   shape_names[shape], paired ? "paired" : "unpaired", same.reject, shifted.cover, shifted.reject);
+            ASSERT_MSG(same.reject >= 0.03 && same.reject <= 0.07, "%s %s: A = A rejected in %.3f of %u",
+                       shape_names[shape], paired ? "paired" : "unpaired", same.reject, reps);
+            ASSERT_MSG(same.cover >= 0.93 && same.cover <= 0.97, "%s %s: interval covers 1 in %.3f",
+                       shape_names[shape], paired ? "paired" : "unpaired", same.cover);
+            ASSERT_MSG(shifted.cover >= 0.93 && shifted.cover <= 0.97, "%s %s: interval covers 1.05 in %.3f",
+                       shape_names[shape], paired ? "paired" : "unpaired", shifted.cover);
+        }
+    /* larger samples take the normal approximation (n >= 50): still calibrated */
+    sim_result big = simulate(SHAPE_LOGNORMAL, 1, 60, 1.0, reps, 7);
+    printf("  log-normal paired n=60 (normal approximation): false positives %.3f, coverage %.3f\n", big.reject,
+           big.cover);
+    ASSERT(big.reject >= 0.03 && big.reject <= 0.07);
+    ASSERT(big.cover >= 0.93 && big.cover <= 0.97);
+}
+
+int main(int argc, char **argv) {
+    return test_main(argc, argv,
+                     (struct test_case[]){
+                         TEST_CASE(signed_rank_exact, 10),
+                         TEST_CASE(signed_rank_ties_normal, 10),
+                         TEST_CASE(rank_sum_exact_and_ties, 10),
+                         TEST_CASE(holm_and_helpers, 10),
+                         TEST_CASE(simulated_error_rates, 60),
+                         {0},
+                     });
+}
