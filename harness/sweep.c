@@ -26,7 +26,7 @@
 /* ---- run statuses (harness/results.h) -------------------------------------------------------- */
 
 enum { ST_OK, ST_WRONG, ST_CRASH, ST_TIMEOUT, ST_MEMORY, ST_ERROR, NSTATUS };
-_Static_assert(NSTATUS == sizeof ((hx_cell *)0)->fails / sizeof ((hx_cell *)0)->fails[0], "hx_cell.fails: one per status");
+_Static_assert(NSTATUS == sizeof ((hx_plan_cell *)0)->fails / sizeof ((hx_plan_cell *)0)->fails[0], "hx_plan_cell.fails: one per status");
 static const char *const status_names[NSTATUS] = {"ok", "wrong", "crash", "timeout", "memory", "error"};
 
 static int status_index(const char *s) {
@@ -39,7 +39,7 @@ static int status_index(const char *s) {
 /* ---- the plan ------------------------------------------------------------------------------ */
 
 /* The plan's types (sweep.h), by their short names here. */
-typedef hx_cell cell;
+typedef hx_plan_cell cell;
 typedef hx_planned_run run;
 typedef hx_plan plan;
 

@@ -32,7 +32,7 @@
 
 /* ---- the plan: the stage that A/B comparisons and cluster shards reuse ------------------- */
 
-typedef struct hx_cell {
+typedef struct hx_plan_cell {
     char id[200];          /* "<benchmark>|<variant>|<P>", "calibrate|<variant>|<P>" */
     const hx_bench *bench; /* NULL for a calibrate cell */
     const hx_variant *var;
@@ -45,7 +45,7 @@ typedef struct hx_cell {
     unsigned done, fails[6]; /* fails[status index], results.h's order: ok, wrong, crash, ... */
     double *times;         /* time_s of the ok runs */
     unsigned ntimes;
-} hx_cell;
+} hx_plan_cell;
 
 /* One run of the plan: repetition rep of cell cells[cell]; its run_id is "<cell id>#<rep>". */
 typedef struct hx_planned_run {
@@ -53,7 +53,7 @@ typedef struct hx_planned_run {
 } hx_planned_run;
 
 typedef struct hx_plan {
-    hx_cell *cells; /* calibrate cells first (ncalib of them), then benchmark x variant x P */
+    hx_plan_cell *cells; /* calibrate cells first (ncalib of them), then benchmark x variant x P */
     size_t ncells, ncalib;
     hx_planned_run *runs; /* every run, in the configured order */
     size_t nruns;
