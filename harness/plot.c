@@ -617,8 +617,8 @@ static int write_settings(plotctx *c, panels *sc, panels *mem, glist *ovvar, siz
 
 /* ---- the scripts ------------------------------------------------------------------------------------ */
 
-static const char *const script_names[] = {"term.gp", "scaling.gp", "speedup.gp", "efficiency.gp", "memory.gp",
-                                           "overhead.gp"};
+static const char *const script_names[] = {"term.gp",     "scaling.gp",  "speedup.gp", "efficiency.gp",
+                                           "memory.gp",   "overhead.gp", "forest.gp"};
 #define NSCRIPTS (sizeof script_names / sizeof *script_names)
 
 static int is_script_dir(const char *d) {
@@ -926,16 +926,7 @@ static int plot_load(plotctx *c) {
     return HX_OK;
 }
 
-/* gnuplot and the terminals it has. */
-typedef struct gnuplot {
-    char path[PATH_MAX];
-    const char *raster, *vector; /* pngcairo or png; pdfcairo or svg (NULL: none) */
-    int ok;                      /* found, runs, and has a raster terminal */
-} gnuplot;
-
-/* Stage 3: finds gnuplot and its terminals.  HX_OK if it is missing (the caller says so
- * once the data files are written); HX_ETOOL if it is there but unusable. */
-static int find_gnuplot(plotctx *c, gnuplot *g) {
+int hx_gnuplot_find(hx_gnuplot *g) {
     memset(g, 0, sizeof *g);
     if (find_on_path("gnuplot", g->path, sizeof g->path))
         return HX_OK;
@@ -943,7 +934,7 @@ static int find_gnuplot(plotctx *c, gnuplot *g) {
     const char *const args[] = {"gnuplot", "-e", "set print '-'; print GPVAL_TERMINALS", NULL};
     int r = run_gnuplot(g->path, args, &out);
     if (r != 0) {
-        fprintf(stderr, "forkscope plot: %s does not run (%s)\n", g->path, r < 0 ? strerror(errno) : "exit status");
+        fprintf(stderr, "forkscope: %s does not run (%s)\n", g->path, r < 0 ? strerror(errno) : "exit status");
         if (out)
             print_output("terminal list", "-", out);
         free(out);
@@ -952,44 +943,80 @@ static int find_gnuplot(plotctx *c, gnuplot *g) {
     g->raster = has_term(out, "pngcairo") ? "pngcairo" : has_term(out, "png") ? "png" : NULL;
     g->vector = has_term(out, "pdfcairo") ? "pdfcairo" : has_term(out, "svg") ? "svg" : NULL;
     free(out);
-    if (g->raster && strcmp(g->raster, "pngcairo"))
-        note(c, "gnuplot has no pngcairo terminal: PNGs drawn with 'png' (libgd)");
-    if (g->vector && strcmp(g->vector, "pdfcairo"))
-        note(c, "gnuplot has no pdfcairo terminal: vector figures are SVG instead of PDF");
-    if (!g->vector)
-        note(c, "gnuplot has neither pdfcairo nor svg: PNG only");
     if (!g->raster) {
-        fprintf(stderr, "forkscope plot: gnuplot (%s) has neither the pngcairo nor the png terminal\n", g->path);
+        fprintf(stderr, "forkscope: gnuplot (%s) has neither the pngcairo nor the png terminal\n", g->path);
         return HX_ETOOL;
     }
     g->ok = 1;
     return HX_OK;
 }
 
-/* Stage 4: copies the gnuplot scripts into plots/.  HX_ETOOL if they are not found. */
-static int install_scripts(plotctx *c) {
+/* Stage 3 of plot: gnuplot, with notes on the terminals it lacks. */
+static int find_gnuplot(plotctx *c, hx_gnuplot *g) {
+    int rc = hx_gnuplot_find(g);
+    if (g->raster && strcmp(g->raster, "pngcairo"))
+        note(c, "gnuplot has no pngcairo terminal: PNGs drawn with 'png' (libgd)");
+    if (g->ok && g->vector && strcmp(g->vector, "pdfcairo"))
+        note(c, "gnuplot has no pdfcairo terminal: vector figures are SVG instead of PDF");
+    if (g->ok && !g->vector)
+        note(c, "gnuplot has neither pdfcairo nor svg: PNG only");
+    return rc;
+}
+
+int hx_plot_install_scripts(const char *dir) {
     char sdir[PATH_MAX], looked[PATH_MAX + 64];
     if (find_scripts(sdir, sizeof sdir, looked, sizeof looked)) {
-        fprintf(stderr, "forkscope plot: the gnuplot scripts (plots/*.gp) are not found (looked in %s); set "
+        fprintf(stderr, "forkscope: the gnuplot scripts (plots/*.gp) are not found (looked in %s); set "
                         "FORKSCOPE_PLOTS to their directory\n",
                 looked);
         return HX_ETOOL;
     }
     for (size_t i = 0; i < NSCRIPTS; i++) {
         char from[PATH_MAX], to[PATH_MAX];
-        int rc = join(from, sdir, script_names[i], "") || join(to, c->pdir, script_names[i], "")
-                     ? -ENAMETOOLONG
-                     : copy_file(from, to);
+        int rc = join(from, sdir, script_names[i], "") || join(to, dir, script_names[i], "") ? -ENAMETOOLONG
+                                                                                          : copy_file(from, to);
         if (rc) {
-            fprintf(stderr, "forkscope plot: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
+            fprintf(stderr, "forkscope: cannot copy %s to %s: %s\n", from, to, strerror(-rc));
             return HX_EIO;
         }
     }
     return HX_OK;
 }
 
+int hx_gnuplot_draw(const hx_gnuplot *g, const char *dir, const char *figure, hx_drawn *drawn) {
+    const char *terms[2] = {g->raster, g->vector};
+    for (int t = 0; t < 2 && terms[t]; t++) {
+        char script[PATH_MAX], tset[64], outfile[PATH_MAX], *out = NULL;
+        snprintf(tset, sizeof tset, "term='%s'", terms[t]);
+        const char *ext = !strcmp(terms[t], "pdfcairo") ? ".pdf" : !strcmp(terms[t], "svg") ? ".svg" : ".png";
+        if (join(script, dir, figure, ".gp") || join(outfile, dir, figure, ext))
+            return -ENAMETOOLONG;
+        unlink(outfile); /* so that a stale figure cannot pass for a new one */
+        const char *const args[] = {"gnuplot", "-e", tset, script, NULL};
+        int r = run_gnuplot(g->path, args, &out);
+        struct stat st;
+        int made = !stat(outfile, &st) && st.st_size > 0;
+        if (r != 0 || !made) {
+            fprintf(stderr, "forkscope: gnuplot failed on %s (terminal %s): %s\n", script, terms[t],
+                    r < 0 ? strerror(errno) : r ? "error" : "no output file");
+            if (out)
+                print_output(figure, terms[t], out);
+            free(out);
+            return HX_EINTERNAL;
+        }
+        if (out && *out) {
+            print_output(figure, terms[t], out); /* warnings: shown, not fatal */
+            drawn->warnings++;
+        }
+        free(out);
+        if (drawn->n < HX_DRAWN_MAX)
+            snprintf(drawn->files[drawn->n++], PATH_MAX, "%s", outfile);
+    }
+    return HX_OK;
+}
+
 /* plots/README.txt: what each file is and how to redraw a figure. */
-static int write_readme(plotctx *c, const gnuplot *g) {
+static int write_readme(plotctx *c, const hx_gnuplot *g) {
     FILE *rd = open_in(c, "README.txt");
     if (!rd)
         return HX_EIO;
@@ -1017,53 +1044,28 @@ static int write_readme(plotctx *c, const gnuplot *g) {
 }
 
 /* Stage 5: draws every figure with every terminal and lists what was written. */
-static int draw_figures(plotctx *c, const gnuplot *g, int with_memory, int with_overhead) {
+static int draw_figures(plotctx *c, const hx_gnuplot *g, int with_memory, int with_overhead) {
     static const char *const figures[] = {"speedup", "efficiency", "memory", "overhead"};
-    const char *terms[2] = {g->raster, g->vector};
-    int drawn = 0, warnings = 0, status = HX_OK;
-    char written[8][PATH_MAX];
+    hx_drawn drawn = {0};
+    int status = HX_OK;
     for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == HX_OK; fi++) {
         if ((!strcmp(figures[fi], "overhead") && !with_overhead) || (!strcmp(figures[fi], "memory") && !with_memory))
             continue;
-        for (int t = 0; t < 2 && terms[t] && status == HX_OK; t++) {
-            char script[PATH_MAX], tset[64], outfile[PATH_MAX], *out = NULL;
-            snprintf(tset, sizeof tset, "term='%s'", terms[t]);
-            const char *ext = !strcmp(terms[t], "pdfcairo") ? ".pdf" : !strcmp(terms[t], "svg") ? ".svg" : ".png";
-            if (join(script, c->pdir, figures[fi], ".gp") || join(outfile, c->pdir, figures[fi], ext))
-                return HX_EUSAGE; /* checked at the start: cannot happen */
-            unlink(outfile); /* so that a stale figure cannot pass for a new one */
-            const char *const args[] = {"gnuplot", "-e", tset, script, NULL};
-            int r = run_gnuplot(g->path, args, &out);
-            struct stat st;
-            int made = !stat(outfile, &st) && st.st_size > 0;
-            if (r != 0 || !made) {
-                fprintf(stderr, "forkscope plot: gnuplot failed on %s (terminal %s): %s\n", script, terms[t],
-                        r < 0 ? strerror(errno) : r ? "error" : "no output file");
-                if (out)
-                    print_output(figures[fi], terms[t], out);
-                status = HX_EINTERNAL;
-            } else if (out && *out) {
-                print_output(figures[fi], terms[t], out); /* warnings: shown, not fatal */
-                warnings++;
-            }
-            free(out);
-            if (status == HX_OK && drawn < 8)
-                snprintf(written[drawn++], PATH_MAX, "%s", outfile);
-        }
+        status = hx_gnuplot_draw(g, c->pdir, figures[fi], &drawn);
     }
     printf("forkscope plot: %s/\n", c->pdir);
-    for (int i = 0; i < drawn; i++)
-        printf("  %s\n", written[i]);
+    for (int i = 0; i < drawn.n; i++)
+        printf("  %s\n", drawn.files[i]);
     printf("  data: scaling.dat memory.dat memory-fit.dat overhead.dat settings.gp; scripts: *.gp; README.txt\n");
     printf("  redraw by hand: gnuplot %s/speedup.gp   (-e \"term='%s'\" for the vector version)\n", c->pdir,
            g->vector ? g->vector : g->raster);
-    if (warnings)
-        printf("  gnuplot printed warnings for %d figure%s (above)\n", warnings, warnings == 1 ? "" : "s");
-    return status;
+    if (drawn.warnings)
+        printf("  gnuplot printed warnings for %d figure%s (above)\n", drawn.warnings, drawn.warnings == 1 ? "" : "s");
+    return status == -ENAMETOOLONG ? HX_EUSAGE : status;
 }
 
 /* Stage 2: the data files and settings, written whatever happens next. */
-static int write_data(plotctx *c, panels *sc, panels *mem, glist *ovvar, size_t *ovrows, const gnuplot *g) {
+static int write_data(plotctx *c, panels *sc, panels *mem, glist *ovvar, size_t *ovrows, const hx_gnuplot *g) {
     if (mkdir(c->pdir, 0777) && errno != EEXIST) {
         fprintf(stderr, "forkscope plot: cannot create %s: %s\n", c->pdir, strerror(errno));
         return HX_EIO;
@@ -1096,12 +1098,12 @@ int hx_cmd_plot(int argc, char **argv) {
     memset(&mem, 0, sizeof mem);
     glist ovvar = {0};
     size_t ovrows = 0;
-    gnuplot g;
+    hx_gnuplot g;
     int gp_status = find_gnuplot(&c, &g);
     if ((status = write_data(&c, &sc, &mem, &ovvar, &ovrows, &g)))
         goto out;
     status = gp_status;
-    int sc_status = install_scripts(&c);
+    int sc_status = hx_plot_install_scripts(c.pdir);
     if (sc_status == HX_EIO || !status)
         status = sc_status;
     if (!g.ok && status == HX_OK) {

@@ -1,0 +1,47 @@
+# forest.gp — the forest plot of `forkscope compare`: one row per cell (benchmark, P), its
+# ratio B/A with the 95% interval on a log axis, the noise band shaded, the verdict as the
+# marker; time on the left, calibrated peak memory on the right.
+#   gnuplot DIR/forest.gp                        -> DIR/forest.png
+#   gnuplot -e "term='pdfcairo'" DIR/forest.gp   -> DIR/forest.pdf
+# Data: forest.dat next to this script (index 0 time, index 1 memory; columns: row, label,
+# ratio, lo, hi, verdict 0 no change, 1 faster/smaller, 2 slower/larger, 3 inconclusive),
+# described by forest-settings.gp (written by compare).
+if (!exists("dir")) {
+    dir = "."
+    do for [i = strlen(ARG0):1:-1] {
+        if (ARG0[i:i] eq "/") { dir = ARG0[1:i - 1]; break }
+    }
+}
+load dir."/forest-settings.gp"
+figure = "forest"
+
+width = 1100
+height = 150 + 26 * nrows
+height = (height < 360) ? 360 : height
+load dir."/term.gp"
+
+set multiplot layout 1, 2 title title."\n{/*0.8 ".subtitle."}" noenhanced
+set logscale x
+set yrange [nrows + 0.7 : 0.3]
+set ytics nomirror noenhanced
+set xtics nomirror
+set grid xtics lc rgb "#e0e0e0"
+set key outside below center horizontal samplen 1
+set border 3
+
+do for [m = 0:1] {
+    set xlabel (m == 0 ? "time B/A" : "calibrated peak memory B/A")
+    unset object 1
+    set object 1 rect from 1 - band, graph 0 to 1 + band, graph 1 fc rgb "#e8e8e8" fs solid 1.0 noborder behind
+    set arrow 1 from 1, graph 0 to 1, graph 1 nohead lc rgb "#888888" dt 2 back
+    lower = (m == 0) ? "faster" : "smaller"
+    higher = (m == 0) ? "slower" : "larger"
+    if (m == 1) { set format y "" } else { set format y "%g" }
+    plot dir."/forest.dat" index m using 3:1:4:5:ytic(m == 0 ? stringcolumn(2) : "") with xerrorbars \
+             lc rgb "#666666" pt -1 notitle, \
+         "" index m using ($6 == 0 ? $3 : NaN):1 with points pt 7 ps 1.2 lc rgb "#666666" title "no change", \
+         "" index m using ($6 == 1 ? $3 : NaN):1 with points pt 9 ps 1.5 lc rgb "#1a9850" title lower, \
+         "" index m using ($6 == 2 ? $3 : NaN):1 with points pt 11 ps 1.5 lc rgb "#d73027" title higher, \
+         "" index m using ($6 == 3 ? $3 : NaN):1 with points pt 6 ps 1.2 lc rgb "#e08214" title "inconclusive"
+}
+unset multiplot
