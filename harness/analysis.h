@@ -2,7 +2,7 @@
  * plots, computed from a results directory alone (DIR/raw.jsonl, DIR/env.json).
  *
  * Each command takes the arguments after its name (argv[0] is the command name) and
- * returns a process exit status (see harness/errors.h). */
+ * returns 0 or a code of harness/errors.h. */
 #ifndef HX_ANALYSIS_H
 #define HX_ANALYSIS_H
 
@@ -12,5 +12,9 @@ int hx_cmd_fit(int argc, char **argv);
 /* forkscope plot DIR: writes DIR/plots/ (data files, the gnuplot scripts used, PNG and PDF
  * or SVG figures) and prints where everything went. */
 int hx_cmd_plot(int argc, char **argv);
+
+/* forkscope compare DIR --a V --b V | DIR_A DIR_B: writes compare.md, compare.csv and a
+ * forest plot (see compare.c). */
+int hx_cmd_compare(int argc, char **argv);
 
 #endif

@@ -42,6 +42,9 @@ static void help(FILE *out) {
             "        victim groups with their Eq. 6 weights (default: one worker per PU, compact).\n"
             "  fit DIR     DIR/summary.csv, fits.csv, report.md from DIR/raw.jsonl and env.json.\n"
             "  plot DIR    DIR/plots/ from DIR's summary and fits (needs gnuplot).\n"
+            "  compare DIR --a VARIANT --b VARIANT | compare DIR_A DIR_B [--variant V]\n"
+            "        B against A with statistics: ratio, 95%% interval, Holm-adjusted p, verdict per\n"
+            "        cell, for time, memory and the memory exponent (compare --help).\n"
             "  --help, --version\n"
             "\n"
             "Environment:\n"
@@ -274,6 +277,8 @@ static int command(int argc, char **argv) {
         return hx_cmd_fit(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
         return hx_cmd_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "compare"))
+        return hx_cmd_compare(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
 }
 

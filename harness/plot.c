@@ -776,7 +776,7 @@ static void print_output(const char *script, const char *term, const char *out) 
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         if (n)
-            fprintf(stderr, "forkscope plot: gnuplot (%s, %s): %.*s\n", script, term, (int)n, p);
+            fprintf(stderr, "forkscope: gnuplot (%s, %s): %.*s\n", script, term, (int)n, p);
         p += n;
         if (*p)
             p++;

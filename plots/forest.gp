@@ -20,13 +20,13 @@ height = 150 + 26 * nrows
 height = (height < 360) ? 360 : height
 load dir."/term.gp"
 
-set multiplot layout 1, 2 title title."\n{/*0.8 ".subtitle."}" noenhanced
+set multiplot layout 1, 2 title title."\n".subtitle noenhanced
 set logscale x
 set yrange [nrows + 0.7 : 0.3]
 set ytics nomirror noenhanced
 set xtics nomirror
 set grid xtics lc rgb "#e0e0e0"
-set key outside below center horizontal samplen 1
+set key outside top center horizontal samplen 1
 set border 3
 
 do for [m = 0:1] {
@@ -36,12 +36,19 @@ do for [m = 0:1] {
     set arrow 1 from 1, graph 0 to 1, graph 1 nohead lc rgb "#888888" dt 2 back
     lower = (m == 0) ? "faster" : "smaller"
     higher = (m == 0) ? "slower" : "larger"
-    if (m == 1) { set format y "" } else { set format y "%g" }
-    plot dir."/forest.dat" index m using 3:1:4:5:ytic(m == 0 ? stringcolumn(2) : "") with xerrorbars \
-             lc rgb "#666666" pt -1 notitle, \
-         "" index m using ($6 == 0 ? $3 : NaN):1 with points pt 7 ps 1.2 lc rgb "#666666" title "no change", \
-         "" index m using ($6 == 1 ? $3 : NaN):1 with points pt 9 ps 1.5 lc rgb "#1a9850" title lower, \
-         "" index m using ($6 == 2 ? $3 : NaN):1 with points pt 11 ps 1.5 lc rgb "#d73027" title higher, \
-         "" index m using ($6 == 3 ? $3 : NaN):1 with points pt 6 ps 1.2 lc rgb "#e08214" title "inconclusive"
+    if (m == 0) {
+        plot dir."/forest.dat" index 0 using 3:1:4:5:ytic(2) with xerrorbars lc rgb "#666666" pt -1 notitle, \
+             "" index 0 using ($6 == 0 ? $3 : NaN):1 with points pt 7 ps 1.2 lc rgb "#666666" title "no change", \
+             "" index 0 using ($6 == 1 ? $3 : NaN):1 with points pt 9 ps 1.5 lc rgb "#1a9850" title lower, \
+             "" index 0 using ($6 == 2 ? $3 : NaN):1 with points pt 11 ps 1.5 lc rgb "#d73027" title higher, \
+             "" index 0 using ($6 == 3 ? $3 : NaN):1 with points pt 6 ps 1.2 lc rgb "#e08214" title "inconclusive"
+    } else {
+        set format y ""
+        plot dir."/forest.dat" index 1 using 3:1:4:5 with xerrorbars lc rgb "#666666" pt -1 notitle, \
+             "" index 1 using ($6 == 0 ? $3 : NaN):1 with points pt 7 ps 1.2 lc rgb "#666666" title "no change", \
+             "" index 1 using ($6 == 1 ? $3 : NaN):1 with points pt 9 ps 1.5 lc rgb "#1a9850" title lower, \
+             "" index 1 using ($6 == 2 ? $3 : NaN):1 with points pt 11 ps 1.5 lc rgb "#d73027" title higher, \
+             "" index 1 using ($6 == 3 ? $3 : NaN):1 with points pt 6 ps 1.2 lc rgb "#e08214" title "inconclusive"
+    }
 }
 unset multiplot
