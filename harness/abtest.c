@@ -105,6 +105,8 @@ int hx_signed_rank(const double *d, size_t n, double conf, hx_test *out) {
     out->est = out->lo = out->hi = out->conf_achieved = NAN;
     if (m < 2) {
         out->est = hx_median_copy(d, n);
+        if (m == 0 && n >= 2) /* every difference is 0: no change, exactly */
+            out->est = out->lo = out->hi = 0;
         free(x);
         return 0;
     }

@@ -35,7 +35,8 @@ typedef struct hx_test {
 
 /* Paired test on d[0..n) = log b_i - log a_i at confidence conf (e.g. 0.95).  0, or
  * -EINVAL (n = 0, a NaN, conf outside (0, 1)).  With fewer than 2 nonzero differences the
- * p-value is 1 and the interval NaN. */
+ * p-value is 1 and the interval NaN, except when all of at least 2 differences are 0: then
+ * the estimate and the interval are exactly 0. */
 int hx_signed_rank(const double *d, size_t n, double conf, hx_test *out);
 
 /* Unpaired test of lb[0..nb) = log b against la[0..na) = log a.  0 or -EINVAL. */

@@ -12,8 +12,12 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include "harness/abtest.h"
+#include "harness/analysis.h"
+#include "harness/errors.h"
+#include "tests/results_fixture.h"
 
 /* ---- exact values ------------------------------------------------------------------------------ */
 
@@ -197,6 +201,235 @@ TEST(simulated_error_rates) {
     ASSERT(big.cover >= 0.93 && big.cover <= 0.97);
 }
 
+/* ---- the command on synthetic results directories ------------------------------------------------ */
+
+/* A results directory: config.json with the given order, env.json with the given CPU
+ * model, and an empty raw.jsonl to append records to. */
+static FILE *make_results(const char *dir, const char *order, const char *cpu) {
+    char p[PATH_MAX], text[256];
+    ASSERT(mkdir(dir, 0777) == 0);
+    snprintf(p, sizeof p, "%s/config.json", dir);
+    snprintf(text, sizeof text, "{\"name\": \"syn\", \"order\": \"%s\"}\n", order);
+    write_file(p, text);
+    snprintf(p, sizeof p, "%s/env.json", dir);
+    snprintf(text, sizeof text, "{\"cpu_model\": \"%s\", \"cores\": 2}\n", cpu);
+    write_file(p, text);
+    snprintf(p, sizeof p, "%s/raw.jsonl", dir);
+    FILE *f = fopen(p, "w");
+    ASSERT(f);
+    return f;
+}
+
+static void rec(FILE *f, const char *bench, const char *var, int P, int rep, double t, double rss) {
+    int calib = !strcmp(bench, "calibrate");
+    fprintf(f,
+            "{\"schema\":1,\"run_id\":\"%s|%s|%d#%d\",\"cell_id\":\"%s|%s|%d\",\"benchmark\":\"%s\","
+            "\"kernel\":\"%s\",\"params\":{},\"variant\":\"%s\",\"workers\":%d,\"rep\":%d,\"kind\":\"%s\","
+            "\"oversubscribed\":false,\"status\":\"ok\",\"time_s\":%.9g,\"maxrss_kib\":%.1f}\n",
+            bench, var, P, rep, bench, var, P, bench, calib ? "calibrate" : "fib", var, P, rep,
+            calib ? "calibrate" : "timed", t, rss);
+}
+
+/* Runs `forkscope compare ARGS` (NULL-terminated); returns its code. */
+static int compare(const char *const *args) {
+    char *argv[16];
+    int n = 0;
+    argv[n++] = (char *)"compare";
+    for (; *args && n < 15; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    fflush(NULL);
+    return hx_cmd_compare(n, argv);
+}
+
+/* The field of compare.csv's row for (metric, benchmark, P, variant_b), by column name. */
+static void csv_field(const char *dir, const char *metric, const char *bench, long P, const char *col, char *out,
+                      size_t len) {
+    char p[PATH_MAX];
+    snprintf(p, sizeof p, "%s/compare.csv", dir);
+    char *text = slurp(p);
+    ASSERT_MSG(text, "no %s", p);
+    char *save, *line = strtok_r(text, "\n", &save);
+    int col_i = -1, k = 0;
+    for (char *h = line, *e; h; h = e ? e + 1 : NULL, k++) {
+        e = strchr(h, ',');
+        if (!strncmp(h, col, strlen(col)) && (h[strlen(col)] == ',' || !h[strlen(col)]))
+            col_i = k;
+    }
+    ASSERT_MSG(col_i >= 0, "no column %s", col);
+    char want[128];
+    snprintf(want, sizeof want, "%s,%s,", metric, bench);
+    out[0] = 0;
+    while ((line = strtok_r(NULL, "\n", &save))) {
+        if (strncmp(line, want, strlen(want)))
+            continue;
+        char *f[32] = {0};
+        int nf = 0;
+        for (char *q = line; q && nf < 32; nf++) { /* fields; a quoted one may hold commas */
+            if (*q == '"') {
+                f[nf] = ++q;
+                q = strchr(q, '"');
+                if (q)
+                    *q++ = 0;
+            } else {
+                f[nf] = q;
+            }
+            q = q ? strchr(q, ',') : NULL;
+            if (q)
+                *q++ = 0;
+        }
+        if (nf > 4 && atol(f[4]) == P) {
+            snprintf(out, len, "%s", f[col_i]);
+            break;
+        }
+    }
+    free(text);
+    ASSERT_MSG(out[0] || !strcmp(col, "flags"), "no %s row for %s P=%ld", metric, bench, P);
+}
+
+TEST(compare_paired_sweep) {
+    /* one interleaved sweep: B 10% slower than A run by run (a shared per-round factor that
+     * pairing removes), memory the same; "same" is A under another name */
+    const char *dir = fresh_dir(0);
+    char d[PATH_MAX], out[PATH_MAX], v[128];
+    snprintf(d, sizeof d, "%s/r", dir);
+    FILE *f = make_results(d, "interleaved", "cpu X");
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 3);
+    for (int rep = 0; rep < 10; rep++)
+        for (int P = 1; P <= 2; P++) {
+            rec(f, "calibrate", "A", P, rep, 1e-6, 5000);
+            rec(f, "calibrate", "B", P, rep, 1e-6, 5000);
+            rec(f, "calibrate", "same", P, rep, 1e-6, 5000);
+            double round = exp(gsl_ran_gaussian(g, 0.2)); /* the machine's mood this round */
+            rec(f, "fib", "A", P, rep, round * exp(gsl_ran_gaussian(g, 0.01)), 6000 + 10 * rep);
+            rec(f, "fib", "B", P, rep, 1.10 * round * exp(gsl_ran_gaussian(g, 0.01)), 6000 + 10 * rep);
+            rec(f, "fib", "same", P, rep, round * exp(gsl_ran_gaussian(g, 0.01)), 6000 + 10 * rep);
+        }
+    fclose(f);
+    gsl_rng_free(g);
+    snprintf(out, sizeof out, "%s/ab", dir);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", "--b", "B", "-o", out, NULL}), HX_OK);
+    for (long P = 1; P <= 2; P++) {
+        csv_field(out, "time", "fib", P, "verdict", v, sizeof v);
+        ASSERT_MSG(!strcmp(v, "slower"), "P=%ld: verdict %s", P, v);
+        csv_field(out, "time", "fib", P, "design", v, sizeof v);
+        ASSERT(!strcmp(v, "paired"));
+        csv_field(out, "time", "fib", P, "estimate", v, sizeof v);
+        ASSERT_NEAR(atof(v), 1.10, 0.02);
+        char lo[64], hi[64];
+        csv_field(out, "time", "fib", P, "lo", lo, sizeof lo);
+        csv_field(out, "time", "fib", P, "hi", hi, sizeof hi);
+        ASSERT(atof(lo) < 1.10 && atof(hi) > 1.10 && atof(lo) > 1.05);
+        csv_field(out, "time", "fib", P, "p_b_faster", v, sizeof v);
+        ASSERT_NEAR(atof(v), 0, 0);
+        csv_field(out, "memory", "fib", P, "verdict", v, sizeof v);
+        ASSERT_MSG(!strcmp(v, "no change"), "memory verdict %s", v);
+    }
+    char p[PATH_MAX + 16];
+    snprintf(p, sizeof p, "%s/compare.md", out);
+    char *md = slurp(p);
+    ASSERT(md);
+    ASSERT_STR_CONTAINS(md, "paired by repetition");
+    ASSERT_STR_CONTAINS(md, "**slower**");
+    ASSERT_STR_CONTAINS(md, "Geometric mean of the 2 ratios");
+    free(md);
+    snprintf(p, sizeof p, "%s/forest.dat", out);
+    ASSERT(access(p, R_OK) == 0);
+
+    /* A against itself under another name: never faster or slower */
+    snprintf(out, sizeof out, "%s/same", dir);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", "--b", "same", "-o", out, NULL}), HX_OK);
+    for (long P = 1; P <= 2; P++) {
+        csv_field(out, "time", "fib", P, "verdict", v, sizeof v);
+        ASSERT_MSG(!strcmp(v, "no change") || !strcmp(v, "inconclusive"), "A vs A at P=%ld: %s", P, v);
+    }
+    remove_tmpdir();
+}
+
+TEST(compare_two_sweeps) {
+    /* two grouped sweeps on different CPUs: unpaired; B 20% faster; too few runs at P = 2 */
+    const char *dir = fresh_dir(0);
+    char a[PATH_MAX], b[PATH_MAX], out[PATH_MAX], v[512];
+    snprintf(a, sizeof a, "%s/before", dir);
+    snprintf(b, sizeof b, "%s/after", dir);
+    FILE *fa = make_results(a, "grouped", "cpu X"), *fb = make_results(b, "grouped", "cpu Y");
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 6);
+    for (int rep = 0; rep < 12; rep++) {
+        rec(fa, "fib", "v", 1, rep, exp(gsl_ran_gaussian(g, 0.02)), 6000);
+        rec(fb, "fib", "v", 1, rep, 0.8 * exp(gsl_ran_gaussian(g, 0.02)), 6000);
+        if (rep < 3) {
+            rec(fa, "fib", "v", 2, rep, exp(gsl_ran_gaussian(g, 0.02)), 6000);
+            rec(fb, "fib", "v", 2, rep, exp(gsl_ran_gaussian(g, 0.02)), 6000);
+        }
+    }
+    fclose(fa);
+    fclose(fb);
+    gsl_rng_free(g);
+    snprintf(out, sizeof out, "%s/cmp", dir);
+    ASSERT_EQ(compare((const char *[]){a, b, "-o", out, NULL}), HX_OK);
+    csv_field(out, "time", "fib", 1, "verdict", v, sizeof v);
+    ASSERT_MSG(!strcmp(v, "faster"), "verdict %s", v);
+    csv_field(out, "time", "fib", 1, "design", v, sizeof v);
+    ASSERT(!strcmp(v, "unpaired"));
+    csv_field(out, "time", "fib", 1, "estimate", v, sizeof v);
+    ASSERT_NEAR(atof(v), 0.8, 0.03);
+    csv_field(out, "time", "fib", 1, "flags", v, sizeof v);
+    ASSERT_STR_CONTAINS(v, "different machines or builds: cpu_model");
+    csv_field(out, "time", "fib", 2, "flags", v, sizeof v);
+    ASSERT_STR_CONTAINS(v, "too few runs (3 per side)");
+    csv_field(out, "time", "fib", 2, "verdict", v, sizeof v);
+    ASSERT(!strcmp(v, "inconclusive"));
+    remove_tmpdir();
+}
+
+TEST(compare_drift_and_exponent) {
+    /* paired, with B's advantage shrinking over the sweep (drift); memory growing like P for
+     * A and like P^0.3 for B over P = 1..8 (the exponent test says lower) */
+    const char *dir = fresh_dir(0);
+    char d[PATH_MAX], out[PATH_MAX], v[512];
+    snprintf(d, sizeof d, "%s/r", dir);
+    FILE *f = make_results(d, "paired", "cpu X");
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 9);
+    for (int rep = 0; rep < 16; rep++)
+        for (int P = 1; P <= 8; P *= 2) {
+            rec(f, "calibrate", "A", P, rep, 1e-6, 5000 + gsl_ran_gaussian(g, 4));
+            rec(f, "calibrate", "B", P, rep, 1e-6, 5000 + gsl_ran_gaussian(g, 4));
+            rec(f, "fib", "A", P, rep, 1.0, 5000 + 2000 * P + gsl_ran_gaussian(g, 20));
+            rec(f, "fib", "B", P, rep, 1.0 + 0.01 * rep, 5000 + 2000 * pow(P, 0.3) + gsl_ran_gaussian(g, 20));
+        }
+    fclose(f);
+    gsl_rng_free(g);
+    snprintf(out, sizeof out, "%s/cmp", dir);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", "--b", "B", "-o", out, NULL}), HX_OK);
+    csv_field(out, "time", "fib", 1, "flags", v, sizeof v);
+    ASSERT_STR_CONTAINS(v, "drift");
+    csv_field(out, "exponent", "fib", 0, "verdict", v, sizeof v);
+    ASSERT_MSG(!strcmp(v, "lower"), "exponent verdict %s", v);
+    csv_field(out, "exponent", "fib", 0, "estimate", v, sizeof v);
+    ASSERT_NEAR(atof(v), -0.7, 0.1);
+    csv_field(out, "memory", "fib", 8, "verdict", v, sizeof v);
+    ASSERT(!strcmp(v, "smaller"));
+    remove_tmpdir();
+}
+
+TEST(compare_errors) {
+    const char *dir = fresh_dir(0);
+    char d[PATH_MAX];
+    snprintf(d, sizeof d, "%s/r", dir);
+    FILE *f = make_results(d, "interleaved", "cpu X");
+    rec(f, "fib", "A", 1, 0, 1, 6000);
+    fclose(f);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", NULL}), HX_EUSAGE);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", "--b", "A", NULL}), HX_EUSAGE);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", "--b", "B", "--noise", "x", NULL}), HX_EUSAGE);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "A", "--b", "B", NULL}), HX_EUSAGE); /* no cell with both */
+    ASSERT_EQ(compare((const char *[]){"/nonexistent-dir", "--a", "A", "--b", "B", NULL}), -ENOENT);
+    remove_tmpdir();
+}
+
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
@@ -205,6 +438,10 @@ int main(int argc, char **argv) {
                          TEST_CASE(rank_sum_exact_and_ties, 10),
                          TEST_CASE(holm_and_helpers, 10),
                          TEST_CASE(simulated_error_rates, 60),
+                         TEST_CASE(compare_paired_sweep, 30),
+                         TEST_CASE(compare_two_sweeps, 30),
+                         TEST_CASE(compare_drift_and_exponent, 30),
+                         TEST_CASE(compare_errors, 10),
                          {0},
                      });
 }
