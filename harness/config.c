@@ -760,15 +760,16 @@ static void check_memory_limit(vctx *c, const key_rule *r, json_t *v, hx_config 
 
 static void check_order(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     static const char *const orders[] = {[HX_ORDER_GROUPED] = "grouped", [HX_ORDER_INTERLEAVED] = "interleaved",
-                                         [HX_ORDER_SHUFFLED] = "shuffled"};
+                                         [HX_ORDER_SHUFFLED] = "shuffled", [HX_ORDER_PAIRED] = "paired"};
     const char *s = json_is_string(v) ? json_string_value(v) : "";
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 4; k++)
         if (!strcmp(s, orders[k])) {
             cfg->order = (hx_order)k;
             return;
         }
     char buf[96];
-    VERR(c, r->key, "expected \"grouped\", \"interleaved\" or \"shuffled\", got %s", describe(v, buf, sizeof buf));
+    VERR(c, r->key, "expected \"grouped\", \"interleaved\", \"shuffled\" or \"paired\", got %s",
+         describe(v, buf, sizeof buf));
 }
 
 static void check_seed(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {

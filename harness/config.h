@@ -45,7 +45,7 @@ void hx_diag_free(hx_diag *d);
 enum { HX_CLASS_SERIAL, HX_CLASS_PARALLEL, HX_CLASS_BASELINE, HX_NCLASS };
 int hx_config_class(const hx_variant *v); /* HX_CLASS_* of a variant */
 
-typedef enum hx_order { HX_ORDER_GROUPED, HX_ORDER_INTERLEAVED, HX_ORDER_SHUFFLED } hx_order;
+typedef enum hx_order { HX_ORDER_GROUPED, HX_ORDER_INTERLEAVED, HX_ORDER_SHUFFLED, HX_ORDER_PAIRED } hx_order;
 
 typedef struct hx_bench {
     char name[64];   /* label: unique in the config, [A-Za-z0-9_.-]+ */

@@ -78,6 +78,36 @@ static uint64_t splitmix64(uint64_t *s) {
     return z ^ (z >> 31);
 }
 
+/* Cells i and j are compared with each other: the same benchmark (or both calibrate) at the
+ * same P. */
+static int same_family(const plan *p, size_t i, size_t j) {
+    return p->cells[i].bench == p->cells[j].bench && p->cells[i].workers == p->cells[j].workers;
+}
+
+/* "paired": round by round, the runs of each family (its variants) back to back, in an order
+ * drawn afresh for every family and round from the seed. */
+static void paired_order(plan *p, unsigned maxreps, uint64_t seed) {
+    size_t k = 0;
+    for (unsigned r = 0; r < maxreps; r++)
+        for (size_t i = 0; i < p->ncells; i++) {
+            size_t first = 0;
+            while (!same_family(p, first, i))
+                first++;
+            if (first != i)
+                continue; /* not the first cell of its family: done with it */
+            size_t start = k;
+            for (size_t j = i; j < p->ncells; j++)
+                if (same_family(p, i, j) && r < p->cells[j].reps)
+                    p->runs[k++] = (run){(uint32_t)j, r};
+            for (size_t n = k - start; n > 1; n--) {
+                size_t x = start + (size_t)(splitmix64(&seed) % n);
+                run t = p->runs[start + n - 1];
+                p->runs[start + n - 1] = p->runs[x];
+                p->runs[x] = t;
+            }
+        }
+}
+
 int hx_plan_build(const hx_config *cfg, hx_plan *p) {
     memset(p, 0, sizeof *p);
     size_t cap = (cfg->nbenchmarks + 1) * cfg->nvariants * cfg->nworkers;
@@ -117,6 +147,8 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
             for (size_t i = 0; i < p->ncells; i++)
                 if (r < p->cells[i].reps)
                     p->runs[k++] = (run){(uint32_t)i, r};
+    } else if (cfg->order == HX_ORDER_PAIRED) {
+        paired_order(p, maxreps, cfg->seed);
     } else {
         for (size_t i = 0; i < p->ncells; i++)
             for (unsigned r = 0; r < p->cells[i].reps; r++)
@@ -620,9 +652,9 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     }
     fprintf(out, "Repetitions: serial %u, parallel %u, baseline %u; warm-up (in the same process) %u/%u/%u\n",
             cfg->reps[0], cfg->reps[1], cfg->reps[2], cfg->warmup[0], cfg->warmup[1], cfg->warmup[2]);
-    static const char *const orders[] = {"grouped", "interleaved", "shuffled"};
+    static const char *const orders[] = {"grouped", "interleaved", "shuffled", "paired"};
     fprintf(out, "Order: %s", orders[cfg->order]);
-    if (cfg->order == HX_ORDER_SHUFFLED)
+    if (cfg->order == HX_ORDER_SHUFFLED || cfg->order == HX_ORDER_PAIRED)
         fprintf(out, " (seed %llu)", cfg->seed);
     fprintf(out, "; time limit %s", cfg->time_limit_s > 0 ? "" : "none");
     if (cfg->time_limit_s > 0)

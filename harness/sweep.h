@@ -6,7 +6,9 @@
  * process with --reps 1 --warmup W, started through the launcher (harness/launch.h), and
  * one line of DIR/raw.jsonl (harness/results.h), appended and fsync'd when it ends.
  * Runs go in the configured order: grouped (cell by cell), interleaved (repetition 0 of
- * every cell, then repetition 1, ...), or shuffled (a permutation seeded by "seed").
+ * every cell, then repetition 1, ...), shuffled (a permutation seeded by "seed"), or paired
+ * (round by round, the variants of each benchmark x P back to back in an order drawn from
+ * "seed" for every round: what `forkscope compare` pairs).
  *
  * --resume continues a sweep: DIR/config.json must equal the given file byte for byte;
  * runs whose run_id is in DIR/raw.jsonl are skipped; a last line cut short by a kill is

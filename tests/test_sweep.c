@@ -590,6 +590,56 @@ TEST(plan_stage) {
     hx_diag_free(&d);
 }
 
+/* "paired": every round holds each family's runs back to back (same benchmark and P), in
+ * an order that changes between rounds and is the same for the same seed. */
+static void paired_plan(unsigned long long seed, hx_plan *p, hx_config *c) {
+    char dir[64], cfg[128], text[512];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/p.json", dir);
+    snprintf(text, sizeof text,
+             "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 20}},"
+             " {\"kernel\": \"nqueens\", \"params\": {\"n\": 8}}],"
+             " \"variants\": [\"cont-seg-busy\", \"cont-seg-lazy\", \"child-seg-busy\"], \"workers\": [1, 2],"
+             " \"order\": \"paired\", \"seed\": %llu, \"repetitions\": 6}\n",
+             seed);
+    write_text(cfg, text);
+    hx_diag d = {0};
+    ASSERT_EQ(hx_config_load(cfg, 2, c, &d), 0);
+    hx_diag_free(&d);
+    ASSERT_EQ(hx_plan_build(c, p), 0);
+}
+
+TEST(paired_order) {
+    hx_plan p, q, r;
+    hx_config cp, cq, cr;
+    paired_plan(5, &p, &cp);
+    paired_plan(5, &q, &cq);
+    paired_plan(6, &r, &cr);
+    ASSERT_EQ(p.nruns, (2 + 2 * 2) * 3 * 6); /* (calibrate + 2 benchmarks) x 2 P x 3 variants x 6 */
+    int differs_by_round = 0, differs_by_seed = 0;
+    for (size_t k = 0; k < p.nruns; k += 3) {
+        /* runs k, k+1, k+2: one family (3 variants), one round, each variant once */
+        const hx_plan_cell *a = &p.cells[p.runs[k].cell], *b = &p.cells[p.runs[k + 1].cell],
+                           *c = &p.cells[p.runs[k + 2].cell];
+        ASSERT(a->bench == b->bench && b->bench == c->bench && a->workers == b->workers && b->workers == c->workers);
+        ASSERT(a->var != b->var && b->var != c->var && a->var != c->var);
+        ASSERT(p.runs[k].rep == p.runs[k + 1].rep && p.runs[k].rep == p.runs[k + 2].rep);
+        ASSERT_EQ(p.runs[k].cell, q.runs[k].cell); /* the same seed: the same plan */
+        differs_by_seed |= p.runs[k].cell != r.runs[k].cell;
+        if (k >= 3 * 6) /* against the same family one round before */
+            for (size_t j = k - 3 * 6; j == k - 3 * 6; j++)
+                differs_by_round |= p.runs[j].cell != p.runs[k].cell;
+    }
+    ASSERT(differs_by_round);
+    ASSERT(differs_by_seed);
+    hx_plan_free(&p);
+    hx_plan_free(&q);
+    hx_plan_free(&r);
+    hx_config_free(&cp);
+    hx_config_free(&cq);
+    hx_config_free(&cr);
+}
+
 /* ---- records and env.json ------------------------------------------------------------------------ */
 
 TEST(record_and_env_fields) {
@@ -796,6 +846,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(run_orders, 20),
                          TEST_CASE(dry_run_plan, 10),
                          TEST_CASE(plan_stage, 10),
+                         TEST_CASE(paired_order, 10),
                          TEST_CASE(record_and_env_fields, 20),
                          TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),
