@@ -75,6 +75,10 @@ LDMODE_debug := -no-pie
 $(foreach v,$(VARIANTS) serial omp common,$(eval CC_$(v) := $(CC)))
 CC_omp-llvm := $(CLANG)
 
+# The git revision of the source tree ("-dirty" if it has uncommitted changes), recorded in
+# every driver so that a sweep comparing two builds can say which is which.
+GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD -- 2>/dev/null || echo -dirty)
+
 # ---- sources -----------------------------------------------------------------------------
 RUNTIME_SRC := $(wildcard runtime/*.c)
 # The bench driver: one executable per variant, every kernel in each.
@@ -108,9 +112,12 @@ $(BUILD)/$(1)/$(2)/libforkscope.a: $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(RUN
 	@rm -f $$@
 	ar rcs $$@ $$^
 
-# The flags a driver was built with, for its JSON output.
-$(BUILD)/$(1)/$(2)/buildinfo.c: $(BUILD)/$(1)/$(2)/.flags
-	@printf 'const char bench_build_flags[] = "%s";\n' "$$$$(sed 's/"/\\"/g' $$<)" > $$@
+# The flags a driver was built with and the source's git revision, for its JSON output
+# (rewritten only when they change).
+$(BUILD)/$(1)/$(2)/buildinfo.c: $(BUILD)/$(1)/$(2)/.flags FORCE
+	@{ printf 'const char bench_build_flags[] = "%s";\n' "$$$$(sed 's/"/\\"/g' $$<)"; \
+	   printf 'const char bench_build_git[] = "%s";\n' '$(GIT_REV)'; } > $$@.tmp; \
+	 cmp -s $$@.tmp $$@ || mv $$@.tmp $$@; rm -f $$@.tmp
 $(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
 	$$(CC_$(2)) -c $$< -o $$@
 endef

@@ -667,6 +667,25 @@ static void md_table(FILE *f, const comparison *c, int which) {
         fprintf(f, " [%.3f, %.3f] (95%% t interval over the cells)\n", lo, hi);
 }
 
+/* The drivers A and B ran: path, source revision, compiler (from each sweep's env.json). */
+static void write_builds(FILE *f, const comparison *c) {
+    fputs("\n| side | variant | driver | source (git) | compiler |\n|---|---|---|---|---|\n", f);
+    for (int s = 0; s < 2; s++) {
+        const side *sd = s && c->B.dir ? &c->B : &c->A;
+        json_t *drv = json_object_get(sd->env, "drivers");
+        const char *k;
+        json_t *v;
+        json_object_foreach(drv, k, v) {
+            if (!c->B.dir && strcmp(k, s ? c->o.vb : c->o.va))
+                continue;
+            if (c->B.dir && c->o.variant && strcmp(k, c->o.variant))
+                continue;
+            fprintf(f, "| %s | %s | %s | %s | %s |\n", s ? "B" : "A", k, hx_json_str(v, "path", "?"),
+                    hx_json_str(v, "git", "?"), hx_json_str(v, "compiler", "?"));
+        }
+    }
+}
+
 static int write_md(const comparison *c, const char *dir, const expo *e, size_t ne) {
     char path[PATH_MAX], tmp[PATH_MAX + 16];
     snprintf(path, sizeof path, "%.4000s/compare.md", dir);
@@ -690,6 +709,7 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
                 c->env_diff);
     if (c->A.skipped || c->B.skipped)
         fprintf(f, "- Records left out (malformed or incomplete): %zu in A, %zu in B.\n", c->A.skipped, c->B.skipped);
+    write_builds(f, c);
     fputs("\n## Time\n\n", f);
     md_table(f, c, 0);
     fputs("\n## Calibrated peak memory\n\n", f);

@@ -653,6 +653,48 @@ static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, u
 
 /* A list of variant names at path: each is parsed and added to cfg->variants if new.
  * Returns the set of their indices (bit v for cfg->variants[v]). */
+/* A variant under a name of its own, possibly from another build:
+ * {"name": "mine", "variant": "cont-seg-busy", "drivers": "../mine/build/bin"}.  The drivers
+ * directory (relative to the current directory) must hold the variant's driver.  0 and *v,
+ * or -1 after reporting. */
+static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
+    static const char *const keys[] = {"name", "variant", "drivers", NULL};
+    char p[200], buf[96], err[256];
+    size_t before = c->nerr;
+    check_keys(c, path, e, keys, "a variant");
+    json_t *name = json_object_get(e, "name"), *base = json_object_get(e, "variant"), *dir = json_object_get(e, "drivers");
+    snprintf(p, sizeof p, "%s.variant", path);
+    if (!json_is_string(base))
+        VERR(c, json_object_get(e, "variant") ? p : path, "%s", base ? "expected a variant name (see `forkscope variants`)"
+                                                                    : "missing \"variant\" (the variant this entry runs)");
+    else if (hx_variant_parse(json_string_value(base), v, err, sizeof err))
+        VERR(c, p, "%s", err);
+    snprintf(p, sizeof p, "%s.name", path);
+    if (!json_is_string(name) || !valid_name(json_string_value(name)) || strlen(json_string_value(name)) >= sizeof v->name)
+        VERR(c, name ? p : path, "%s %s", name ? "expected a name of 1 to 31 letters, digits, '_', '.', '-', got"
+                                                : "missing \"name\" (what results call this variant), got",
+             name ? describe(name, buf, sizeof buf) : "nothing");
+    if (dir && (!json_is_string(dir) || !*json_string_value(dir))) {
+        snprintf(p, sizeof p, "%s.drivers", path);
+        VERR(c, p, "expected the directory of a build's drivers (e.g. \"../other/build/bin\"), got %s",
+             describe(dir, buf, sizeof buf));
+    }
+    if (c->nerr != before)
+        return -1;
+    snprintf(v->name, sizeof v->name, "%s", json_string_value(name));
+    if (dir) {
+        char exe[PATH_MAX + 64];
+        if (!realpath(json_string_value(dir), v->drivers) ||
+            (size_t)snprintf(exe, sizeof exe, "%s/%s", v->drivers, v->driver) >= sizeof exe || access(exe, X_OK)) {
+            snprintf(p, sizeof p, "%s.drivers", path);
+            VERR(c, p, "\"%.200s\" has no executable %s (build it there: make build/bin/%s)", json_string_value(dir),
+                 v->driver, v->driver);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static unsigned long long check_variants(vctx *c, const char *path, json_t *list, hx_config *cfg) {
     char p[160], buf[96];
     unsigned long long set = 0;
@@ -667,14 +709,23 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
         snprintf(p, sizeof p, "%s[%zu]", path, i);
         hx_variant var;
         char err[256];
-        if (!json_is_string(e)) {
-            VERR(c, p, "expected a variant name (a string, see `forkscope variants`), got %s",
+        if (json_is_object(e)) {
+            if (variant_object(c, p, e, &var))
+                continue;
+        } else if (!json_is_string(e)) {
+            VERR(c, p, "expected a variant name (a string, see `forkscope variants`) or {\"name\": ..., "
+                       "\"variant\": ..., \"drivers\": DIR}, got %s",
                  describe(e, buf, sizeof buf));
             continue;
-        }
-        if (hx_variant_parse(json_string_value(e), &var, err, sizeof err)) {
-            VERR(c, p, "%s", err);
-            continue;
+        } else if (hx_variant_parse(json_string_value(e), &var, err, sizeof err)) {
+            size_t named = 0; /* a benchmark's list may name an entry of the top-level list */
+            while (named < cfg->nvariants && strcmp(cfg->variants[named].name, json_string_value(e)))
+                named++;
+            if (named == cfg->nvariants) {
+                VERR(c, p, "%s", err);
+                continue;
+            }
+            var = cfg->variants[named];
         }
         size_t k = 0;
         while (k < cfg->nvariants && strcmp(cfg->variants[k].name, var.name))

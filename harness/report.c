@@ -509,7 +509,7 @@ static void write_machine(FILE *f, const json_t *env) {
         fprintf(f, "- Configuration file: %s\n", s);
     json_t *drv = json_object_get(env, "drivers");
     if (json_is_object(drv) && json_object_size(drv)) {
-        fputs("\n| variant | driver | compiler | flags |\n|---|---|---|---|\n", f);
+        fputs("\n| variant | driver | source (git) | compiler | flags |\n|---|---|---|---|---|\n", f);
         const char *k;
         json_t *v;
         json_object_foreach(drv, k, v) {
@@ -517,6 +517,8 @@ static void write_machine(FILE *f, const json_t *env) {
             md_cell(f, k);
             fputs(" | ", f);
             md_cell(f, hx_json_str(v, "path", NULL));
+            fputs(" | ", f);
+            md_cell(f, hx_json_str(v, "git", NULL));
             fputs(" | ", f);
             md_cell(f, hx_json_str(v, "compiler", NULL));
             fputs(" | ", f);

@@ -230,7 +230,7 @@ static double estimate_run(const cell *c, unsigned cores) {
         rt = 1.5, omp = 5;
     }
     double f = c->var->kind == HX_VARIANT_SERIAL ? 1 : c->var->kind == HX_VARIANT_OMP ? omp : rt;
-    if (!strcmp(c->var->name, "omp-llvm"))
+    if (!strcmp(c->var->base, "omp-llvm"))
         f *= 2;
     double par = c->workers < cores ? c->workers : cores;
     double over = c->workers > cores ? (double)c->workers / cores : 1; /* workers share the cores */
@@ -621,8 +621,8 @@ static int probe_drivers(sweep *s, json_t *env) {
         json_error_t e;
         json_t *out = r.out_len ? json_loadb(r.out, r.out_len, 0, &e) : NULL;
         json_t *build = json_object_get(out, "build");
-        json_t *d = json_pack("{s:s, s:O?, s:O?}", "path", c.driver, "flags", json_object_get(build, "flags"),
-                              "compiler", json_object_get(build, "compiler"));
+        json_t *d = json_pack("{s:s, s:O?, s:O?, s:O?}", "path", c.driver, "flags", json_object_get(build, "flags"),
+                              "compiler", json_object_get(build, "compiler"), "git", json_object_get(build, "git"));
         if (!build)
             fprintf(stderr, "forkscope: warning: variant %s: the driver's calibrate run gave no build info (%s)\n",
                     var->name, r.exited ? "exit status" : "signal");

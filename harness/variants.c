@@ -85,6 +85,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
         if (!strcmp(name, b->name)) {
             v->kind = b->kind;
             snprintf(v->name, sizeof v->name, "%s", b->name);
+            snprintf(v->base, sizeof v->base, "%s", b->name);
             snprintf(v->driver, sizeof v->driver, "fk-bench-%s", b->name);
             return 0;
         }
@@ -136,6 +137,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
              sched_axis[idx[2]].name);
     snprintf(v->driver, sizeof v->driver, "fk-bench-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     snprintf(v->sched, sizeof v->sched, "%s", sched_axis[idx[2]].name);
+    snprintf(v->base, sizeof v->base, "%s", v->name);
     return 0;
 }
 
@@ -155,6 +157,8 @@ int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
     const char *over = getenv("FORKSCOPE_DRIVER");
     if (over && *over)
         return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -ENAMETOOLONG;
+    if (v->drivers[0])
+        return (size_t)snprintf(buf, len, "%s/%s", v->drivers, v->driver) < len ? 0 : -ENAMETOOLONG;
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)

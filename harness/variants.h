@@ -11,6 +11,7 @@
 #ifndef HX_VARIANTS_H
 #define HX_VARIANTS_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -22,9 +23,12 @@ typedef enum hx_variant_kind {
 
 typedef struct hx_variant {
     hx_variant_kind kind;
-    char name[32];   /* canonical name, e.g. "cont-seg-busy" */
+    char name[32];   /* the name results carry: canonical ("cont-seg-busy"), or a config's own
+                        name for a build or alias ({"name": "mine", "variant": ...}) */
+    char base[32];   /* the canonical variant name, e.g. "cont-seg-busy" */
     char driver[32]; /* driver executable name, e.g. "fk-bench-cont-seg" */
     char sched[8];   /* "busy" / "lazy" for runtime variants, "" for baselines */
+    char drivers[PATH_MAX]; /* the directory of another build's drivers; "" for this build's */
 } hx_variant;
 
 /* Parses a variant name.  0 on success; -EINVAL with a one-line reason in err (what was wrong
@@ -37,8 +41,8 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen);
 const char *hx_variant_class(const hx_variant *v);
 
 /* Writes the path of v's driver into buf: $FORKSCOPE_DRIVER if set (one executable for
- * every variant, for tests), else the driver next to this executable (the directory of
- * /proc/self/exe).  0, -ENAMETOOLONG if the path does not fit, or -errno (-ENOENT) if
+ * every variant, for tests), else v->drivers/DRIVER for another build, else the driver next
+ * to this executable (the directory of /proc/self/exe).  0, -ENAMETOOLONG if the path does not fit, or -errno (-ENOENT) if
  * /proc/self/exe is unreadable. */
 int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len);
 

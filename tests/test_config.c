@@ -6,6 +6,7 @@
 #include "tests/testlib.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 
@@ -268,6 +269,55 @@ TEST(positions_after_utf8_and_escapes) {
 
 /* ---- variant names -------------------------------------------------------------------------- */
 
+/* Builds as variants: an entry {"name", "variant", "drivers"} runs another build's driver
+ * under a name of its own; without "drivers" it is an alias of this build's; a benchmark's
+ * own list can name it. */
+TEST(variant_objects) {
+    char dir[] = "/tmp/fk_test_config_XXXXXX";
+    ASSERT(mkdtemp(dir));
+    char exe[PATH_MAX], cfgp[PATH_MAX], text[1024];
+    snprintf(exe, sizeof exe, "%s/fk-bench-child-lin", dir);
+    int fd = open(exe, O_WRONLY | O_CREAT, 0755);
+    ASSERT(fd >= 0);
+    close(fd);
+    snprintf(cfgp, sizeof cfgp, "%s/c.json", dir);
+    snprintf(text, sizeof text,
+             "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}, {\"kernel\": \"nqueens\", \"variants\": "
+             "[\"mine\"]}], \"variants\": [\"child-lin-lazy\", {\"name\": \"mine\", \"variant\": \"child-lin-lazy\", "
+             "\"drivers\": \"%s\"}, {\"name\": \"again\", \"variant\": \"child-lin-lazy\"}], \"workers\": [1]}",
+             dir);
+    FILE *f = fopen(cfgp, "w");
+    ASSERT(f);
+    fputs(text, f);
+    fclose(f);
+    hx_config cfg;
+    hx_diag d = {0};
+    int rc = hx_config_load(cfgp, 2, &cfg, &d);
+    ASSERT_MSG(rc == 0, "%s", joined(&d));
+    ASSERT_EQ(cfg.nvariants, 3);
+    ASSERT(!strcmp(cfg.variants[1].name, "mine") && !strcmp(cfg.variants[1].base, "child-lin-lazy"));
+    ASSERT(!strcmp(cfg.variants[1].driver, "fk-bench-child-lin") && !strcmp(cfg.variants[1].sched, "lazy"));
+    ASSERT(!strcmp(cfg.variants[2].name, "again") && cfg.variants[2].drivers[0] == 0);
+    ASSERT_EQ(cfg.benchmarks[1].variants, 2); /* bit 1: "mine" only */
+    char *over = getenv("FORKSCOPE_DRIVER") ? strdup(getenv("FORKSCOPE_DRIVER")) : NULL;
+    unsetenv("FORKSCOPE_DRIVER");
+    char path[PATH_MAX], real[PATH_MAX];
+    ASSERT_EQ(hx_variant_driver_path(&cfg.variants[1], path, sizeof path), 0);
+    ASSERT(realpath(exe, real));
+    ASSERT_MSG(!strcmp(path, real), "driver path %s, expected %s", path, real);
+    ASSERT_EQ(hx_variant_driver_path(&cfg.variants[2], path, sizeof path), 0);
+    ASSERT_STR_CONTAINS(path, "/fk-bench-child-lin");
+    ASSERT(strncmp(path, real, strlen(dir)) != 0); /* the alias runs this build's driver */
+    if (over)
+        setenv("FORKSCOPE_DRIVER", over, 1);
+    free(over);
+    hx_config_free(&cfg);
+    hx_diag_free(&d);
+    unlink(exe);
+    unlink(cfgp);
+    rmdir(dir);
+}
+
 TEST(variant_names) {
     static const struct {
         const char *name, *want; /* canonical name, or a piece of the error */
@@ -468,6 +518,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(worker_expressions_expand, 5),
                          TEST_CASE(positions_after_utf8_and_escapes, 5),
                          TEST_CASE(variant_names, 5),
+                         TEST_CASE(variant_objects, 5),
                          TEST_CASE(option_table_matches_driver_list, 20),
                          TEST_CASE(option_limits_match_driver, 60),
                          {0},
