@@ -198,6 +198,21 @@ int hx_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double
     return 0;
 }
 
+/* ---- verdict ---------------------------------------------------------------------------------- */
+
+const char *hx_verdict(double p, double lo, double hi, double band, double alpha, const char *up, const char *down) {
+    if (isnan(lo) || isnan(hi))
+        return "inconclusive";
+    double blo = log1p(-band), bhi = log1p(band);
+    if (p < alpha && lo > bhi)
+        return up;
+    if (p < alpha && hi < blo)
+        return down;
+    if (lo >= blo && hi <= bhi)
+        return "no change";
+    return "inconclusive";
+}
+
 /* ---- Holm ------------------------------------------------------------------------------------ */
 
 void hx_holm(const double *p, size_t n, double *adj) {

@@ -42,6 +42,13 @@ int hx_signed_rank(const double *d, size_t n, double conf, hx_test *out);
 /* Unpaired test of lb[0..nb) = log b against la[0..na) = log a.  0 or -EINVAL. */
 int hx_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double conf, hx_test *out);
 
+/* The verdict on a log ratio with interval [lo, hi] and (adjusted) p-value p against a
+ * noise band of ±band (a fraction): `up` ("slower") or `down` ("faster") only when p < alpha
+ * and the whole interval lies beyond the band, so that an A/A comparison practically never
+ * claims a change; "no change" when the interval lies inside the band (a significant 0.3%
+ * included); otherwise "inconclusive".  A NaN interval is inconclusive. */
+const char *hx_verdict(double p, double lo, double hi, double band, double alpha, const char *up, const char *down);
+
 /* Holm's step-down adjustment of n p-values (NaN entries are left NaN and not counted). */
 void hx_holm(const double *p, size_t n, double *adj);
 

@@ -46,8 +46,8 @@ static void compare_usage(FILE *f) {
           "Runs of one sweep in \"interleaved\" or \"paired\" order are paired by repetition\n"
           "(Wilcoxon signed-rank); otherwise Mann-Whitney.  Writes compare.md, compare.csv and\n"
           "forest.png/.pdf into the output directory.\n"
-          "  --noise PCT   the noise band: a significant change smaller than this is \"no change\"\n"
-          "                (default 2)\n"
+          "  --noise PCT   the noise band (default 2): a change is claimed only if its whole 95%\n"
+          "                interval lies beyond it; an interval inside it is \"no change\"\n"
           "  --alpha A     the level of the tests (default 0.05)\n"
           "  --seed N      the bootstrap's seed (default 1)\n"
           "  -o DIR        output directory (default DIR/compare-A-vs-B, or DIR_B/compare-vs-NAME)\n",
@@ -460,17 +460,11 @@ static void reliability(const comparison *c, ccell *x) {
         flag(x, "measured on different machines or builds: %s", c->env_diff);
 }
 
-/* The verdict of a metric from its Holm-adjusted p-value and interval, against the band. */
 static const char *verdict(const metric *m, double band, double alpha, int memory) {
-    if (!m->ok || isnan(m->t.lo))
+    if (!m->ok)
         return "inconclusive";
-    double blo = log1p(-band), bhi = log1p(band);
-    int inside_est = m->t.est >= blo && m->t.est <= bhi, inside_ci = m->t.lo >= blo && m->t.hi <= bhi;
-    if (m->p_holm < alpha && !inside_est)
-        return m->t.est > 0 ? (memory ? "larger" : "slower") : (memory ? "smaller" : "faster");
-    if (m->p_holm < alpha || inside_ci)
-        return "no change";
-    return "inconclusive";
+    return hx_verdict(m->p_holm, m->t.lo, m->t.hi, band, alpha, memory ? "larger" : "slower",
+                      memory ? "smaller" : "faster");
 }
 
 /* Holm over the cells of one metric, then the verdicts. */
@@ -566,10 +560,10 @@ static size_t exponents(const comparison *c, expo *out, size_t max) {
         e->lo = e->diff - h;
         e->hi = e->diff + h;
         e->p = se > 0 ? 2 * gsl_cdf_ugaussian_Q(fabs(z)) : NAN;
-        int inside = fabs(e->diff) <= EXPO_BAND, ci_inside = e->lo >= -EXPO_BAND && e->hi <= EXPO_BAND;
-        e->verdict = e->p < c->o.alpha && !inside ? (e->diff > 0 ? "higher" : "lower")
-                     : e->p < c->o.alpha || ci_inside ? "no change"
-                                                      : "inconclusive";
+        e->verdict = e->p < c->o.alpha && e->lo > EXPO_BAND    ? "higher"
+                     : e->p < c->o.alpha && e->hi < -EXPO_BAND ? "lower"
+                     : e->lo >= -EXPO_BAND && e->hi <= EXPO_BAND ? "no change"
+                                                                 : "inconclusive";
     }
     return k;
 }
@@ -700,8 +694,10 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
             c->paired ? "paired by repetition (the sweep ran A and B in the same rounds): Wilcoxon signed-rank on "
                         "the log ratios, Hodges-Lehmann estimate and interval"
                       : "unpaired: Mann-Whitney U on the log values, Hodges-Lehmann shift and interval");
-    fprintf(f, "- Verdicts at alpha = %g after Holm's correction over the %zu cells of each metric; a change "
-               "within the noise band of ±%g%% is \"no change\", and so is an interval inside it.\n",
+    fprintf(f, "- Verdicts: **faster**/**slower** (memory: smaller/larger) when the change is significant at "
+               "alpha = %g after Holm's correction over the %zu cells of each metric *and* its whole 95%% interval "
+               "lies beyond the noise band of ±%g%%; **no change** when the interval lies inside the band; "
+               "otherwise **inconclusive** (more runs would tell: see the flags).\n",
             c->o.alpha, c->n, 100 * c->o.noise);
     fprintf(f, "- Memory: peak RSS minus the variant's calibrate run at the same P (as in summary.csv).\n");
     if (*c->env_diff)
@@ -723,7 +719,7 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
         fprintf(f, "| %s | %.3f ± %.3f | %.3f ± %.3f | %+.3f [%+.3f, %+.3f] | %.3g | **%s** |\n", e[i].bench, e[i].na,
                 e[i].na_se, e[i].nb, e[i].nb_se, e[i].diff, e[i].lo, e[i].hi, e[i].p, e[i].verdict);
     if (ne)
-        fprintf(f, "\nz from the two fits' standard errors; a difference within ±%g is \"no change\".\n", EXPO_BAND);
+        fprintf(f, "\nz from the two fits' standard errors; the same rule with a band of ±%g in n.\n", EXPO_BAND);
     return hx_atomic_commit(f, tmp, path);
 }
 
