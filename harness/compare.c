@@ -761,6 +761,19 @@ static int write_forest_data(const comparison *c, const char *dir) {
     fprintf(f, "subtitle = \"%s; 95%% intervals; shaded: the noise band ±%g%%\"\n",
             c->paired ? "paired (Wilcoxon signed-rank)" : "unpaired (Mann-Whitney)", 100 * c->o.noise);
     fprintf(f, "band = %g\nnrows = %zu\nif (!exists(\"term\")) term = \"pngcairo\"\n", c->o.noise, c->n);
+    for (int which = 0; which < 2; which++) { /* each panel's axis: its intervals and the band */
+        double lo = 1 - 2 * c->o.noise, hi = 1 + 2 * c->o.noise;
+        for (size_t i = 0; i < c->n; i++) {
+            const metric *m = which ? &c->cells[i].mem : &c->cells[i].time;
+            double v[3] = {m->t.est, m->t.lo, m->t.hi};
+            for (int k = 0; m->ok && k < 3; k++)
+                if (isfinite(v[k]) && exp(v[k]) > 0) {
+                    lo = fmin(lo, exp(v[k]));
+                    hi = fmax(hi, exp(v[k]));
+                }
+        }
+        fprintf(f, "xmin%d = %.6g\nxmax%d = %.6g\n", which, lo / 1.1, which, hi * 1.1);
+    }
     return hx_atomic_commit(f, tmp, path);
 }
 

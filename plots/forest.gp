@@ -1,5 +1,6 @@
 # forest.gp — the forest plot of `forkscope compare`: one row per cell (benchmark, P), its
-# ratio B/A with the 95% interval on a log axis, the noise band shaded, the verdict as the
+# ratio B/A with the 95% interval (on a log axis when the ratios span more than a factor
+# of 4), the noise band shaded, the verdict as the
 # marker; time on the left, calibrated peak memory on the right.
 #   gnuplot DIR/forest.gp                        -> DIR/forest.png
 #   gnuplot -e "term='pdfcairo'" DIR/forest.gp   -> DIR/forest.pdf
@@ -31,6 +32,10 @@ set border 3
 
 do for [m = 0:1] {
     set xlabel (m == 0 ? "time B/A" : "calibrated peak memory B/A")
+    lo = (m == 0 ? xmin0 : xmin1)        # forest-settings.gp: the intervals and the band
+    hi = (m == 0 ? xmax0 : xmax1)
+    if (hi / lo > 4) { set logscale x; set xtics auto } else { unset logscale x; set xtics auto }
+    set xrange [lo : hi]
     unset object 1
     set object 1 rect from 1 - band, graph 0 to 1 + band, graph 1 fc rgb "#e8e8e8" fs solid 1.0 noborder behind
     set arrow 1 from 1, graph 0 to 1, graph 1 nohead lc rgb "#888888" dt 2 back
