@@ -22,10 +22,13 @@ static void help(FILE *out) {
             "usage: forkscope COMMAND [ARGS]\n"
             "\n"
             "Commands:\n"
-            "  run CONFIG [-o DIR] [--resume] [--dry-run]\n"
+            "  run CONFIG [-o DIR] [--resume] [--dry-run [--effect PCT] [--cv PCT]]\n"
             "        Run the sweep of an experiment file (configs/README.md) into DIR (default\n"
             "        results/<name>): DIR/config.json, env.json, raw.jsonl; then `fit` and `plot` on DIR.\n"
-            "        --dry-run prints the plan (cells, runs, estimated time) and runs nothing;\n"
+            "        --dry-run prints the plan (cells, runs, estimated time) and runs nothing, and for\n"
+            "        a paired or interleaved sweep how many rounds `compare` needs to detect a change\n"
+            "        of --effect PCT (default 5) at the noise of DIR's earlier runs, or --cv PCT\n"
+            "        (default 3) if there are none;\n"
             "        --resume continues an interrupted sweep in DIR (same config required).\n"
             "  bench --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] [--warmup W]\n"
             "        One measurement: runs the driver of variant V (default cont-seg-busy), which prints\n"
@@ -87,6 +90,14 @@ static int cmd_run(int argc, char **argv) {
             o.resume = 1;
         } else if (!strcmp(a, "--dry-run")) {
             o.dry_run = 1;
+        } else if (!strcmp(a, "--effect") || !strcmp(a, "--cv")) {
+            if (++i >= argc)
+                return usage_error("run: option %s needs a percentage", a);
+            char *end;
+            double x = strtod(argv[i], &end);
+            if (!*argv[i] || *end || !(x > 0 && x <= 100))
+                return usage_error("run: option %s: '%s' is not a percentage in (0, 100]", a, argv[i]);
+            *(a[2] == 'e' ? &o.effect : &o.cv) = x / 100;
         } else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             help(stdout);
             return HX_OK;

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#include "harness/abtest.h"
 #include "harness/config.h"
 #include "harness/envinfo.h"
 #include "harness/errors.h"
@@ -712,6 +713,55 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
                            "After a run, --dry-run -o DIR estimates from DIR/raw.jsonl");
 }
 
+/* ---- the power of a paired comparison ------------------------------------------------------------ */
+
+/* For a paired or interleaved sweep: the rounds `forkscope compare` needs to detect a change
+ * of o->effect in the noisiest benchmark cell, at the noise of the directory's earlier runs
+ * (the standard deviation of log time_s per cell), or at an assumed CV. */
+static void print_power(FILE *out, const sweep *s) {
+    double effect = s->o->effect > 0 ? s->o->effect : 0.05, sd = 0;
+    const char *worst = NULL;
+    size_t n = json_array_size(s->done_recs);
+    double *lt = hx_xmalloc((n + 1) * sizeof *lt);
+    for (size_t i = s->pl.ncalib; i < s->pl.ncells; i++) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++) {
+            json_t *r = json_array_get(s->done_recs, j);
+            double t;
+            if (!strcmp(hx_json_str(r, "cell_id", ""), s->pl.cells[i].id) && !strcmp(hx_json_str(r, "status", ""), "ok") &&
+                hx_json_number(r, "time_s", &t) == 1 && t > 0)
+                lt[k++] = log(t);
+        }
+        double m = 0, q = 0;
+        for (size_t j = 0; j < k; j++)
+            m += lt[j] / (double)k;
+        for (size_t j = 0; j < k; j++)
+            q += (lt[j] - m) * (lt[j] - m);
+        if (k >= 3 && sqrt(q / ((double)k - 1)) > sd) {
+            sd = sqrt(q / ((double)k - 1));
+            worst = s->pl.cells[i].id;
+        }
+    }
+    free(lt);
+    const char *source = worst ? "measured" : "assumed";
+    if (!worst)
+        sd = s->o->cv > 0 ? s->o->cv : 0.03;
+    /* the paired difference of two independent runs: sqrt(2) times one run's noise (pairing
+     * in time removes what the runs share, so this is an upper bound) */
+    size_t rounds = hx_runs_needed(sqrt(2) * sd, effect, 0.05, 0.8, 1);
+    unsigned have = s->cfg->reps[HX_CLASS_PARALLEL];
+    fprintf(out, "\nPower (paired, Wilcoxon signed-rank, alpha 0.05, 80%%): to detect a %g%% change, about %zu rounds "
+                 "(configured: %u)\n",
+            100 * effect, rounds, have);
+    if (worst)
+        fprintf(out, "  noise %s in the earlier runs: CV %.1f%% in the noisiest cell, %s\n", source, 100 * sd, worst);
+    else
+        fprintf(out, "  noise %s: CV %.1f%% (no earlier runs here; --cv sets it, or run once and dry-run -o DIR)\n",
+                source, 100 * sd);
+    fprintf(out, "  compare's verdict also needs the whole interval beyond the noise band: aim for an effect\n"
+                 "  well above it, or more rounds\n");
+}
+
 /* ---- the sweep -------------------------------------------------------------------------------- */
 
 static int same_bytes(const char *path, const char *text, size_t len) {
@@ -1085,6 +1135,8 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         for (size_t i = 0; i < s.pl.ncells; i++)
             measured |= s.pl.cells[i].est_measured;
         print_plan(o->plan_out ? o->plan_out : stdout, &s, s.already, measured);
+        if (s.cfg->order == HX_ORDER_PAIRED || s.cfg->order == HX_ORDER_INTERLEAVED)
+            print_power(o->plan_out ? o->plan_out : stdout, &s);
         goto out;
     }
     if ((rc = sweep_start(&s)))

@@ -76,6 +76,8 @@ typedef struct hx_sweep_opts {
     int live_progress;     /* 1 live line, 0 plain lines, -1 if stderr is a terminal */
     hx_launcher *launcher; /* NULL: started here (start it early if this process grows) */
     FILE *plan_out;        /* where --dry-run prints the plan (NULL: stdout) */
+    double effect, cv;     /* --dry-run's power calculation: the change to detect and the
+                              noise assumed without earlier runs (fractions; 0: 5% and 3%) */
 } hx_sweep_opts;
 
 /* Runs (or, with dry_run, plans) the sweep.  The results directory used is written to dir

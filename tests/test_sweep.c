@@ -543,6 +543,22 @@ TEST(dry_run_plan) {
     free(text);
     struct stat st;
     ASSERT(stat(out, &st) < 0); /* nothing written */
+
+    /* a paired sweep's dry run says how many rounds compare needs: a 5% change at an assumed
+     * 3% CV: ((1.95996 + 0.84162) * sqrt 2 * 0.03 / log 1.05)^2 * pi/3 = 6.2 -> 7 rounds */
+    write_text(cfg, "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 30}}],"
+                    " \"variants\": [\"cont-seg-busy\", \"cont-seg-lazy\"], \"workers\": [1], \"order\": \"paired\","
+                    " \"repetitions\": 5}\n");
+    plan = fopen(planpath, "w");
+    o.plan_out = plan;
+    o.effect = 0.05;
+    o.cv = 0.03;
+    ASSERT_EQ(hx_sweep_run(&o, NULL, 0), HX_OK);
+    fclose(plan);
+    text = read_text(planpath, NULL);
+    ASSERT_STR_CONTAINS(text, "to detect a 5% change, about 7 rounds (configured: 5)");
+    ASSERT_STR_CONTAINS(text, "noise assumed: CV 3.0%");
+    free(text);
 }
 
 /* The plan stage alone (as A/B and cluster shards use it): cells and runs counted as above,
