@@ -146,6 +146,7 @@ typedef struct side {
     run *runs;
     size_t n, cap;
     char order[16]; /* the sweep's "order" */
+    long long seed; /* and its "seed" (-1 if not given) */
     json_t *env;
     hx_fit *fits;
     size_t nfits;
@@ -213,6 +214,8 @@ static int load_side(side *s, const char *dir) {
     char why[256];
     json_t *cfg = hx_report_load_json(dir, "config.json", why, sizeof why);
     snprintf(s->order, sizeof s->order, "%s", hx_json_str(cfg, "order", "grouped"));
+    json_t *seed = json_object_get(cfg, "seed");
+    s->seed = json_is_integer(seed) ? (long long)json_integer_value(seed) : -1;
     json_decref(cfg);
     s->env = hx_report_load_json(dir, "env.json", why, sizeof why);
     hx_summary sum;
@@ -454,6 +457,9 @@ static void reliability(const comparison *c, ccell *x) {
             flag(x, "%zu outlier%s in %s (modified z-score > 3.5)", out, out == 1 ? "" : "s", s ? "B" : "A");
     }
     free(l);
+    if (m->ok && isfinite(m->t.lo) && isfinite(m->boot_lo) && (m->boot_hi < m->t.lo || m->boot_lo > m->t.hi))
+        flag(x, "the bootstrap interval of the ratio of medians [%.3f, %.3f] misses the Hodges-Lehmann one",
+             exp(m->boot_lo), exp(m->boot_hi));
     if (x->uncalibrated)
         flag(x, "memory not calibrated (no calibrate runs)");
     if (*c->env_diff)
@@ -690,10 +696,17 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
         fprintf(f, "# %s (B) against %s (A)\n\n", c->B.dir, c->A.dir);
     else
         fprintf(f, "# %s (B) against %s (A) in %s\n\n", c->o.vb, c->o.va, c->A.dir);
-    fprintf(f, "- Design: %s.\n",
+    fprintf(f, "- Design: %s",
             c->paired ? "paired by repetition (the sweep ran A and B in the same rounds): Wilcoxon signed-rank on "
                         "the log ratios, Hodges-Lehmann estimate and interval"
                       : "unpaired: Mann-Whitney U on the log values, Hodges-Lehmann shift and interval");
+    if (c->paired)
+        fprintf(f, " (order \"%s\"%s", c->A.order, strcmp(c->A.order, "paired") ? ")" : ", seed ");
+    if (c->paired && !strcmp(c->A.order, "paired"))
+        fprintf(f, "%lld)", c->A.seed < 0 ? 1 : c->A.seed);
+    fputs(".  The bootstrap interval of the ratio of medians (compare.csv: boot_lo, boot_hi) is a "
+          "cross-check; a cell where the two intervals do not overlap is flagged.\n",
+          f);
     fprintf(f, "- Verdicts: **faster**/**slower** (memory: smaller/larger) when the change is significant at "
                "alpha = %g after Holm's correction over the %zu cells of each metric *and* its whole 95%% interval "
                "lies beyond the noise band of ±%g%%; **no change** when the interval lies inside the band; "
