@@ -448,14 +448,15 @@ static void reliability(const comparison *c, ccell *x) {
     free(d);
     free(o);
     double *l = hx_xmalloc((x->a.n + x->b.n + 1) * sizeof *l);
+    size_t out[2];
     for (int s = 0; s < 2; s++) {
         const sample *q = s ? &x->b : &x->a;
         for (size_t i = 0; i < q->n; i++)
             l[i] = log(q->t[i]);
-        size_t out = hx_outliers(l, q->n);
-        if (out)
-            flag(x, "%zu outlier%s in %s (modified z-score > 3.5)", out, out == 1 ? "" : "s", s ? "B" : "A");
+        out[s] = hx_outliers(l, q->n);
     }
+    if (out[0] || out[1])
+        flag(x, "outliers (modified z-score > 3.5): %zu of A's runs, %zu of B's", out[0], out[1]);
     free(l);
     if (m->ok && isfinite(m->t.lo) && isfinite(m->boot_lo) && (m->boot_hi < m->t.lo || m->boot_lo > m->t.hi))
         flag(x, "the bootstrap interval of the ratio of medians [%.3f, %.3f] misses the Hodges-Lehmann one",
