@@ -577,6 +577,12 @@ static size_t exponents(const comparison *c, expo *out, size_t max) {
 
 /* ---- files --------------------------------------------------------------------------------------- */
 
+/* Opens dir/name for an atomic write (hx_atomic_open: path[PATH_MAX], tmp[PATH_MAX + 16]). */
+static FILE *open_out(const char *dir, const char *name, char *path, char *tmp) {
+    snprintf(path, PATH_MAX, "%.4000s/%s", dir, name);
+    return hx_atomic_open(path, tmp, PATH_MAX + 16);
+}
+
 static void csv_num(FILE *f, double v) {
     if (isfinite(v))
         fprintf(f, ",%.6g", v);
@@ -603,8 +609,7 @@ static void csv_metric(FILE *f, const comparison *c, const ccell *x, const metri
 
 static int write_csv(const comparison *c, const char *dir, const expo *e, size_t ne) {
     char path[PATH_MAX], tmp[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%.4000s/compare.csv", dir);
-    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
+    FILE *f = open_out(dir, "compare.csv", path, tmp);
     if (!f)
         return -errno;
     fputs("metric,benchmark,variant_a,variant_b,workers,design,n_a,n_b,estimate,lo,hi,scale,p,p_holm,p_b_faster,"
@@ -689,8 +694,7 @@ static void write_builds(FILE *f, const comparison *c) {
 
 static int write_md(const comparison *c, const char *dir, const expo *e, size_t ne) {
     char path[PATH_MAX], tmp[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%.4000s/compare.md", dir);
-    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
+    FILE *f = open_out(dir, "compare.md", path, tmp);
     if (!f)
         return -errno;
     if (c->B.dir)
@@ -740,8 +744,7 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
 /* forest.dat (a row per cell, time then memory) and forest-settings.gp. */
 static int write_forest_data(const comparison *c, const char *dir) {
     char path[PATH_MAX], tmp[PATH_MAX + 16];
-    snprintf(path, sizeof path, "%.4000s/forest.dat", dir);
-    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
+    FILE *f = open_out(dir, "forest.dat", path, tmp);
     if (!f)
         return -errno;
     fputs("# forest.dat — written by `forkscope compare`: row label ratio lo hi verdict (0 no change,\n"
@@ -764,8 +767,7 @@ static int write_forest_data(const comparison *c, const char *dir) {
     int rc = hx_atomic_commit(f, tmp, path);
     if (rc)
         return rc;
-    snprintf(path, sizeof path, "%.4000s/forest-settings.gp", dir);
-    if (!(f = hx_atomic_open(path, tmp, sizeof tmp)))
+    if (!(f = open_out(dir, "forest-settings.gp", path, tmp)))
         return -errno;
     fprintf(f, "# forest-settings.gp — written by `forkscope compare` for forest.gp\n");
     if (c->B.dir)
