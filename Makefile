@@ -21,7 +21,8 @@ SHELL := /bin/bash
 # A fresh machine: say what to run rather than stop at a compiler error.  `make check`,
 # `make run` and `make bench` install what is missing themselves (scripts/setup.sh).
 NEEDED_HEADERS  := /usr/include/jansson.h /usr/include/hwloc.h /usr/include/gsl/gsl_errno.h \
-                   /usr/include/papi.h /usr/include/nettle/sha1.h /usr/include/Rmath.h
+                   /usr/include/papi.h /usr/include/nettle/sha1.h /usr/include/Rmath.h \
+                   /usr/include/oneapi/tbb.h
 MISSING_HEADERS := $(filter-out $(wildcard $(NEEDED_HEADERS)),$(NEEDED_HEADERS))
 ifneq ($(MISSING_HEADERS),)
 ifeq ($(filter setup check run bench clean,$(MAKECMDGOALS)),)
@@ -35,7 +36,7 @@ CC      := gcc
 CLANG   := clang
 MODES   := rel debug tsan asan
 VARIANTS := cont-seg cont-lin child-seg child-lin child-native
-BASELINES := serial omp omp-llvm
+BASELINES := serial omp omp-llvm tbb
 
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
         -Wwrite-strings -Wundef -Wformat=2 -Wvla -Wcast-align -Wnull-dereference \
@@ -58,6 +59,7 @@ VAR_child-lin := -DFK_STEAL=2 -DFK_STACK=2
 VAR_child-native := -DFK_STEAL=2 -DFK_STACK=3
 VAR_serial    := -DFK_BASELINE_SERIAL=1
 VAR_omp       := -DFK_BASELINE_OMP=1 -fopenmp
+VAR_tbb       := -DFK_BASELINE_TBB=1
 VAR_omp-llvm  := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_common    :=
 
@@ -72,8 +74,15 @@ LDMODE_rel   := -no-pie
 LDMODE_debug := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
-$(foreach v,$(VARIANTS) serial omp common,$(eval CC_$(v) := $(CC)))
+$(foreach v,$(VARIANTS) serial omp tbb common,$(eval CC_$(v) := $(CC)))
 CC_omp-llvm := $(CLANG)
+
+# The TBB baseline's kernels are C++ (kernels/tbb.cpp, g++): linked into its driver and its
+# suite tests, which then link with g++'s runtime and oneTBB.
+CXX         := g++
+CXXFLAGS_BASE := -std=c++17 -D_GNU_SOURCE -pthread -I. -MMD -MP -Wall -Wextra -Wshadow $(WERROR)
+EXTRA_SRC_tbb  := kernels/tbb.cpp
+EXTRA_LIBS_tbb := -ltbb -lstdc++
 
 # The git revision of the source tree ("-dirty" if it has uncommitted changes), recorded in
 # every driver so that a sweep comparing two builds can say which is which.
@@ -102,6 +111,10 @@ define OBJ_RULES
 $(BUILD)/$(1)/$(2)/%.o: %.c $(BUILD)/$(1)/$(2)/.flags
 	@mkdir -p $$(@D)
 	$$(CC_$(2)) $$(CFLAGS_BASE) $$(TUNE_$$(CC_$(2))) $$(MODE_$(1)) $$(VAR_$(2)) -c $$< -o $$@
+
+$(BUILD)/$(1)/$(2)/%.o: %.cpp $(BUILD)/$(1)/$(2)/.flags
+	@mkdir -p $$(@D)
+	$$(CXX) $$(CXXFLAGS_BASE) $$(MODE_$(1)) $$(VAR_$(2)) -c $$< -o $$@
 
 $(BUILD)/$(1)/$(2)/.flags: FORCE
 	@mkdir -p $$(@D)
@@ -144,8 +157,9 @@ rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/te
 SUITE_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_uts.c tests/test_kernels.c))
 SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c bench/options.c
 define SUITE_TEST_RULES
-$(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(SUITE_SRC)) $(4)
-	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) $$(VAR_$(2)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+$(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(SUITE_SRC)) \
+                              $$(patsubst %.cpp,$(BUILD)/$(1)/$(2)/%.o,$$(EXTRA_SRC_$(2))) $(4)
+	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) $$(VAR_$(2)) -pthread $$^ -o $$@ $$(BENCH_LIBS) $$(EXTRA_LIBS_$(2))
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(SUITE_TESTS),$(eval $(call SUITE_TEST_RULES,$(m),$(v),$(t),$(BUILD)/$(m)/$(v)/libforkscope.a)))))
 $(foreach m,$(MODES),$(foreach v,$(BASELINES),$(foreach t,$(SUITE_TESTS),$(eval $(call SUITE_TEST_RULES,$(m),$(v),$(t),)))))
@@ -154,9 +168,10 @@ suite_tests = $(foreach v,$(VARIANTS) $(BASELINES),$(foreach t,$(SUITE_TESTS),$(
 # ---- bench drivers ---------------------------------------------------------------------------
 # build/bin/fk-bench-V: release build of the driver for variant V.
 define DRIVER_RULES
-$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC)) $(BUILD)/rel/$(1)/buildinfo.o $(2)
+$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC)) \
+                            $$(patsubst %.cpp,$(BUILD)/rel/$(1)/%.o,$$(EXTRA_SRC_$(1))) $(BUILD)/rel/$(1)/buildinfo.o $(2)
 	@mkdir -p $$(@D)
-	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS) $$(EXTRA_LIBS_$(1))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a)))
 $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))

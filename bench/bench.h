@@ -19,7 +19,11 @@
 
 #include "bench/options.h"
 
-#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP)
+#if defined(FK_BASELINE_TBB)
+#include "kernels/tbb.h"
+#endif
+
+#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP) && !defined(FK_BASELINE_TBB)
 #define FK_BENCH_RUNTIME 1
 #include "forkscope.h"
 #else

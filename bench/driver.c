@@ -195,6 +195,8 @@ static void *measure(void *arg) {
     omp_set_num_threads((int)c->workers);
 #pragma omp parallel
     { (void)0; } /* start the team outside timing */
+#elif defined(FK_BASELINE_TBB)
+    bench_tbb_start(c->workers); /* the arena and its threads, outside timing */
 #endif
     if (k->prepare && k->prepare(c)) {
         a->status = EXIT_RUN;
@@ -239,6 +241,8 @@ static void *measure(void *arg) {
         k->cleanup(c);
 #if FK_BENCH_RUNTIME
     fk_pool_destroy(c->pool);
+#elif defined(FK_BASELINE_TBB)
+    bench_tbb_stop();
 #endif
     a->status = ok ? EXIT_OK : EXIT_WRONG;
     return NULL;

@@ -25,6 +25,8 @@ const bench_kernel *bench_find(const char *name) {
 const char *bench_variant(void) {
 #if defined(FK_BASELINE_SERIAL)
     return "serial";
+#elif defined(FK_BASELINE_TBB)
+    return "tbb";
 #elif defined(FK_BASELINE_OMP) && defined(__clang__)
     return "omp-llvm";
 #elif defined(FK_BASELINE_OMP)
@@ -58,6 +60,9 @@ static void calibrate_run(bench_ctx *c) {
     {
         (void)0;
     }
+#elif defined(FK_BASELINE_TBB)
+    (void)c;
+    bench_tbb_noop();
 #else
     (void)c;
 #endif

@@ -35,7 +35,7 @@ unsigned hx_online_cores(void) {
 
 int hx_config_class(const hx_variant *v) {
     return v->kind == HX_VARIANT_SERIAL ? HX_CLASS_SERIAL
-         : v->kind == HX_VARIANT_OMP    ? HX_CLASS_BASELINE
+         : v->kind == HX_VARIANT_BASELINE    ? HX_CLASS_BASELINE
                                         : HX_CLASS_PARALLEL;
 }
 

@@ -174,7 +174,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     double serial = NAN;
     for (size_t i = 0; i < cfg->nvariants && nrows < 64; i++) {
         const hx_variant *v = &cfg->variants[i];
-        if (v->kind == HX_VARIANT_OMP)
+        if (v->kind == HX_VARIANT_BASELINE)
             continue;
         int seen = 0;
         for (size_t k = 0; k < nrows; k++)

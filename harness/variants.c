@@ -36,15 +36,16 @@ struct baseline {
 };
 static const struct baseline baselines[] = {
     {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only"},
-    {"omp", HX_VARIANT_OMP, "OpenMP tasks, gcc + libgomp"},
-    {"omp-llvm", HX_VARIANT_OMP, "OpenMP tasks, clang + libomp (what the paper compared against)"},
+    {"omp", HX_VARIANT_BASELINE, "OpenMP tasks, gcc + libgomp"},
+    {"omp-llvm", HX_VARIANT_BASELINE, "OpenMP tasks, clang + libomp (what the paper compared against)"},
+    {"tbb", HX_VARIANT_BASELINE, "oneTBB task_group, g++ (the paper's TBB column)"},
     {NULL, 0, NULL},
 };
 
 const char *const hx_variant_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
     "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "serial",         "omp",
-    "omp-llvm",       NULL,
+    "omp-llvm",       "tbb",            NULL,
 };
 
 /* Stealing-stack pairs that do not exist, and why. */
@@ -78,8 +79,8 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
         return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -EINVAL;
     /* A baseline, or a baseline with parts wrongly attached (longest names first, so that
      * "omp-llvm-busy" is read as omp-llvm + "-busy"). */
-    static const int by_length[] = {2, 0, 1};
-    for (size_t i = 0; i < 3; i++) {
+    static const int by_length[] = {2, 0, 1, 3};
+    for (size_t i = 0; i < 4; i++) {
         const struct baseline *b = &baselines[by_length[i]];
         size_t n = strlen(b->name);
         if (!strcmp(name, b->name)) {
@@ -93,7 +94,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
             continue;
         const char *rest = name + n + 1;
         if (axis_find(sched_axis, rest, strlen(rest)) >= 0)
-            return snprintf(err, errlen, "'%s': serial/omp/omp-llvm take no scheduler (write '%s')", name, b->name),
+            return snprintf(err, errlen, "'%s': baselines (serial, omp, omp-llvm, tbb) take no scheduler (write '%s')", name, b->name),
                    -EINVAL;
         return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -EINVAL;
     }
@@ -111,7 +112,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
             if (a == 0 && n == strlen(name))
                 return snprintf(err, errlen,
                                 "unknown variant '%s' (a runtime variant is stealing-stack-scheduler, e.g. "
-                                "cont-seg-busy; baselines: serial, omp, omp-llvm)",
+                                "cont-seg-busy; baselines: serial, omp, omp-llvm, tbb)",
                                 name),
                        -1;
             return snprintf(err, errlen, "'%s': '%.*s' is not a %s value (one of %s)", name, (int)n, p,
@@ -145,7 +146,7 @@ const char *hx_variant_class(const hx_variant *v) {
     switch (v->kind) {
     case HX_VARIANT_SERIAL:
         return "serial";
-    case HX_VARIANT_OMP:
+    case HX_VARIANT_BASELINE:
         return "baseline";
     case HX_VARIANT_RUNTIME:
         break;
@@ -197,7 +198,7 @@ void hx_variants_print(FILE *out) {
     fprintf(out, "\nA name is refused when:\n"
                  "  - an axis value is unknown (e.g. 'cont-seg-fast': 'fast' is not a scheduler value);\n"
                  "  - an axis is missing (e.g. 'cont-seg': every runtime variant names its scheduler);\n"
-                 "  - a baseline is given a scheduler (e.g. 'omp-busy': serial/omp/omp-llvm take no scheduler);\n"
+                 "  - a baseline is given a scheduler (e.g. 'omp-busy': baselines (serial, omp, omp-llvm, tbb) take no scheduler);\n"
                  "  - it has parts after the scheduler;\n"
                  "  - the pair does not exist: cont-native (continuation stealing on the native C stack needs\n"
                  "    Fibril-style stack switching, not implemented).\n"

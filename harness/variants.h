@@ -5,8 +5,8 @@
  *   stack      seg  | lin      (compile-time)
  *   scheduler  busy | lazy     (run-time: the driver's --sched)
  * e.g. "cont-seg-busy", "child-lin-lazy".  The baselines are "serial" (the serial
- * projection, 1 worker only), "omp" (gcc + libgomp tasks) and "omp-llvm" (clang + libomp
- * tasks); they take no scheduler.  Runtime variant steal-stack-sched runs the driver
+ * projection, 1 worker only), "omp" (gcc + libgomp tasks), "omp-llvm" (clang + libomp
+ * tasks) and "tbb" (oneTBB task_group, g++); they take no scheduler.  Runtime variant steal-stack-sched runs the driver
  * fk-bench-<steal>-<stack> with --sched <sched>; a baseline B runs fk-bench-B. */
 #ifndef HX_VARIANTS_H
 #define HX_VARIANTS_H
@@ -18,7 +18,7 @@
 typedef enum hx_variant_kind {
     HX_VARIANT_RUNTIME, /* a forkscope runtime variant */
     HX_VARIANT_SERIAL,  /* the serial projection */
-    HX_VARIANT_OMP,     /* an OpenMP baseline (omp, omp-llvm) */
+    HX_VARIANT_BASELINE, /* another runtime's baseline: OpenMP (omp, omp-llvm) or TBB (tbb) */
 } hx_variant_kind;
 
 typedef struct hx_variant {

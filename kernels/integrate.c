@@ -9,11 +9,12 @@
 #include <math.h>
 
 #include "bench/bench.h"
+#include "kernels/inline.h"
 
 
 static double result, eps;
 
-static inline double fn(double x) { return (x * x + 1.0) * x; }
+#define fn integrate_fn
 
 /* ---- serial projection ------------------------------------------------------------------ */
 __attribute__((noinline)) static double integrate_serial(double x1, double y1, double x2, double y2, double area) {
@@ -31,6 +32,13 @@ __attribute__((noinline)) static double integrate_serial(double x1, double y1, d
 static void integrate_run(bench_ctx *c) {
     double n = (double)c->i[INTEGRATE_OPT_N];
     result = integrate_serial(0, fn(0), n, fn(n), 0);
+}
+
+/* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
+#elif defined(FK_BASELINE_TBB)
+static void integrate_run(bench_ctx *c) {
+    double n = (double)c->i[INTEGRATE_OPT_N];
+    result = integrate_tbb(0, fn(0), n, fn(n), 0, eps);
 }
 
 /* ---- OpenMP tasks ----------------------------------------------------------------------- */

@@ -15,8 +15,9 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "kernels/inline.h"
 
-#define BASE 16
+#define BASE MATMUL_BASE
 #define CHECK_ALL_UPTO 256
 #define CHECK_SAMPLES 256
 #define TOLERANCE 1e-5
@@ -24,18 +25,7 @@
 
 static float *A, *B, *R;
 
-static inline void base(const float *a, const float *b, float *r, int s, int add) {
-    for (int i = 0; i < BASE; i++)
-        for (int j = 0; j < BASE; j++) {
-            float sum = 0;
-            for (int k = 0; k < BASE; k++)
-                sum += a[i * s + k] * b[k * s + j];
-            if (add)
-                r[i * s + j] += sum;
-            else
-                r[i * s + j] = sum;
-        }
-}
+#define base matmul_base
 
 /* ---- serial projection ------------------------------------------------------------------ */
 #if defined(FK_BASELINE_SERIAL)
@@ -59,6 +49,13 @@ static void mm_serial(const float *a, const float *b, float *r, int n, int s, in
 static void matmul_run(bench_ctx *c) {
     int n = (int)c->i[MATMUL_OPT_N];
     mm_serial(A, B, R, n, n, 0);
+}
+
+/* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
+#elif defined(FK_BASELINE_TBB)
+static void matmul_run(bench_ctx *c) {
+    int n = (int)c->i[MATMUL_OPT_N];
+    matmul_tbb(A, B, R, n, n);
 }
 
 /* ---- OpenMP tasks ----------------------------------------------------------------------- */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "bench/bench.h"
+#include "kernels/inline.h"
 
 
 
@@ -18,15 +19,7 @@ static const int64_t known[NQ_MAX + 1] = {0,     1,      0,       0,        2,  
 
 static int64_t result;
 
-/* Does the queen in row j of board b attack any queen in rows 0..j-1? */
-static inline int conflict(const char *b, int j) {
-    for (int r = 0; r < j; r++) {
-        int d = b[j] - b[r];
-        if (d == 0 || d == j - r || d == r - j)
-            return 1;
-    }
-    return 0;
-}
+#define conflict nqueens_conflict
 
 /* ---- serial projection ------------------------------------------------------------------ */
 #if defined(FK_BASELINE_SERIAL)
@@ -49,6 +42,10 @@ static void nqueens_run(bench_ctx *c) {
     char empty[NQ_MAX] = {0};
     result = nqueens_serial(0, empty, (int)c->i[NQUEENS_OPT_N]);
 }
+
+/* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
+#elif defined(FK_BASELINE_TBB)
+static void nqueens_run(bench_ctx *c) { result = nqueens_tbb((int)c->i[NQUEENS_OPT_N]); }
 
 /* ---- OpenMP tasks ----------------------------------------------------------------------- */
 #elif defined(FK_BASELINE_OMP)

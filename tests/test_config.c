@@ -336,11 +336,13 @@ TEST(variant_names) {
         {"cont-seg", "missing the scheduler axis", 0},
         {"cont", "missing the frame stack axis", 0},
         {"cont-seg-busy-x", "unexpected '-x' after the scheduler", 0},
-        {"serial-busy", "serial/omp/omp-llvm take no scheduler", 0},
-        {"omp-lazy", "serial/omp/omp-llvm take no scheduler", 0},
-        {"omp-llvm-busy", "serial/omp/omp-llvm take no scheduler", 0},
+        {"serial-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
+        {"omp-lazy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
+        {"omp-llvm-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
         {"omp-gcc", "has no '-gcc' part", 0},
-        {"tbb", "unknown variant 'tbb'", 0},
+        {"tbb", "fk-bench-tbb", 1},
+        {"tbb-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
+        {"taskflow", "unknown variant 'taskflow'", 0},
         {"", "empty variant name", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

@@ -2,6 +2,7 @@
  * verified, in whatever this binary was built as: a runtime variant (1-4 workers, busy and
  * lazy), the serial projection, or an OpenMP baseline (1-4 threads).  Also the driver's
  * command line: bad options give a one-line error naming the option and a non-zero exit. */
+#include <math.h>
 #include <sys/wait.h>
 
 #include "bench/bench.h"
@@ -59,6 +60,9 @@ static void run_one(const struct size *z, unsigned workers, int lazy) {
 #elif defined(FK_BASELINE_OMP)
     (void)lazy;
     omp_set_num_threads((int)workers);
+#elif defined(FK_BASELINE_TBB)
+    (void)lazy;
+    bench_tbb_start(workers);
 #else
     (void)lazy;
 #endif
@@ -74,6 +78,8 @@ static void run_one(const struct size *z, unsigned workers, int lazy) {
         k->cleanup(&c);
 #if FK_BENCH_RUNTIME
     fk_pool_destroy(c.pool);
+#elif defined(FK_BASELINE_TBB)
+    bench_tbb_stop();
 #endif
     json_decref(c.out);
 }
@@ -262,6 +268,40 @@ TEST(driver_papi) {
     json_decref(doc);
 }
 
+/* A parallel baseline really runs on the workers it is given: nqueens(12) on 2 workers keeps
+ * both busy (process CPU time over 1.4 x the wall time of the timed repetition); a driver
+ * that quietly ran on one thread would show about 1.0. */
+TEST(baseline_uses_its_workers) {
+#if FK_BENCH_RUNTIME || defined(FK_BASELINE_SERIAL)
+    return; /* the runtime's parallelism is test_runtime's (greedy, steals); serial has none */
+#else
+    const char *d = driver_path();
+    ASSERT_MSG(d, "no driver build/bin/fk-bench-%s (make it first)", bench_variant());
+    if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+        return;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --kernel nqueens --n 12 --reps 3 --workers 2", d);
+    FILE *f = popen(cmd, "r");
+    ASSERT(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    ASSERT_EQ(pclose(f), 0);
+    json_error_t e;
+    json_t *doc = json_loads(buf, 0, &e);
+    ASSERT_MSG(doc, "not JSON: %s", buf);
+    double best = 0;
+    for (size_t i = 0; i < 3; i++) {
+        double t = json_real_value(json_array_get(json_object_get(doc, "times"), i));
+        double c = json_real_value(json_array_get(json_object_get(doc, "cpu_times"), i));
+        best = fmax(best, c / t);
+    }
+    printf("  %s nqueens(12) on 2 workers: CPU / wall up to %.2f\n", bench_variant(), best);
+    ASSERT_MSG(best > 1.4, "%s on 2 workers used %.2f CPUs", bench_variant(), best);
+    json_decref(doc);
+#endif
+}
+
 int main(int argc, char **argv) {
     printf("# test_kernels: %s\n", bench_variant());
     return test_main(argc, argv, (struct test_case[]){
@@ -271,6 +311,7 @@ int main(int argc, char **argv) {
         TEST_CASE(driver_cli_errors, 30),
         TEST_CASE(driver_json, 30),
         TEST_CASE(driver_papi, 60),
+        TEST_CASE(baseline_uses_its_workers, 60),
         {0},
     });
 }

@@ -93,7 +93,7 @@ typedef struct form {
 
 #if FK_BENCH_RUNTIME
 static const form forms[] = {{1, "heap"}, {1, "stack"}, {2, "heap"}, {2, "stack"}, {4, "heap"}, {4, "stack"}};
-#elif defined(FK_BASELINE_OMP)
+#elif defined(FK_BASELINE_OMP) || defined(FK_BASELINE_TBB)
 static const form forms[] = {{1, "heap"}, {2, "heap"}, {4, "heap"}};
 #else
 static const form forms[] = {{1, "heap"}};
@@ -125,6 +125,8 @@ static uts_result kernel_run(const char *spec, form fm, json_t **out) {
     c.workers = fm.workers;
 #if FK_BENCH_RUNTIME
     c.pool = make_pool(fm.workers);
+#elif defined(FK_BASELINE_TBB)
+    bench_tbb_start(fm.workers);
 #endif
     ASSERT_MSG(bench_uts.prepare(&c) == 0, "prepare failed for '%s'", spec);
     bench_uts.run(&c);
@@ -133,6 +135,8 @@ static uts_result kernel_run(const char *spec, form fm, json_t **out) {
         bench_uts.cleanup(&c);
 #if FK_BENCH_RUNTIME
     fk_pool_destroy(c.pool);
+#elif defined(FK_BASELINE_TBB)
+    bench_tbb_stop();
 #endif
     uts_result r = {json_u64(c.out, "nodes"), json_u64(c.out, "leaves"), json_u64(c.out, "depth")};
     ASSERT_EQ_U(json_u64(c.out, "answer"), r.nodes);
