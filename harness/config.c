@@ -460,7 +460,7 @@ static void check_param(vctx *c, const char *path, const hx_kopt *o, json_t *v, 
 }
 
 static void check_benchmark(vctx *c, const char *path, json_t *v, hx_bench *b) {
-    static const char *const keys[] = {"name", "kernel", "params", "variants", NULL};
+    static const char *const keys[] = {"name", "kernel", "params", "variants", "workers", NULL};
     char p[512], buf[96];
     if (!json_is_object(v)) {
         VERR(c, path, "expected an object {\"name\": ..., \"kernel\": ..., \"params\": {...}}, got %s",
@@ -939,6 +939,51 @@ static const key_rule rules[] = { /* in the order a user reads them in the unkno
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
+/* A benchmark's "workers": integers (or "cores") from the top-level list, e.g. overhead
+ * kernels at P = 1, 2 beside memory kernels up to 16 in one sweep. */
+static void check_bench_workers(vctx *c, const char *path, json_t *list, hx_config *cfg, hx_bench *b) {
+    char p[200], buf[96];
+    if (!json_is_array(list) || !json_array_size(list)) {
+        VERR(c, path, "expected a non-empty list of worker counts from the top-level \"workers\", got %s",
+             json_is_array(list) ? "an empty list" : describe(list, buf, sizeof buf));
+        return;
+    }
+    b->workers = hx_xcalloc(json_array_size(list), sizeof *b->workers);
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v) {
+        snprintf(p, sizeof p, "%s[%zu]", path, i);
+        long long x = json_is_string(v) && !strcmp(json_string_value(v), "cores") ? (long long)cfg->cores : -1;
+        if (x < 0 && !(json_is_integer(v) && (x = (long long)json_integer_value(v)) >= 1)) {
+            VERR(c, p, "expected a worker count (an integer, or \"cores\"), got %s", describe(v, buf, sizeof buf));
+            continue;
+        }
+        size_t k = 0;
+        while (k < cfg->nworkers && cfg->workers[k] != (unsigned)x)
+            k++;
+        if (k == cfg->nworkers) {
+            VERR(c, p, "%lld is not among the top-level worker counts (a benchmark runs on a subset of them)", x);
+            continue;
+        }
+        size_t at = 0; /* insert in ascending order, once */
+        while (at < b->nworkers && b->workers[at] < (unsigned)x)
+            at++;
+        if (at < b->nworkers && b->workers[at] == (unsigned)x)
+            continue;
+        memmove(b->workers + at + 1, b->workers + at, (b->nworkers - at) * sizeof *b->workers);
+        b->workers[at] = (unsigned)x;
+        b->nworkers++;
+    }
+}
+
+/* Does benchmark b run at P? */
+int hx_bench_runs_at(const hx_bench *b, unsigned P) {
+    for (size_t i = 0; b->workers && i < b->nworkers; i++)
+        if (b->workers[i] == P)
+            return 1;
+    return !b->workers;
+}
+
 static void validate(vctx *c, json_t *root, hx_config *cfg) {
     char buf[96], p[128];
     if (!json_is_object(root)) {
@@ -965,8 +1010,17 @@ static void validate(vctx *c, json_t *root, hx_config *cfg) {
             verr_at(c, "", 0, rules[i].key, "%s", rules[i].missing);
     }
 
-    /* a benchmark's own variant list replaces the top-level one for it */
+    /* a benchmark's own worker counts: a subset of the top-level ones */
     json_t *blist = json_object_get(root, "benchmarks");
+    for (size_t b = 0; json_is_array(blist) && b < cfg->nbenchmarks; b++) {
+        json_t *own = json_object_get(json_array_get(blist, b), "workers");
+        if (own) {
+            snprintf(p, sizeof p, "benchmarks[%zu].workers", b);
+            check_bench_workers(c, p, own, cfg, &cfg->benchmarks[b]);
+        }
+    }
+
+    /* a benchmark's own variant list replaces the top-level one for it */
     for (size_t b = 0; json_is_array(blist) && b < cfg->nbenchmarks; b++) {
         json_t *own = json_object_get(json_array_get(blist, b), "variants");
         if (!own)
@@ -1056,6 +1110,7 @@ fail_parse:
 void hx_config_free(hx_config *cfg) {
     for (size_t i = 0; i < cfg->nbenchmarks; i++) {
         json_decref(cfg->benchmarks[i].params);
+        free(cfg->benchmarks[i].workers);
         for (size_t k = 0; k < cfg->benchmarks[i].nargs; k++)
             free(cfg->benchmarks[i].args[k]);
         free(cfg->benchmarks[i].args);

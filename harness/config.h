@@ -55,6 +55,9 @@ typedef struct hx_bench {
     size_t nargs;
     unsigned long long variants; /* bit v set: runs on cfg->variants[v] (its own "variants"
                                     list, else every top-level variant) */
+    unsigned *workers; /* its own "workers" (a subset of the top-level list, ascending), or
+                          NULL: every top-level worker count (owned) */
+    size_t nworkers;
 } hx_bench;
 
 typedef struct hx_config {
@@ -91,6 +94,9 @@ typedef struct hx_config {
 int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d);
 
 void hx_config_free(hx_config *cfg);
+
+/* Does benchmark b run at P workers (its own "workers", else every top-level count)? */
+int hx_bench_runs_at(const hx_bench *b, unsigned P);
 
 /* Online CPUs (at least 1). */
 unsigned hx_online_cores(void);

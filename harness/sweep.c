@@ -122,6 +122,11 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
         for (size_t w = 0; w < cfg->nworkers && (used >> v & 1); w++) {
             if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1)
                 continue;
+            int needed = 0; /* some benchmark runs this variant at this P */
+            for (size_t b = 0; b < cfg->nbenchmarks; b++)
+                needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]);
+            if (!needed)
+                continue;
             if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
                 return HX_EINTERNAL;
         }
@@ -129,6 +134,8 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
     for (size_t b = 0; b < cfg->nbenchmarks; b++)
         for (size_t v = 0; v < cfg->nvariants; v++)
             for (size_t w = 0; w < cfg->nworkers && (cfg->benchmarks[b].variants >> v & 1); w++) {
+                if (!hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]))
+                    continue;
                 if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1) {
                     p->nskipped_serial++;
                     continue;

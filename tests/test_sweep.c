@@ -606,6 +606,34 @@ TEST(plan_stage) {
     hx_diag_free(&d);
 }
 
+/* A benchmark's own "workers": its cells only at those counts, and calibrate cells only
+ * where some benchmark runs. */
+TEST(benchmark_workers) {
+    char dir[64], cfg[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/w.json", dir);
+    write_text(cfg, "{\"name\": \"w\", \"benchmarks\": [{\"kernel\": \"fib\", \"workers\": [1, 2]},"
+                    " {\"kernel\": \"nqueens\", \"workers\": [8, 2]}], \"variants\": [\"cont-seg-busy\", \"serial\"],"
+                    " \"workers\": [1, 2, 4, 8], \"repetitions\": 1}\n");
+    hx_config c;
+    hx_diag d = {0};
+    ASSERT_EQ(hx_config_load(cfg, 2, &c, &d), 0);
+    ASSERT_EQ(c.benchmarks[1].nworkers, 2);
+    ASSERT(c.benchmarks[1].workers[0] == 2 && c.benchmarks[1].workers[1] == 8); /* sorted */
+    ASSERT(hx_bench_runs_at(&c.benchmarks[0], 1) && !hx_bench_runs_at(&c.benchmarks[0], 4));
+    hx_plan p;
+    ASSERT_EQ(hx_plan_build(&c, &p), 0);
+    /* calibrate: cont-seg at 1, 2, 8 and serial at 1; fib: cont-seg 1, 2 and serial 1;
+     * nqueens: cont-seg 2, 8 (serial only runs at P = 1, which nqueens does not) */
+    ASSERT_EQ(p.ncalib, 4);
+    ASSERT_EQ(p.ncells, 4 + 3 + 2);
+    for (size_t i = 0; i < p.ncells; i++)
+        ASSERT_MSG(p.cells[i].workers != 4, "a cell at P = 4: %s", p.cells[i].id);
+    hx_plan_free(&p);
+    hx_config_free(&c);
+    hx_diag_free(&d);
+}
+
 /* "paired": every round holds each family's runs back to back (same benchmark and P), in
  * an order that changes between rounds and is the same for the same seed. */
 static void paired_plan(unsigned long long seed, hx_plan *p, hx_config *c) {
@@ -863,6 +891,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(dry_run_plan, 10),
                          TEST_CASE(plan_stage, 10),
                          TEST_CASE(paired_order, 10),
+                         TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(record_and_env_fields, 20),
                          TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),
