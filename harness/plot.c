@@ -373,6 +373,32 @@ static int memory_points(plotctx *c, FILE *f, panels *p, const char *bn, size_t 
     return started;
 }
 
+/* mem ~ a + b ln P over the cells of (bench, variant), weights 1/se^2 (se floored as the
+ * fit does): 1 and *a, *b, or 0 with fewer than 2 points. */
+static int log_growth(const plotctx *c, const char *bench, const char *variant, double *a, double *b) {
+    double S = 0, Sx = 0, Sy = 0, Sxx = 0, Sxy = 0;
+    int n = 0;
+    for (size_t i = 0; i < c->s.ncells; i++) {
+        const hx_cell *e = &c->s.cells[i];
+        if (strcmp(e->benchmark, bench) || strcmp(e->variant, variant) || !isfinite(e->mem) || e->mem <= 0)
+            continue;
+        double se = isfinite(e->mem_se) && e->mem_se > HX_FIT_SE_FLOOR_KIB ? e->mem_se : HX_FIT_SE_FLOOR_KIB;
+        double w = 1 / (se * se), xv = log((double)e->workers);
+        S += w;
+        Sx += w * xv;
+        Sy += w * e->mem;
+        Sxx += w * xv * xv;
+        Sxy += w * xv * e->mem;
+        n++;
+    }
+    double det = S * Sxx - Sx * Sx;
+    if (n < 2 || !(det > 0))
+        return 0;
+    *b = (S * Sxy - Sx * Sy) / det;
+    *a = (Sy - *b * Sx) / S;
+    return 1;
+}
+
 /* Variant v's fitted curve on bn over [pmin, pmax] as a block of memory-fit.dat, and its key
  * ("v: n = ..." or "v: no fit (...)"); a fit that is missing or skipped is noted in skips.
  * 1 if a curve was written. */
@@ -390,13 +416,23 @@ static int memory_fit_curve(plotctx *c, FILE *g, const char *bn, size_t v, doubl
     }
     char n[64];
     snprintf(key, keylen, "%s: n = %s", c->vars[v], hx_report_exponent(n, sizeof n, x->n, x->n_se));
+    /* At the model's n -> 0 limit the fit reports a constant, which would draw a flat line
+     * through growing points; the limit itself, a + b M1 P^n with b n fixed, is growth like
+     * log P: draw that (weighted least squares of mem on ln P) and say so. */
+    double la = NAN, lb = NAN;
+    if (strstr(x->note, "n -> 0 limit") && log_growth(c, bn, c->vars[v], &la, &lb) && lb > 0)
+        snprintf(key, keylen, "%s: n -> 0 (grows like log P)", c->vars[v]);
+    else
+        la = lb = NAN;
     int wrote = 0;
     for (int k = 0; k <= 60; k++) {
         double P = pmin * pow(pmax / pmin, k / 60.0);
-        double y = x->a + x->b * x->m1 * pow(P, x->n);
+        double y = isfinite(lb) ? la + lb * log(P) : x->a + x->b * x->m1 * pow(P, x->n);
         if (!(y > 0) || !isfinite(y))
             continue; /* a log axis cannot show it */
-        if (!wrote)
+        if (!wrote && isfinite(lb))
+            fprintf(g, "# %s %s: n -> 0 limit, drawn as %.6g + %.6g ln P\n", bn, c->vars[v], la, lb);
+        else if (!wrote)
             fprintf(g, "# %s %s: a = %.6g, b = %.6g, M1 = %.6g, n = %.6g\n", bn, c->vars[v], x->a, x->b, x->m1, x->n);
         fprintf(g, "%.10g %.10g\n", P, y);
         wrote = 1;

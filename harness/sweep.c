@@ -202,8 +202,9 @@ static double uts_nodes(const hx_bench *b) {
             return presets[i].nodes;
     int t = (int)param(b, "t"), a = (int)param(b, "a"), d = (int)param(b, "d");
     double b0 = param(b, "b"), q = param(b, "q"), m = param(b, "m");
-    if (t == 0) /* binomial: root b0 children, then q*m expected children each */
-        return q * m < 0.999 ? 1 + b0 / (1 - q * m) : 1e9;
+    if (t == 0) /* binomial: root b0 children, then q*m expected children each; a critical
+                 * tree (q m = 1) has no finite mean: assume the size of T3 */
+        return q * m < 0.999 ? 1 + b0 / (1 - q * m) : 4e6;
     double level = 1, total = 1;
     for (int k = 0; k < d && total < 1e10; k++) {
         double bk = (a == 3 || t == 3) ? b0 : b0 * (1 - (double)k / d); /* fixed / balanced, else linear */

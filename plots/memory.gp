@@ -58,12 +58,13 @@ do for [p = 1:np] {
     } else {
         set logscale x 2
         set logscale y 10
-        # y tics: decades; 1-2-5 steps when the panel spans less than a factor 30, 1-2-...-9 when less
-        # than 4 (a log axis with no power of ten inside it would have no labels at all)
+        # y tics: 1-2-5 steps when the panel spans less than a factor 1000 (so that values can be
+        # read: 1000 2000 5000 10000, not only the decades), 1-2-...-9 when less than 4, decades
+        # beyond (a log axis with no power of ten inside it would have no labels at all)
         stats dir."/memory.dat" index mem_first[p]:(mem_first[p] + mem_count[p] - 1) using 3:4 nooutput
         ylo = (STATS_min_x > 0) ? STATS_min_x : 1
         yhi = STATS_max_y
-        if (yhi < 30 * ylo) {
+        if (yhi < 1000 * ylo) {
             mant = (yhi < 4 * ylo) ? "1 2 3 4 5 6 7 8 9" : "1 2 5"
             set ytics nomirror (1)
             do for [e = floor(log10(ylo)) - 1 : ceil(log10(yhi))] {

@@ -167,28 +167,36 @@ TEST(shipped_configs_validate) {
     ASSERT_GE(n, 3);
 }
 
+/* The default experiment shows the paper's two findings: per-task overhead of fine-grained
+ * kernels on forkscope, OpenMP and TBB at P = 1 and the cores; and memory of a deep tree at
+ * enough worker counts (beyond the cores) to fit Eq. 17, on both stealing strategies and the
+ * baselines. */
 TEST(quick_config_shape) {
     hx_config cfg;
     load_ok("configs/quick.json", 2, &cfg);
     ASSERT(!strcmp(cfg.name, "quick"));
-    const char *kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts"};
-    for (size_t k = 0; k < 5; k++) {
-        int found = 0;
-        for (size_t b = 0; b < cfg.nbenchmarks; b++)
-            found |= !strcmp(cfg.benchmarks[b].kernel, kernels[k]);
-        ASSERT_MSG(found, "quick.json has no %s benchmark", kernels[k]);
-    }
-    const char *variants[] = {"cont-seg-busy", "cont-seg-lazy", "child-seg-busy", "serial", "omp", "omp-llvm"};
+    const char *variants[] = {"cont-seg-busy", "child-seg-busy", "serial", "omp", "omp-llvm", "tbb"};
     for (size_t k = 0; k < 6; k++) {
         int found = 0;
         for (size_t v = 0; v < cfg.nvariants; v++)
             found |= !strcmp(cfg.variants[v].name, variants[k]);
         ASSERT_MSG(found, "quick.json has no variant %s", variants[k]);
     }
-    ASSERT_EQ(cfg.nworkers, 4); /* 1, 2, 4, 8: four points for the memory fit */
-    ASSERT_EQ(cfg.workers[0], 1);
-    ASSERT_EQ(cfg.workers[2], 4);
-    ASSERT_EQ(cfg.workers[3], 8);
+    int overhead = 0, memory = 0;
+    for (size_t b = 0; b < cfg.nbenchmarks; b++) {
+        const hx_bench *x = &cfg.benchmarks[b];
+        if ((!strcmp(x->kernel, "fib") || !strcmp(x->kernel, "integrate")) && hx_bench_runs_at(x, 1) &&
+            hx_bench_runs_at(x, 2) && !hx_bench_runs_at(x, 8))
+            overhead++;
+        if (!strcmp(x->kernel, "uts")) {
+            size_t n = 0;
+            for (size_t w = 0; w < cfg.nworkers; w++)
+                n += hx_bench_runs_at(x, cfg.workers[w]);
+            memory |= n >= 6 && hx_bench_runs_at(x, 16);
+        }
+    }
+    ASSERT_MSG(overhead == 2, "fib and integrate at P = 1 and the cores only: %d", overhead);
+    ASSERT_MSG(memory, "a UTS benchmark at 6 or more worker counts up to 16");
     ASSERT(cfg.time_limit_s > 0);
     hx_config_free(&cfg);
 }
