@@ -47,6 +47,7 @@ static const struct style {
     {"cont-lin-lazy", "#bcbd22", 7},  {"child-seg-busy", "#d62728", 5}, {"child-seg-lazy", "#ff7f0e", 13},
     {"child-lin-busy", "#9467bd", 15}, {"child-lin-lazy", "#7f7f7f", 9},
     {"child-native-busy", "#e6550d", 11}, {"child-native-lazy", "#fd8d3c", 5},
+    {"tbb", "#393b79", 13}, /* dark indigo: apart from the OpenMP browns and pinks */
 };
 #define NKNOWN (sizeof known_styles / sizeof *known_styles)
 
@@ -373,6 +374,20 @@ static int memory_points(plotctx *c, FILE *f, panels *p, const char *bn, size_t 
     return started;
 }
 
+/* The most worker counts with memory data that any variant of benchmark bench has. */
+static int max_points(const plotctx *c, const char *bench) {
+    int best = 0;
+    for (size_t v = 0; v < c->nvars; v++) {
+        int n = 0;
+        for (size_t i = 0; i < c->s.ncells; i++) {
+            const hx_cell *e = &c->s.cells[i];
+            n += !strcmp(e->benchmark, bench) && !strcmp(e->variant, c->vars[v]) && isfinite(e->mem) && e->mem > 0;
+        }
+        best = n > best ? n : best;
+    }
+    return best;
+}
+
 /* mem ~ a + b ln P over the cells of (bench, variant), weights 1/se^2 (se floored as the
  * fit does): 1 and *a, *b, or 0 with fewer than 2 points. */
 static int log_growth(const plotctx *c, const char *bench, const char *variant, double *a, double *b) {
@@ -468,15 +483,21 @@ static int write_memory(plotctx *c, panels *p) {
           "# settings.gp lists (mem_fit*); blocks separated by two blank lines.\n"
           "# columns: workers mem_fit_kib\n",
           g);
-    int only_matmul = 1;
-    for (size_t b = 0; b < c->s.nbenches; b++)
+    int only_matmul = 1, any_fittable = 0;
+    for (size_t b = 0; b < c->s.nbenches; b++) {
         only_matmul &= is_matmul_bench(c, c->s.benches[b].name);
+        any_fittable |= max_points(c, c->s.benches[b].name) >= 3;
+    }
     for (size_t b = 0; b < c->s.nbenches; b++) {
         const char *bn = c->s.benches[b].name;
         if (!only_matmul && is_matmul_bench(c, bn)) {
             note(c, "%s: left out of the memory figure (matmul: its matrices dominate its memory, as in the "
                     "paper's Fig. 7); its fit is in fits.csv",
                  bn);
+            continue;
+        }
+        if (any_fittable && max_points(c, bn) < 3) { /* two points cannot show how memory grows */
+            note(c, "%s: left out of the memory figure (measured at fewer than 3 worker counts)", bn);
             continue;
         }
         size_t first = p->nblocks, count = 0, ffirst = p->nfit, fcount = 0;

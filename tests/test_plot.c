@@ -278,7 +278,7 @@ TEST(style_table_is_fixed) {
     /* known variants: fixed, distinct colours, neighbours never share a marker */
     static const char *const known[] = {"serial", "omp", "omp-llvm", "cont-seg-busy", "cont-seg-lazy", "cont-lin-busy",
                                         "cont-lin-lazy", "child-seg-busy", "child-seg-lazy", "child-lin-busy",
-                                        "child-lin-lazy", "child-native-busy", "child-native-lazy"};
+                                        "child-lin-lazy", "child-native-busy", "child-native-lazy", "tbb"};
     for (size_t i = 0; i < sizeof known / sizeof *known; i++) {
         int r = hx_plot_style(known[i], &c1, &p1);
         ASSERT_EQ(r, (long long)i);
