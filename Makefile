@@ -96,9 +96,9 @@ BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
 # every harness object but main.o.
-HARNESS_SRC     := $(wildcard harness/*.c) bench/options.c # the kernels' option table, shared
+HARNESS_SRC     := $(wildcard harness/*.c) bench/options.c uts/tree.c uts/rng.c # the option table; UTS counts
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
-HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lhwloc -lm
+HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lnettle -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
                      tests/test_plot.c tests/test_util.c tests/test_compare.c))
 # The CLI's `topology` command prints the runtime's view of a topology through the public

@@ -2,6 +2,7 @@
 #include "bench/options.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 const bench_opt bench_fib_opts[] = {
     [FIB_OPT_N] = {"n", BENCH_INT, "42", 0, 92, 0, NULL, "compute fib(n)"},
@@ -46,3 +47,9 @@ const bench_kernel_opts bench_kernel_options[] = {
     {"fib", bench_fib_opts},         {"integrate", bench_integrate_opts}, {"matmul", bench_matmul_opts},
     {"nqueens", bench_nqueens_opts}, {"uts", bench_uts_opts},             {NULL, NULL},
 };
+
+/* The number of placements of n queens, n = 0..NQ_MAX (nqueens verifies against it; so does
+ * the harness for a runtime run by command). */
+const int64_t bench_nqueens_known[NQ_MAX + 1] = {0,     1,      0,       0,        2,         10,         4,
+                                          40,    92,     352,     724,      2680,      14200,      73712,
+                                          365596, 2279184, 14772512, 95815104, 666090624};

@@ -5,6 +5,8 @@
 #ifndef FK_BENCH_OPTIONS_H
 #define FK_BENCH_OPTIONS_H
 
+#include <stdint.h>
+
 enum bench_opt_type {
     BENCH_INT,    /* 64-bit integer */
     BENCH_DOUBLE, /* real number */
@@ -35,6 +37,8 @@ extern const bench_opt bench_uts_opts[];
 
 /* NQUEENS_OPT_N's largest board: the kernel knows the answers up to it. */
 #define NQ_MAX 18
+/* The number of placements of n queens, n = 0..NQ_MAX. */
+extern const int64_t bench_nqueens_known[NQ_MAX + 1];
 
 /* The kernels by name (not "calibrate", which has no options), NULL-name terminated. */
 typedef struct bench_kernel_opts {

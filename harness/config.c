@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <regex.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -35,7 +36,7 @@ unsigned hx_online_cores(void) {
 
 int hx_config_class(const hx_variant *v) {
     return v->kind == HX_VARIANT_SERIAL ? HX_CLASS_SERIAL
-         : v->kind == HX_VARIANT_BASELINE    ? HX_CLASS_BASELINE
+         : v->kind == HX_VARIANT_BASELINE || v->kind == HX_VARIANT_COMMAND ? HX_CLASS_BASELINE
                                         : HX_CLASS_PARALLEL;
 }
 
@@ -657,7 +658,113 @@ static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, u
  * {"name": "mine", "variant": "cont-seg-busy", "drivers": "../mine/build/bin"}.  The drivers
  * directory (relative to the current directory) must hold the variant's driver.  0 and *v,
  * or -1 after reporting. */
+/* A template: a non-empty list of strings whose placeholders are {workers} or a parameter of
+ * kernel (NULL: calibrate, {workers} only). */
+static void check_template(vctx *c, const char *path, json_t *t, const char *kernel) {
+    char buf[96], p[300];
+    if (!json_is_array(t) || !json_array_size(t)) {
+        VERR(c, path, "expected a command line: a non-empty list of strings, got %s", describe(t, buf, sizeof buf));
+        return;
+    }
+    const hx_kernel_info *k = kernel ? hx_kernel_find(kernel) : NULL;
+    size_t i;
+    json_t *a;
+    json_array_foreach(t, i, a) {
+        snprintf(p, sizeof p, "%s[%zu]", path, i);
+        if (!json_is_string(a)) {
+            VERR(c, p, "expected a string, got %s", describe(a, buf, sizeof buf));
+            continue;
+        }
+        for (const char *s = json_string_value(a); (s = strchr(s, '{'));) {
+            const char *e = strchr(s, '}');
+            if (!e)
+                break;
+            int known = (size_t)(e - s - 1) == 7 && !strncmp(s + 1, "workers", 7);
+            for (const hx_kopt *o = k ? k->opts : NULL; o && o->name && !known; o++)
+                known = strlen(o->name) == (size_t)(e - s - 1) && !strncmp(s + 1, o->name, (size_t)(e - s - 1));
+            if (!known)
+                VERR(c, p, "unknown placeholder %.*s (expected {workers}%s)", (int)(e - s + 1), s,
+                     kernel ? " or a parameter of the kernel, e.g. {n}" : "");
+            s = e + 1;
+        }
+    }
+}
+
+/* {"regex": R}: an extended POSIX regex with a group (the number to take). */
+static void check_regex(vctx *c, const char *path, json_t *o) {
+    char buf[96], p[300], why[160];
+    json_t *r = json_object_get(o, "regex");
+    snprintf(p, sizeof p, "%s.regex", path);
+    if (!json_is_object(o) || !json_is_string(r)) {
+        VERR(c, path, "expected {\"regex\": \"...([0-9.]+)...\"}, got %s", describe(o, buf, sizeof buf));
+        return;
+    }
+    regex_t rx;
+    int rc = regcomp(&rx, json_string_value(r), REG_EXTENDED);
+    if (rc) {
+        regerror(rc, &rx, why, sizeof why);
+        VERR(c, p, "not a regular expression: %s", why);
+        return;
+    }
+    if (rx.re_nsub < 1)
+        VERR(c, p, "needs a group ( ... ) around the number to take");
+    regfree(&rx);
+}
+
+/* A variant run by command (harness/command.h). */
+static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
+    char p[300], buf[96];
+    size_t before = c->nerr;
+    json_t *cmd = json_object_get(e, "command"), *name = json_object_get(e, "name");
+    snprintf(p, sizeof p, "%s.command", path);
+    if (!json_is_object(cmd) || !json_object_size(cmd)) {
+        VERR(c, p, "expected {KERNEL: [PROGRAM, ARG...], ...}, got %s", describe(cmd, buf, sizeof buf));
+    } else {
+        const char *k;
+        json_t *t;
+        json_object_foreach(cmd, k, t) {
+            char q[400];
+            snprintf(q, sizeof q, "%s.%s", p, k);
+            if (!hx_kernel_find(k) || !strcmp(k, "matmul"))
+                VERR(c, q, "%s", !hx_kernel_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
+                                                    : "matmul has no single number to check: it cannot run by command");
+            else
+                check_template(c, q, t, k);
+        }
+    }
+    if (json_object_get(e, "calibrate")) {
+        snprintf(p, sizeof p, "%s.calibrate", path);
+        check_template(c, p, json_object_get(e, "calibrate"), NULL);
+    }
+    if (json_object_get(e, "time")) {
+        snprintf(p, sizeof p, "%s.time", path);
+        check_regex(c, p, json_object_get(e, "time"));
+    }
+    snprintf(p, sizeof p, "%s.answer", path);
+    if (!json_object_get(e, "answer"))
+        VERR(c, path, "missing \"answer\": {\"regex\": ...} (every run's answer is checked)");
+    else
+        check_regex(c, p, json_object_get(e, "answer"));
+    snprintf(p, sizeof p, "%s.name", path);
+    if (!json_is_string(name) || !valid_name(json_string_value(name)) || strlen(json_string_value(name)) >= sizeof v->name)
+        VERR(c, name ? p : path, "expected a \"name\" of 1 to 31 letters, digits, '_', '.', '-', got %s",
+             name ? describe(name, buf, sizeof buf) : "nothing");
+    if (c->nerr != before)
+        return -1;
+    memset(v, 0, sizeof *v);
+    v->kind = HX_VARIANT_COMMAND;
+    snprintf(v->name, sizeof v->name, "%s", json_string_value(name));
+    snprintf(v->base, sizeof v->base, "command");
+    v->spec = json_incref(e);
+    return 0;
+}
+
 static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
+    static const char *const command_keys[] = {"name", "command", "calibrate", "time", "answer", NULL};
+    if (json_object_get(e, "command")) {
+        check_keys(c, path, e, command_keys, "a command variant");
+        return command_object(c, path, e, v);
+    }
     static const char *const keys[] = {"name", "variant", "drivers", NULL};
     char p[200], buf[96], err[256];
     size_t before = c->nerr;
@@ -736,10 +843,14 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
         }
         if (k == cfg->nvariants) {
             hx_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
-            if (!nv)
+            if (!nv) {
+                json_decref(var.spec);
                 continue;
+            }
             cfg->variants = nv;
             nv[cfg->nvariants++] = var;
+        } else if (var.spec != cfg->variants[k].spec) {
+            json_decref(var.spec); /* the same name again: the first entry's spec is kept */
         }
         set |= 1ULL << k;
     }
@@ -1116,6 +1227,8 @@ void hx_config_free(hx_config *cfg) {
         free(cfg->benchmarks[i].args);
     }
     free(cfg->benchmarks);
+    for (size_t i = 0; i < cfg->nvariants; i++)
+        json_decref(cfg->variants[i].spec);
     free(cfg->variants);
     free(cfg->workers);
     free(cfg->dropped);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness/abtest.h"
+#include "harness/command.h"
 #include "harness/config.h"
 #include "harness/envinfo.h"
 #include "harness/errors.h"
@@ -125,8 +126,8 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
             int needed = 0; /* some benchmark runs this variant at this P */
             for (size_t b = 0; b < cfg->nbenchmarks; b++)
                 needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]);
-            if (!needed)
-                continue;
+            if (!needed || (cfg->variants[v].kind == HX_VARIANT_COMMAND && !hx_command_template(&cfg->variants[v], NULL)))
+                continue; /* a command variant without a calibrate command: its memory is not calibrated */
             if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
                 return HX_EINTERNAL;
         }
@@ -138,6 +139,11 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                     continue;
                 if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1) {
                     p->nskipped_serial++;
+                    continue;
+                }
+                if (cfg->variants[v].kind == HX_VARIANT_COMMAND &&
+                    !hx_command_template(&cfg->variants[v], cfg->benchmarks[b].kernel)) {
+                    p->nskipped_command++;
                     continue;
                 }
                 if (add_cell(p, cap, cfg, &cfg->benchmarks[b], &cfg->variants[v], cfg->workers[w]))
@@ -401,6 +407,8 @@ typedef struct sweep {
 
 /* The driver's command line for one run of cell c. */
 static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
+    if (c->var->kind == HX_VARIANT_COMMAND)
+        return hx_command_argv(c->var, c->bench, c->workers);
     size_t n = 18 + (c->bench ? c->bench->nargs : 0);
     char **argv = calloc(n, sizeof *argv);
     if (!argv)
@@ -444,7 +452,29 @@ static void free_argv(char **argv) {
 }
 
 /* Builds the record of a finished run (harness/results.h). */
+/* The status of a command variant's run that exited: its exit status, then its answer and time
+ * (harness/command.h); *t the time taken (from the output, else the wall time). */
+static int command_status(const cell *c, const hx_run_res *r, double *t, char *note, size_t len) {
+    note[0] = 0;
+    if (r->exit_code != 0) {
+        snprintf(note, len, "exit status %d", r->exit_code);
+        return ST_ERROR;
+    }
+    char *out = hx_xmalloc(r->out_len + 1);
+    memcpy(out, r->out ? r->out : "", r->out_len);
+    out[r->out_len] = 0;
+    int j = hx_command_judge(c->var, c->bench, out, t, note, len);
+    free(out);
+    if (isnan(*t)) {
+        *t = r->wall_s;
+        if (!j)
+            snprintf(note, len, "time: the wall time of the process (no time regex)");
+    }
+    return j == 0 ? ST_OK : j == 1 ? ST_WRONG : ST_ERROR;
+}
+
 static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx_run_res *r, double started) {
+    double cmd_time = NAN;
     json_t *driver = NULL;
     const char *note = NULL;
     char notebuf[PATH_MAX + 256];
@@ -474,6 +504,9 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
         st = ST_CRASH;
         snprintf(notebuf, sizeof notebuf, "killed by signal %d (%s)", r->signo, strsignal(r->signo));
         note = notebuf;
+    } else if (c->var->kind == HX_VARIANT_COMMAND) {
+        st = command_status(c, r, &cmd_time, notebuf, sizeof notebuf);
+        note = *notebuf ? notebuf : NULL;
     } else if (r->exit_code == 3) {
         st = ST_WRONG;
         note = "the driver's answer did not verify (exit status 3)";
@@ -482,7 +515,7 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
         snprintf(notebuf, sizeof notebuf, "exit status %d%s", r->exit_code,
                  r->exit_code == 1 ? " (bad usage)" : r->exit_code == 2 ? " (could not run)" : "");
         note = notebuf;
-    } else if (!driver) {
+    } else if (!driver && c->var->kind != HX_VARIANT_COMMAND) {
         st = ST_ERROR;
         note = r->out_len ? "unparsable output (not one JSON object)" : "no output";
     } else if (json_is_false(json_object_get(driver, "verified"))) {
@@ -516,7 +549,9 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
     json_object_set_new(rec, "maxrss_kib", json_integer(r->maxrss_kib));
     json_object_set_new(rec, "user_s", json_real(r->user_s));
     json_object_set_new(rec, "sys_s", json_real(r->sys_s));
-    json_object_set_new(rec, "time_s", st == ST_OK ? median_of(driver, "times") : json_null());
+    json_object_set_new(rec, "time_s", st != ST_OK                         ? json_null()
+                                       : c->var->kind == HX_VARIANT_COMMAND ? json_real(cmd_time)
+                                                                            : median_of(driver, "times"));
     json_object_set_new(rec, "cpu_s", st == ST_OK ? median_of(driver, "cpu_times") : json_null());
     json_object_set_new(rec, "driver", driver ? driver : json_null());
     json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
@@ -591,6 +626,33 @@ static void on_signal(int sig) {
 
 /* ---- drivers and env.json --------------------------------------------------------------------- */
 
+/* A command variant in env.json: its spec and the SHA-1 of each program it runs (which must
+ * be an executable file: HX_ETOOL otherwise). */
+static int probe_command(const hx_variant *var, json_t *drivers) {
+    json_t *sums = json_object(), *cmds = json_object_get(var->spec, "command"), *t;
+    const char *k;
+    json_t *all = json_array();
+    json_object_foreach(cmds, k, t) json_array_append(all, t);
+    if (json_object_get(var->spec, "calibrate"))
+        json_array_append(all, json_object_get(var->spec, "calibrate"));
+    size_t i;
+    json_array_foreach(all, i, t) {
+        const char *prog = json_string_value(json_array_get(t, 0));
+        char hex[41];
+        if (!prog || access(prog, X_OK) || hx_file_sha1(prog, hex)) {
+            fprintf(stderr, "forkscope: variant %s: cannot execute %s%s\n", var->name, prog ? prog : "(nothing)",
+                    prog && !strchr(prog, '/') ? " (give the program's path)" : "");
+            json_decref(all);
+            json_decref(sums);
+            return HX_ETOOL;
+        }
+        json_object_set_new(sums, prog, json_string(hex));
+    }
+    json_decref(all);
+    json_object_set_new(drivers, var->name, json_pack("{s:O, s:o}", "command", var->spec, "sha1", sums));
+    return 0;
+}
+
 /* Runs each distinct driver once (calibrate, 1 worker) for its build flags; fills
  * env["drivers"].  Returns HX_ETOOL if one cannot be executed. */
 static int probe_drivers(sweep *s, json_t *env) {
@@ -598,6 +660,12 @@ static int probe_drivers(sweep *s, json_t *env) {
     json_object_set_new(env, "drivers", drivers);
     for (size_t v = 0; v < s->cfg->nvariants; v++) {
         const hx_variant *var = &s->cfg->variants[v];
+        if (var->kind == HX_VARIANT_COMMAND) {
+            int rc = probe_command(var, drivers);
+            if (rc)
+                return rc;
+            continue;
+        }
         cell c;
         memset(&c, 0, sizeof c);
         c.var = var;
@@ -702,6 +770,8 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     for (size_t i = 0; i < p->ncalib; i++)
         ncalib_runs += p->cells[i].reps;
     fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
+    if (p->nskipped_command)
+        fprintf(out, "Skipped: %zu cells of command variants with no command for their kernel\n", p->nskipped_command);
     if (p->nskipped_serial)
         fprintf(out, "Skipped: %zu serial cells at P > 1 (the serial projection runs on 1 worker only)\n",
                 p->nskipped_serial);

@@ -60,6 +60,7 @@ typedef struct hx_plan {
     hx_planned_run *runs; /* every run, in the configured order */
     size_t nruns;
     size_t nskipped_serial; /* serial cells left out at P > 1 */
+    size_t nskipped_command; /* cells of command variants without a command for the kernel */
 } hx_plan;
 
 /* Expands cfg into cells and runs (the order: grouped, interleaved or shuffled by cfg->seed,

@@ -147,6 +147,7 @@ const char *hx_variant_class(const hx_variant *v) {
     case HX_VARIANT_SERIAL:
         return "serial";
     case HX_VARIANT_BASELINE:
+    case HX_VARIANT_COMMAND:
         return "baseline";
     case HX_VARIANT_RUNTIME:
         break;

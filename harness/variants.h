@@ -11,6 +11,7 @@
 #ifndef HX_VARIANTS_H
 #define HX_VARIANTS_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@ typedef enum hx_variant_kind {
     HX_VARIANT_RUNTIME, /* a forkscope runtime variant */
     HX_VARIANT_SERIAL,  /* the serial projection */
     HX_VARIANT_BASELINE, /* another runtime's baseline: OpenMP (omp, omp-llvm) or TBB (tbb) */
+    HX_VARIANT_COMMAND,  /* any program, run by a config's command template (harness/command.h) */
 } hx_variant_kind;
 
 typedef struct hx_variant {
@@ -29,6 +31,7 @@ typedef struct hx_variant {
     char driver[32]; /* driver executable name, e.g. "fk-bench-cont-seg" */
     char sched[8];   /* "busy" / "lazy" for runtime variants, "" for baselines */
     char drivers[PATH_MAX]; /* the directory of another build's drivers; "" for this build's */
+    json_t *spec;           /* HX_VARIANT_COMMAND: the variant's object (owned by the config) */
 } hx_variant;
 
 /* Parses a variant name.  0 on success; -EINVAL with a one-line reason in err (what was wrong

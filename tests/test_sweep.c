@@ -15,11 +15,13 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "harness/command.h"
 #include "harness/config.h"
 #include "harness/errors.h"
 #include "harness/launch.h"
 #include "harness/progress.h"
 #include "harness/sweep.h"
+#include "uts/tree.h"
 
 extern char **environ;
 
@@ -634,6 +636,113 @@ TEST(benchmark_workers) {
     hx_diag_free(&d);
 }
 
+/* ---- runtimes by command ----------------------------------------------------------------------- */
+
+/* Command variants (harness/command.h) run the programs of tests/fixtures/cmd: the right
+ * answer with a time line is ok; a wrong answer is "wrong"; a hang is killed at the limit; no
+ * time line with a time regex is an error; without a time regex the wall time is taken; a
+ * kernel without a command is skipped; env.json has each program's SHA-1. */
+TEST(command_variants) {
+    char dir[64], cfg[128], out[128], cmd[PATH_MAX], text[6 * PATH_MAX + 2048];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/cmd.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ASSERT(realpath("tests/fixtures/cmd", cmd));
+    snprintf(text, sizeof text,
+             "{\"name\": \"cmd\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 20}},"
+             " {\"kernel\": \"nqueens\", \"params\": {\"n\": 6}}], \"variants\": ["
+             "{\"name\": \"ok\", \"command\": {\"fib\": [\"%s/fib-ok.sh\", \"{workers}\", \"{n}\"]},"
+             " \"calibrate\": [\"%s/nothing.sh\"], \"time\": {\"regex\": \"Time: ([0-9.]+)\"},"
+             " \"answer\": {\"regex\": \"fib\\\\([0-9]+\\\\) = ([0-9]+)\"}},"
+             "{\"name\": \"wrong\", \"command\": {\"fib\": [\"%s/fib-wrong.sh\", \"{workers}\", \"{n}\"]},"
+             " \"answer\": {\"regex\": \"= ([0-9]+)\"}},"
+             "{\"name\": \"hang\", \"command\": {\"fib\": [\"%s/fib-hang.sh\"]}, \"answer\": {\"regex\": \"= ([0-9]+)\"}},"
+             "{\"name\": \"notime\", \"command\": {\"fib\": [\"%s/fib-notime.sh\", \"{n}\"]},"
+             " \"time\": {\"regex\": \"Time: ([0-9.]+)\"}, \"answer\": {\"regex\": \"= ([0-9]+)\"}},"
+             "{\"name\": \"wall\", \"command\": {\"fib\": [\"%s/fib-notime.sh\", \"{n}\"]},"
+             " \"answer\": {\"regex\": \"= ([0-9]+)\"}}],"
+             " \"workers\": [1, 2], \"repetitions\": 2, \"time_limit_s\": 1}\n",
+             cmd, cmd, cmd, cmd, cmd, cmd);
+    write_text(cfg, text);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_ERUNS_FAILED);
+    json_t *recs = records(out);
+    int seen[5] = {0};
+    static const char *const names[] = {"ok", "wrong", "hang", "notime", "wall"};
+    static const char *const want[] = {"ok", "wrong", "timeout", "error", "ok"};
+    size_t i;
+    json_t *r;
+    json_array_foreach(recs, i, r) {
+        ASSERT(strcmp(sget(r, "benchmark"), "nqueens")); /* no command for it: skipped */
+        if (!strcmp(sget(r, "kind"), "calibrate")) {
+            ASSERT(!strcmp(sget(r, "variant"), "ok")); /* the only variant with a calibrate command */
+            continue;
+        }
+        for (int k = 0; k < 5; k++)
+            if (!strcmp(sget(r, "variant"), names[k])) {
+                seen[k]++;
+                ASSERT_MSG(!strcmp(sget(r, "status"), want[k]), "%s: status %s (%s)", names[k], sget(r, "status"),
+                           json_string_value(json_object_get(r, "note")));
+            }
+        if (!strcmp(sget(r, "variant"), "ok"))
+            ASSERT_NEAR(json_real_value(json_object_get(r, "time_s")), 0.0125, 0);
+        if (!strcmp(sget(r, "variant"), "wall"))
+            ASSERT(json_real_value(json_object_get(r, "time_s")) > 0 &&
+                   json_real_value(json_object_get(r, "time_s")) <= json_real_value(json_object_get(r, "wall_s")) + 1e-9);
+        if (!strcmp(sget(r, "variant"), "wrong"))
+            ASSERT_STR_CONTAINS(json_string_value(json_object_get(r, "note")), "expected 6765");
+    }
+    for (int k = 0; k < 5; k++)
+        ASSERT_EQ(seen[k], 4); /* 2 worker counts x 2 repetitions */
+    json_decref(recs);
+    char envp[256];
+    snprintf(envp, sizeof envp, "%s/env.json", out);
+    json_error_t e;
+    json_t *env = json_load_file(envp, 0, &e);
+    json_t *sums = json_object_get(json_object_get(json_object_get(env, "drivers"), "ok"), "sha1");
+    char prog[PATH_MAX + 32];
+    snprintf(prog, sizeof prog, "%s/fib-ok.sh", cmd);
+    ASSERT_EQ(strlen(json_string_value(json_object_get(sums, prog))), 40);
+    json_decref(env);
+}
+
+/* The known answers a command's output is checked against. */
+TEST(command_expected_answers) {
+    char dir[64], cfg[128];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/a.json", dir);
+    write_text(cfg, "{\"name\": \"a\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 30}},"
+                    " {\"kernel\": \"nqueens\", \"params\": {\"n\": 8}},"
+                    " {\"kernel\": \"integrate\", \"params\": {\"n\": 10}},"
+                    " {\"name\": \"T1\", \"kernel\": \"uts\", \"params\": {\"preset\": \"T1\"}},"
+                    " {\"name\": \"bal\", \"kernel\": \"uts\", \"params\": {\"t\": 3, \"b\": 2, \"d\": 5}},"
+                    " {\"name\": \"geo\", \"kernel\": \"uts\", \"params\": {\"d\": 4, \"r\": 7}},"
+                    " {\"kernel\": \"matmul\", \"params\": {\"n\": 16}}],"
+                    " \"variants\": [\"serial\"], \"workers\": [1]}\n");
+    hx_config c;
+    hx_diag d = {0};
+    ASSERT_EQ(hx_config_load(cfg, 2, &c, &d), 0);
+    double a;
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[0], &a), 0);
+    ASSERT_NEAR(a, 832040, 0);
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[1], &a), 0);
+    ASSERT_NEAR(a, 92, 0);
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[2], &a), 0);
+    ASSERT_NEAR(a, 10.0 * 10 * 102 / 4, 0); /* F(n) = n^2 (n^2 + 2) / 4 */
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[3], &a), 0);
+    ASSERT_NEAR(a, 4130071, 0);
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[4], &a), 0);
+    ASSERT_NEAR(a, 63, 0); /* 1 + 2 + ... + 32 */
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[5], &a), 0);
+    uts_params up;
+    uts_params_default(&up);
+    up.gen_mx = 4;
+    up.seed = 7;
+    ASSERT_NEAR(a, (double)uts_search_serial(&up).nodes, 0); /* the serial traversal's count */
+    ASSERT_EQ(hx_command_expected(&c.benchmarks[6], &a), -ENOTSUP);
+    hx_config_free(&c);
+    hx_diag_free(&d);
+}
+
 /* "paired": every round holds each family's runs back to back (same benchmark and P), in
  * an order that changes between rounds and is the same for the same seed. */
 static void paired_plan(unsigned long long seed, hx_plan *p, hx_config *c) {
@@ -892,6 +1001,8 @@ int main(int argc, char **argv) {
                          TEST_CASE(plan_stage, 10),
                          TEST_CASE(paired_order, 10),
                          TEST_CASE(benchmark_workers, 10),
+                         TEST_CASE(command_variants, 30),
+                         TEST_CASE(command_expected_answers, 10),
                          TEST_CASE(record_and_env_fields, 20),
                          TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),

@@ -1,0 +1,200 @@
+/* command.c — variants run by command template (see command.h). */
+#include "harness/command.h"
+#include "harness/util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <nettle/sha1.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "uts/tree.h"
+
+json_t *hx_command_template(const hx_variant *v, const char *kernel) {
+    if (v->kind != HX_VARIANT_COMMAND || !v->spec)
+        return NULL;
+    return kernel ? json_object_get(json_object_get(v->spec, "command"), kernel) : json_object_get(v->spec, "calibrate");
+}
+
+/* A parameter of b as text: given, or the kernel's default. */
+static int param_text(const hx_bench *b, const char *name, char *out, size_t len) {
+    json_t *v = json_object_get(b->params, name);
+    if (json_is_integer(v))
+        return snprintf(out, len, "%lld", (long long)json_integer_value(v)), 0;
+    if (json_is_number(v))
+        return snprintf(out, len, "%.17g", json_number_value(v)), 0;
+    if (json_is_string(v))
+        return snprintf(out, len, "%s", json_string_value(v)), 0;
+    const hx_kernel_info *k = hx_kernel_find(b->kernel);
+    for (const hx_kopt *o = k ? k->opts : NULL; o && o->name; o++)
+        if (!strcmp(o->name, name))
+            return snprintf(out, len, "%s", o->def), 0;
+    return -1;
+}
+
+/* One argument with {workers} and {PARAM} replaced. */
+static char *expand(const char *t, const hx_bench *b, unsigned workers) {
+    size_t cap = strlen(t) + 64, n = 0;
+    char *out = hx_xmalloc(cap);
+    for (const char *p = t; *p;) {
+        const char *close = *p == '{' ? strchr(p, '}') : NULL;
+        char val[128] = "", name[64];
+        if (close && (size_t)(close - p - 1) < sizeof name) {
+            memcpy(name, p + 1, (size_t)(close - p - 1));
+            name[close - p - 1] = 0;
+            if (!strcmp(name, "workers"))
+                snprintf(val, sizeof val, "%u", workers);
+            else if (!b || param_text(b, name, val, sizeof val))
+                close = NULL; /* not a placeholder: copied as it is (config.c refuses unknown ones) */
+        } else {
+            close = NULL;
+        }
+        size_t add = close ? strlen(val) : 1;
+        hx_grow(&out, &cap, n + add + 1, 1);
+        if (close) {
+            memcpy(out + n, val, add);
+            p = close + 1;
+        } else {
+            out[n] = *p++;
+        }
+        n += add;
+    }
+    out[n] = 0;
+    return out;
+}
+
+char **hx_command_argv(const hx_variant *v, const hx_bench *b, unsigned workers) {
+    json_t *t = hx_command_template(v, b ? b->kernel : NULL);
+    if (!json_is_array(t) || !json_array_size(t))
+        return NULL;
+    char **argv = hx_xcalloc(json_array_size(t) + 1, sizeof *argv);
+    for (size_t i = 0; i < json_array_size(t); i++)
+        argv[i] = expand(json_string_value(json_array_get(t, i)), b, workers);
+    return argv;
+}
+
+/* ---- known answers ---------------------------------------------------------------------------- */
+
+static double num(const hx_bench *b, const char *name) {
+    char t[128];
+    return param_text(b, name, t, sizeof t) ? NAN : atof(t);
+}
+
+/* The UTS tree's node count: the preset's, the closed form, or the serial traversal (once
+ * per benchmark and process). */
+static double uts_nodes(const hx_bench *b) {
+    static const hx_bench *cached;
+    static double cached_nodes;
+    if (cached == b)
+        return cached_nodes;
+    char pre[32];
+    if (!param_text(b, "preset", pre, sizeof pre) && strcmp(pre, "none")) {
+        const uts_preset *p = uts_preset_find(pre);
+        return p ? (double)p->expected.nodes : NAN;
+    }
+    uts_params p;
+    uts_params_default(&p);
+    p.type = (int)num(b, "t");
+    p.b0 = num(b, "b");
+    p.seed = (int32_t)num(b, "r");
+    p.shape = (int)num(b, "a");
+    p.gen_mx = (int)num(b, "d");
+    p.q = num(b, "q");
+    p.m = (int)num(b, "m");
+    p.f = num(b, "f");
+    uts_result r;
+    if (uts_balanced_counts(&p, &r))
+        r = uts_search_serial(&p);
+    cached = b;
+    return cached_nodes = (double)r.nodes;
+}
+
+int hx_command_expected(const hx_bench *b, double *answer) {
+    if (!strcmp(b->kernel, "fib")) {
+        double a = 0, c = 1;
+        for (int i = 0, n = (int)num(b, "n"); i < n; i++) {
+            double t = a + c;
+            a = c;
+            c = t;
+        }
+        *answer = a;
+    } else if (!strcmp(b->kernel, "nqueens")) {
+        int n = (int)num(b, "n");
+        *answer = n >= 0 && n <= NQ_MAX ? (double)bench_nqueens_known[n] : NAN;
+    } else if (!strcmp(b->kernel, "integrate")) {
+        double n = num(b, "n");
+        *answer = n * n * (n * n + 2) / 4;
+    } else if (!strcmp(b->kernel, "uts")) {
+        *answer = uts_nodes(b);
+    } else {
+        return -ENOTSUP;
+    }
+    return 0;
+}
+
+/* Group 1 of the first match of regex re in text, as a number: 0 and *v, or -1. */
+static int capture(const char *re, const char *text, double *v) {
+    regex_t rx;
+    if (regcomp(&rx, re, REG_EXTENDED))
+        return -1;
+    regmatch_t m[2];
+    int rc = -1;
+    if (!regexec(&rx, text, 2, m, 0) && m[1].rm_so >= 0) {
+        char buf[64];
+        size_t n = (size_t)(m[1].rm_eo - m[1].rm_so);
+        if (n < sizeof buf) {
+            memcpy(buf, text + m[1].rm_so, n);
+            buf[n] = 0;
+            char *end;
+            *v = strtod(buf, &end);
+            rc = end != buf && !*end ? 0 : -1;
+        }
+    }
+    regfree(&rx);
+    return rc;
+}
+
+int hx_command_judge(const hx_variant *v, const hx_bench *b, const char *out, double *time_s, char *note,
+                     size_t notelen) {
+    const char *tre = json_string_value(json_object_get(json_object_get(v->spec, "time"), "regex"));
+    const char *are = json_string_value(json_object_get(json_object_get(v->spec, "answer"), "regex"));
+    *time_s = NAN;
+    note[0] = 0;
+    if (!b) /* a calibrate run: nothing to check; its time is the wall time */
+        return 0;
+    if (tre && capture(tre, out, time_s)) {
+        snprintf(note, notelen, "no time in the output (regex %.100s)", tre);
+        return 2;
+    }
+    double got, want;
+    if (!are || capture(are, out, &got)) {
+        snprintf(note, notelen, "no answer in the output (regex %.100s)", are ? are : "none");
+        return 2;
+    }
+    if (hx_command_expected(b, &want) || isnan(want)) {
+        snprintf(note, notelen, "no known answer for %s", b->name);
+        return 2;
+    }
+    int ok = !strcmp(b->kernel, "integrate") ? fabs(got - want) <= 1e-6 * fabs(want) : got == want;
+    if (!ok)
+        snprintf(note, notelen, "wrong answer: %.17g, expected %.17g", got, want);
+    return ok ? 0 : 1;
+}
+
+int hx_file_sha1(const char *path, char hex[41]) {
+    size_t len;
+    char *data = hx_read_file(path, &len);
+    if (!data)
+        return -errno;
+    struct sha1_ctx ctx;
+    uint8_t d[SHA1_DIGEST_SIZE];
+    sha1_init(&ctx);
+    sha1_update(&ctx, len, (const uint8_t *)data);
+    sha1_digest(&ctx, sizeof d, d);
+    free(data);
+    for (int i = 0; i < SHA1_DIGEST_SIZE; i++)
+        snprintf(hex + 2 * i, 3, "%02x", d[i]);
+    return 0;
+}
