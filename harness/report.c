@@ -468,6 +468,36 @@ static void md_cell(FILE *f, const char *s) {
     }
 }
 
+/* The driver and source cells of a command variant: each kernel's command line, then the
+ * SHA-1 (first 12 digits) of each program. */
+static void write_command(FILE *f, const json_t *v) {
+    const char *kernel;
+    json_t *t;
+    int first = 1;
+    json_object_foreach(json_object_get(json_object_get(v, "command"), "command"), kernel, t) {
+        fprintf(f, "%s%s: `", first ? "" : "<br>", kernel);
+        size_t i;
+        json_t *a;
+        json_array_foreach(t, i, a) {
+            if (i)
+                fputc(' ', f);
+            md_cell(f, json_string_value(a));
+        }
+        fputc('`', f);
+        first = 0;
+    }
+    fputs(" | ", f);
+    const char *prog;
+    json_t *sum;
+    first = 1;
+    json_object_foreach(json_object_get(v, "sha1"), prog, sum) {
+        const char *slash = strrchr(prog, '/');
+        fprintf(f, "%s%s sha1 %.12s", first ? "" : "<br>", slash ? slash + 1 : prog, json_string_value(sum));
+        first = 0;
+    }
+    fputs(" | – ", f);
+}
+
 static void write_machine(FILE *f, const json_t *env) {
     fputs("## Machine\n\n", f);
     if (!env) {
@@ -516,6 +546,11 @@ static void write_machine(FILE *f, const json_t *env) {
             fputs("| ", f);
             md_cell(f, k);
             fputs(" | ", f);
+            if (json_object_get(v, "command")) { /* a runtime run by command: its programs and their SHA-1s */
+                write_command(f, v);
+                fputs(" | – |\n", f);
+                continue;
+            }
             md_cell(f, hx_json_str(v, "path", NULL));
             fputs(" | ", f);
             md_cell(f, hx_json_str(v, "git", NULL));
