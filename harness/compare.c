@@ -151,6 +151,12 @@ typedef struct side {
     hx_fit *fits;
     size_t nfits;
     size_t skipped;
+    struct calib {
+        const char *variant; /* a run's own string */
+        long P;
+        double m;
+    } *calib; /* calib_of's answers so far */
+    size_t ncalib, cap_calib;
 } side;
 
 static void side_free(side *s) {
@@ -159,6 +165,7 @@ static void side_free(side *s) {
         free(s->runs[i].variant);
     }
     free(s->runs);
+    free(s->calib);
     json_decref(s->env);
     hx_fit_free_all(s->fits, s->nfits);
 }
@@ -227,8 +234,12 @@ static int load_side(side *s, const char *dir) {
     return 0;
 }
 
-/* The median calibrate MRSS of variant at P on this side, NaN if none. */
-static double calib_of(const side *s, const char *variant, long P) {
+/* The median calibrate MRSS of variant at P on this side, NaN if none (computed once per
+ * variant and P: every timed run asks). */
+static double calib_of(side *s, const char *variant, long P) {
+    for (size_t i = 0; i < s->ncalib; i++)
+        if (s->calib[i].P == P && !strcmp(s->calib[i].variant, variant))
+            return s->calib[i].m;
     double *v = hx_xmalloc((s->n + 1) * sizeof *v);
     size_t n = 0;
     for (size_t i = 0; i < s->n; i++)
@@ -236,6 +247,8 @@ static double calib_of(const side *s, const char *variant, long P) {
             v[n++] = s->runs[i].rss;
     double m = n ? hx_median(v, n) : NAN;
     free(v);
+    hx_grow(&s->calib, &s->cap_calib, s->ncalib + 1, sizeof *s->calib);
+    s->calib[s->ncalib++] = (struct calib){variant, P, m};
     return m;
 }
 
@@ -313,7 +326,7 @@ static ccell *cell_for(comparison *c, const char *bench, const char *va, const c
 
 /* A timed run's calibrated memory: MRSS minus its variant's calibrate median at the same P,
  * floored as in summary.csv; the raw MRSS (and a flag) when there is no calibrate cell. */
-static double calibrated(const side *s, const run *r, int *uncalibrated) {
+static double calibrated(side *s, const run *r, int *uncalibrated) {
     double cal = calib_of(s, r->variant, r->P);
     if (isnan(cal)) {
         *uncalibrated = 1;
@@ -323,7 +336,7 @@ static double calibrated(const side *s, const run *r, int *uncalibrated) {
 }
 
 /* Puts every timed run of side s whose variant is wanted into its cell, on side b or a. */
-static void fill_side(comparison *c, const side *s, int is_b) {
+static void fill_side(comparison *c, side *s, int is_b) {
     for (size_t i = 0; i < s->n; i++) {
         const run *r = &s->runs[i];
         if (r->calib)
@@ -590,7 +603,7 @@ static void csv_num(FILE *f, double v) {
         fputs(",", f);
 }
 
-static void csv_metric(FILE *f, const comparison *c, const ccell *x, const metric *m, const char *name) {
+static void csv_metric(FILE *f, const ccell *x, const metric *m, const char *name) {
     fprintf(f, "%s,%s,%s,%s,%ld,%s,%zu,%zu", name, x->bench, x->va, x->vb, x->P, m->paired ? "paired" : "unpaired",
             x->a.n, x->b.n);
     csv_num(f, exp(m->t.est));
@@ -604,7 +617,6 @@ static void csv_metric(FILE *f, const comparison *c, const ccell *x, const metri
     csv_num(f, exp(m->boot_lo));
     csv_num(f, exp(m->boot_hi));
     fprintf(f, ",%s,\"%s\"\n", m->verdict, x->flags);
-    (void)c;
 }
 
 static int write_csv(const comparison *c, const char *dir, const expo *e, size_t ne) {
@@ -616,8 +628,8 @@ static int write_csv(const comparison *c, const char *dir, const expo *e, size_t
           "exact,boot_lo,boot_hi,verdict,flags\n",
           f);
     for (size_t i = 0; i < c->n; i++) {
-        csv_metric(f, c, &c->cells[i], &c->cells[i].time, "time");
-        csv_metric(f, c, &c->cells[i], &c->cells[i].mem, "memory");
+        csv_metric(f, &c->cells[i], &c->cells[i].time, "time");
+        csv_metric(f, &c->cells[i], &c->cells[i].mem, "memory");
     }
     for (size_t i = 0; i < ne; i++) {
         fprintf(f, "exponent,%s,%s,%s,,fits,,", e[i].bench, e[i].va, e[i].vb);

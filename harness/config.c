@@ -1121,23 +1121,19 @@ static void validate(vctx *c, json_t *root, hx_config *cfg) {
             verr_at(c, "", 0, rules[i].key, "%s", rules[i].missing);
     }
 
-    /* a benchmark's own worker counts: a subset of the top-level ones */
+    /* a benchmark's own worker counts (a subset of the top-level ones) and variant list
+     * (replacing the top-level one for it) */
     json_t *blist = json_object_get(root, "benchmarks");
     for (size_t b = 0; json_is_array(blist) && b < cfg->nbenchmarks; b++) {
-        json_t *own = json_object_get(json_array_get(blist, b), "workers");
-        if (own) {
+        json_t *e = json_array_get(blist, b), *own;
+        if ((own = json_object_get(e, "workers"))) {
             snprintf(p, sizeof p, "benchmarks[%zu].workers", b);
             check_bench_workers(c, p, own, cfg, &cfg->benchmarks[b]);
         }
-    }
-
-    /* a benchmark's own variant list replaces the top-level one for it */
-    for (size_t b = 0; json_is_array(blist) && b < cfg->nbenchmarks; b++) {
-        json_t *own = json_object_get(json_array_get(blist, b), "variants");
-        if (!own)
-            continue;
-        snprintf(p, sizeof p, "benchmarks[%zu].variants", b);
-        cfg->benchmarks[b].variants = check_variants(c, p, own, cfg);
+        if ((own = json_object_get(e, "variants"))) {
+            snprintf(p, sizeof p, "benchmarks[%zu].variants", b);
+            cfg->benchmarks[b].variants = check_variants(c, p, own, cfg);
+        }
     }
 }
 
