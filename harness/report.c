@@ -664,12 +664,10 @@ static void write_bench_tables(FILE *f, const hx_summary *s, const json_t *env) 
     }
 }
 
-static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, size_t nfits) {
-    fputs("## Memory scaling: fitted exponents n (Table II)\n\n", f);
-    /* columns: variants with at least one successful fit, in order of appearance */
-    const char *cols[256];
+/* The columns of Table II: variants with at least one successful fit, in the fits' order. */
+static size_t table2_columns(const hx_fit *fits, size_t nfits, const char **cols, size_t max) {
     size_t ncols = 0;
-    for (size_t i = 0; i < nfits && ncols < 256; i++) {
+    for (size_t i = 0; i < nfits && ncols < max; i++) {
         size_t k = 0;
         while (k < ncols && strcmp(cols[k], fits[i].variant))
             k++;
@@ -681,9 +679,44 @@ static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, s
         if (any_ok)
             cols[ncols++] = fits[i].variant;
     }
-    if (!ncols) {
-        fputs("No fit could be made (see the list of fits below).\n\n", f);
-    } else {
+    return ncols;
+}
+
+/* Display width of a UTF-8 string (code points; the table's text has no wide characters). */
+static int text_width(const char *s) {
+    int w = 0;
+    for (; *s; s++)
+        w += ((unsigned char)*s & 0xC0) != 0x80;
+    return w;
+}
+
+static void put_padded(FILE *f, const char *s, int width, int right) {
+    int pad = width - text_width(s);
+    if (right)
+        fprintf(f, "%*s%s", pad > 0 ? pad : 0, "", s);
+    else
+        fprintf(f, "%s%*s", s, pad > 0 ? pad : 0, "");
+}
+
+#define T2_MAX_COLS 64
+
+/* Table II: one row per benchmark, one column per variant, n ± its error ("–": no fit).
+ * markdown: a Markdown table (report.md); else aligned text (forkscope fit's output).
+ * Returns the number of columns (0: nothing fitted, nothing written). */
+static size_t write_table2(FILE *f, const hx_summary *s, const hx_fit *fits, size_t nfits, int markdown) {
+    const char *cols[T2_MAX_COLS];
+    size_t ncols = table2_columns(fits, nfits, cols, T2_MAX_COLS);
+    if (!ncols)
+        return 0;
+    int width[T2_MAX_COLS + 1];
+    width[0] = text_width("benchmark");
+    for (size_t b = 0; b < s->nbenches; b++) {
+        int w = text_width(s->benches[b].name) + 2 * is_matmul(s, s->benches[b].name);
+        width[0] = w > width[0] ? w : width[0];
+    }
+    for (size_t k = 0; k < ncols; k++)
+        width[k + 1] = text_width(cols[k]) > 11 ? text_width(cols[k]) : 11; /* "0.00 ± 0.00" */
+    if (markdown) {
         fputs("| benchmark |", f);
         for (size_t k = 0; k < ncols; k++) {
             fputc(' ', f);
@@ -694,31 +727,58 @@ static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, s
         for (size_t k = 0; k < ncols; k++)
             fputs("---:|", f);
         fputc('\n', f);
-        int any_matmul = 0;
-        for (size_t b = 0; b < s->nbenches; b++) {
-            const char *bn = s->benches[b].name;
-            int mm = is_matmul(s, bn);
-            any_matmul |= mm;
-            fputs("| ", f);
-            md_cell(f, bn);
-            fputs(mm ? " ‡ |" : " |", f);
-            for (size_t k = 0; k < ncols; k++) {
-                const hx_fit *x = NULL;
-                for (size_t i = 0; i < nfits; i++)
-                    if (!strcmp(fits[i].benchmark, bn) && !strcmp(fits[i].variant, cols[k]))
-                        x = &fits[i];
-                char buf[64];
-                fprintf(f, " %s |", x && x->ok ? hx_report_exponent(buf, sizeof buf, x->n, x->n_se) : "–");
-            }
-            fputc('\n', f);
+    } else {
+        put_padded(f, "benchmark", width[0], 0);
+        for (size_t k = 0; k < ncols; k++) {
+            fputs("  ", f);
+            put_padded(f, cols[k], width[k + 1], 1);
         }
-        fputs("\n– no fit (reason in the list below).", f);
-        if (any_matmul)
-            fputs(" ‡ matmul: its memory is dominated by its matrices; the paper fitted it but left it out of its "
-                  "memory figure.",
-                  f);
-        fputs("\n\n", f);
+        fputc('\n', f);
     }
+    int any_matmul = 0;
+    for (size_t b = 0; b < s->nbenches; b++) {
+        const char *bn = s->benches[b].name;
+        int mm = is_matmul(s, bn);
+        any_matmul |= mm;
+        char name[160];
+        snprintf(name, sizeof name, "%s%s", bn, mm ? " ‡" : "");
+        if (markdown) {
+            fputs("| ", f);
+            md_cell(f, name);
+            fputs(" |", f);
+        } else {
+            put_padded(f, name, width[0], 0);
+        }
+        for (size_t k = 0; k < ncols; k++) {
+            const hx_fit *x = NULL;
+            for (size_t i = 0; i < nfits; i++)
+                if (!strcmp(fits[i].benchmark, bn) && !strcmp(fits[i].variant, cols[k]))
+                    x = &fits[i];
+            char buf[64];
+            const char *cell = x && x->ok ? hx_report_exponent(buf, sizeof buf, x->n, x->n_se) : "–";
+            if (markdown) {
+                fprintf(f, " %s |", cell);
+            } else {
+                fputs("  ", f);
+                put_padded(f, cell, width[k + 1], 1);
+            }
+        }
+        fputc('\n', f);
+    }
+    fputs(markdown ? "\n– no fit (reason in the list below)." : "– no fit (the reason is in fits.csv and report.md).", f);
+    if (any_matmul)
+        fputs(" ‡ matmul: its memory is dominated by its matrices; the paper fitted it but left it out of its "
+              "memory figure.",
+              f);
+    fputc('\n', f);
+    return ncols;
+}
+
+static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, size_t nfits) {
+    fputs("## Memory scaling: fitted exponents n (Table II)\n\n", f);
+    if (!write_table2(f, s, fits, nfits, 1))
+        fputs("No fit could be made (see the list of fits below).\n", f);
+    fputc('\n', f);
     fputs("### All fits\n\n", f);
     if (!nfits) {
         fputs("None (no cells).\n\n", f);
@@ -885,6 +945,10 @@ int hx_cmd_fit(int argc, char **argv) {
                nfits - ok, md);
         if (!s.calib_runs && s.ncells)
             printf("  note: no calibrate runs, so memory is the raw MRSS (not calibrated)\n");
+        if (ok) {
+            printf("\nTable II: fitted exponents n of the memory power law MRSS = a + b·M1·P^n (Eq. 17)\n");
+            write_table2(stdout, &s, fits, nfits, 0);
+        }
     }
     json_decref(env);
     json_decref(config);

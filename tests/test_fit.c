@@ -388,6 +388,20 @@ TEST(fixture_fits_and_report) {
     ASSERT(fits[2].n > 0.9 && fits[2].n < 1.1);
     ASSERT(!strcmp(fits[3].benchmark, "T1") && !fits[3].ok && fits[3].points == 3);
     ASSERT_STR_CONTAINS(fits[3].note, "3 points, need 4");
+    /* forkscope fit prints Table II: a column per variant with a fit, a row per benchmark */
+    snprintf(path, sizeof path, "%s/fit.out", dir);
+    char *out = slurp(path);
+    ASSERT(out);
+    ASSERT_STR_CONTAINS(out, "Table II: fitted exponents n");
+    ASSERT_STR_CONTAINS(out, "benchmark  cont-seg-busy          omp\n");
+    char row[160], nb[64], no[64];
+    hx_report_exponent(nb, sizeof nb, fits[1].n, fits[1].n_se);
+    hx_report_exponent(no, sizeof no, fits[2].n, fits[2].n_se);
+    ASSERT(strlen(nb) == 11 + 1 && strlen(no) == 11 + 1); /* "0.87 ± 0.03": '±' is 2 bytes */
+    snprintf(row, sizeof row, "fib          %s  %s\n", nb, no);
+    ASSERT_STR_CONTAINS(out, row);
+    ASSERT_STR_CONTAINS(out, "T1                     –            –\n");
+    free(out);
     hx_fit_free_all(fits, n);
 
     snprintf(path, sizeof path, "%s/report.md", dir);
