@@ -7,6 +7,7 @@
 #   make check-tsan   runtime tests under ThreadSanitizer
 #   make check-asan   runtime tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-debug  runtime tests with FK_DEBUG misuse checks
+#   make check-aarch64  the fiber switch cross-compiled for aarch64, run under qemu-user
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -150,7 +151,22 @@ $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(addprefix $(BUI
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
 
-rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t)))
+rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t))) $(BUILD)/$(1)/common/tests/test_fiber
+
+# The fiber switch and stacks (runtime/fiber.c, guard.c) do not depend on a variant: tested
+# once per mode, and cross-compiled for aarch64 and run under qemu-user (make check-aarch64).
+FIBER_TEST_OBJS := tests/test_fiber.o runtime/fiber.o runtime/guard.o
+define FIBER_TEST_RULES
+$(BUILD)/$(1)/common/tests/test_fiber: $(addprefix $(BUILD)/$(1)/common/,$(FIBER_TEST_OBJS))
+	$$(CC) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lm
+endef
+$(foreach m,$(MODES),$(eval $(call FIBER_TEST_RULES,$(m))))
+AARCH64_CC := aarch64-linux-gnu-gcc
+$(BUILD)/aarch64/tests/test_fiber: tests/test_fiber.c runtime/fiber.c runtime/guard.c runtime/fiber.h runtime/guard.h \
+                                   tests/testlib.h Makefile
+	@mkdir -p $(@D)
+	$(AARCH64_CC) -std=c11 -D_GNU_SOURCE -pthread -I. -Iruntime $(WARN) $(WERROR) -O2 -g -static \
+	  $(filter %.c,$^) -o $@ -lm
 
 # Benchmark-suite tests (UTS, kernels) are built per variant like the runtime tests, linked
 # with the kernel and UTS objects of that variant (no driver main).
@@ -177,6 +193,12 @@ $(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libfor
 $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
 DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
+# build/bin/fk-switch: the context-switch microbenchmark (fibers, raw switch, thread hand-off).
+FK_SWITCH := $(BUILD)/bin/fk-switch
+$(FK_SWITCH): $(BUILD)/rel/common/bench/switch.o $(BUILD)/rel/common/runtime/fiber.o $(BUILD)/rel/common/runtime/guard.o
+	@mkdir -p $(@D)
+	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@
+
 # ---- the harness ------------------------------------------------------------------------------
 $(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC)) $(HARNESS_RT_LIB)
 	@mkdir -p $(@D)
@@ -190,7 +212,7 @@ $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES
 common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: all setup check check-rel check-debug check-tsan check-asan warnings bench run clean
+.PHONY: all setup check check-rel check-debug check-tsan check-asan check-aarch64 warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -206,7 +228,7 @@ bench: setup $(DRIVERS) $(BUILD)/bin/forkscope
 	$(BUILD)/bin/forkscope run configs/overhead.json -o results/overhead
 	@sed -n '/^## Overhead/,/^## Memory/p' results/overhead/report.md | sed '$$d'
 
-all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
+all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 
 setup:
 	@scripts/setup.sh
@@ -215,12 +237,14 @@ setup:
 check: setup
 	@rm -f build/test-totals
 	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
-	  $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
-	@$(MAKE) --no-print-directory -j1 -k check-rel check-debug check-tsan check-asan; \
+	  $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) $(BUILD)/aarch64/tests/test_fiber
+	@$(MAKE) --no-print-directory -j1 -k check-rel check-debug check-tsan check-asan check-aarch64; \
 	  scripts/run-tests.sh --summary
 
 check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh
+check-aarch64: $(BUILD)/aarch64/tests/test_fiber
+	@scripts/run-tests.sh aarch64 scripts/qemu-aarch64-test.sh
 check-debug: $(call rt_tests,debug)
 	@scripts/run-tests.sh debug $^
 check-tsan: $(call rt_tests,tsan)

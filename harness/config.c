@@ -759,13 +759,52 @@ static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
     return 0;
 }
 
+/* "env": {"NAME": "value", ...}: environment variables for every run of the variant (e.g.
+ * a runtime's own settings, KMP_BLOCKTIME, FORKSCOPE_FIBER_STACK).  0, or -1 after reporting. */
+static int check_env(vctx *c, const char *path, json_t *e, hx_variant *v) {
+    json_t *env = json_object_get(e, "env");
+    if (!env)
+        return 0;
+    char p[300], buf[96];
+    snprintf(p, sizeof p, "%s.env", path);
+    if (!json_is_object(env)) {
+        VERR(c, p, "expected {\"NAME\": \"value\", ...}, got %s", describe(env, buf, sizeof buf));
+        return -1;
+    }
+    size_t before = c->nerr;
+    const char *k;
+    json_t *val;
+    json_object_foreach(env, k, val) {
+        int ok = (isalpha((unsigned char)*k) || *k == '_') && strlen(k) < 128;
+        for (const char *q = k; ok && *q; q++)
+            ok = isalnum((unsigned char)*q) || *q == '_';
+        char q[420];
+        snprintf(q, sizeof q, "%s.%.100s", p, k);
+        if (!ok)
+            VERR(c, q, "not an environment variable name (letters, digits and '_', not starting with a digit)");
+        else if (!json_is_string(val))
+            VERR(c, q, "expected a string value, got %s", describe(val, buf, sizeof buf));
+    }
+    if (c->nerr != before)
+        return -1;
+    v->env = json_incref(env);
+    return 0;
+}
+
 static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
-    static const char *const command_keys[] = {"name", "command", "calibrate", "time", "answer", NULL};
+    static const char *const command_keys[] = {"name", "command", "calibrate", "time", "answer", "env", NULL};
     if (json_object_get(e, "command")) {
         check_keys(c, path, e, command_keys, "a command variant");
-        return command_object(c, path, e, v);
+        if (command_object(c, path, e, v))
+            return -1;
+        if (check_env(c, path, e, v)) {
+            json_decref(v->spec);
+            v->spec = NULL;
+            return -1;
+        }
+        return 0;
     }
-    static const char *const keys[] = {"name", "variant", "drivers", NULL};
+    static const char *const keys[] = {"name", "variant", "drivers", "env", NULL};
     char p[200], buf[96], err[256];
     size_t before = c->nerr;
     check_keys(c, path, e, keys, "a variant");
@@ -786,7 +825,7 @@ static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         VERR(c, p, "expected the directory of a build's drivers (e.g. \"../other/build/bin\"), got %s",
              describe(dir, buf, sizeof buf));
     }
-    if (c->nerr != before)
+    if (c->nerr != before || check_env(c, path, e, v))
         return -1;
     snprintf(v->name, sizeof v->name, "%s", json_string_value(name));
     if (dir) {
@@ -796,6 +835,8 @@ static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
             snprintf(p, sizeof p, "%s.drivers", path);
             VERR(c, p, "\"%.200s\" has no executable %s (build it there: make build/bin/%s)", json_string_value(dir),
                  v->driver, v->driver);
+            json_decref(v->env);
+            v->env = NULL;
             return -1;
         }
     }
@@ -815,6 +856,7 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
     json_array_foreach(list, i, e) {
         snprintf(p, sizeof p, "%s[%zu]", path, i);
         hx_variant var;
+        memset(&var, 0, sizeof var);
         char err[256];
         if (json_is_object(e)) {
             if (variant_object(c, p, e, &var))
@@ -845,12 +887,16 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
             hx_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
             if (!nv) {
                 json_decref(var.spec);
+                json_decref(var.env);
                 continue;
             }
             cfg->variants = nv;
             nv[cfg->nvariants++] = var;
-        } else if (var.spec != cfg->variants[k].spec) {
-            json_decref(var.spec); /* the same name again: the first entry's spec is kept */
+        } else {
+            if (var.spec != cfg->variants[k].spec) /* the same name again: the first entry's are kept */
+                json_decref(var.spec);
+            if (var.env != cfg->variants[k].env)
+                json_decref(var.env);
         }
         set |= 1ULL << k;
     }
@@ -1223,8 +1269,10 @@ void hx_config_free(hx_config *cfg) {
         free(cfg->benchmarks[i].args);
     }
     free(cfg->benchmarks);
-    for (size_t i = 0; i < cfg->nvariants; i++)
+    for (size_t i = 0; i < cfg->nvariants; i++) {
         json_decref(cfg->variants[i].spec);
+        json_decref(cfg->variants[i].env);
+    }
     free(cfg->variants);
     free(cfg->workers);
     free(cfg->dropped);

@@ -563,6 +563,15 @@ static void write_machine(FILE *f, const json_t *env) {
                 md_cell(f, fl);
                 fputc('`', f);
             }
+            const char *name;
+            json_t *val;
+            json_object_foreach(json_object_get(v, "env"), name, val) { /* the variant's "env" */
+                fputs(" `", f);
+                md_cell(f, name);
+                fputc('=', f);
+                md_cell(f, json_string_value(val));
+                fputc('`', f);
+            }
             fputs(" |\n", f);
         }
     }

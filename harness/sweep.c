@@ -390,7 +390,6 @@ typedef struct sweep {
     hx_diag diag;
     plan pl;
     char dir[PATH_MAX], raw_path[PATH_MAX + 16], config_copy[PATH_MAX + 32];
-    char **env;  /* extra environment for drivers (NULL: none) */
     char *papi;  /* "EV1,EV2" for the drivers' --papi, or NULL */
     /* what the directory held before: */
     int have_raw, have_config;
@@ -453,6 +452,22 @@ static void free_argv(char **argv) {
     for (size_t i = 0; argv && argv[i]; i++)
         free(argv[i]);
     free(argv);
+}
+
+/* The variant's "env" as NAME=value strings (free with free_argv), or NULL if it has none. */
+static char **variant_env(const hx_variant *v) {
+    if (!v->env || !json_object_size(v->env))
+        return NULL;
+    char **env = hx_xcalloc(json_object_size(v->env) + 1, sizeof *env);
+    size_t n = 0;
+    const char *k;
+    json_t *val;
+    json_object_foreach(v->env, k, val) {
+        size_t len = strlen(k) + strlen(json_string_value(val)) + 2;
+        env[n] = hx_xcalloc(len, 1);
+        snprintf(env[n++], len, "%s=%s", k, json_string_value(val));
+    }
+    return env;
 }
 
 /* Builds the record of a finished run (harness/results.h). */
@@ -682,10 +697,12 @@ static int probe_drivers(sweep *s, json_t *env) {
         char **argv = run_argv(&c, 0, s->papi);
         if (!argv)
             return HX_EINTERNAL;
-        hx_run_req rq = {argv, s->env, 60, 0, NULL, NULL};
+        char **venv = variant_env(var);
+        hx_run_req rq = {argv, venv, 60, 0, NULL, NULL};
         hx_run_res r;
         int rc = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
         free_argv(argv);
+        free_argv(venv);
         if (rc) {
             fprintf(stderr, "forkscope: the launcher failed: %s\n", strerror(-rc));
             return HX_EINTERNAL;
@@ -706,6 +723,8 @@ static int probe_drivers(sweep *s, json_t *env) {
         json_t *build = json_object_get(out, "build");
         json_t *d = json_pack("{s:s, s:O?, s:O?, s:O?}", "path", c.driver, "flags", json_object_get(build, "flags"),
                               "compiler", json_object_get(build, "compiler"), "git", json_object_get(build, "git"));
+        if (var->env)
+            json_object_set(d, "env", var->env);
         if (!build)
             fprintf(stderr, "forkscope: warning: variant %s: the driver's calibrate run gave no build info (%s)\n",
                     var->name, r.exited ? "exit status" : "signal");
@@ -1107,11 +1126,13 @@ static int run_and_record(sweep *s, cell *c, unsigned rep) {
     if (!argv)
         return HX_EINTERNAL;
     hx_progress_run_start(s->prog, c->id);
-    hx_run_req rq = {argv, s->env, s->cfg->time_limit_s, s->cfg->memory_limit_mib << 20, hx_progress_tick, s->prog};
+    char **env = variant_env(c->var);
+    hx_run_req rq = {argv, env, s->cfg->time_limit_s, s->cfg->memory_limit_mib << 20, hx_progress_tick, s->prog};
     hx_run_res r;
     double started = hx_wall_time();
     int e = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
     free_argv(argv);
+    free_argv(env);
     if (e) {
         hx_progress_note(s->prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
         return HX_EINTERNAL;

@@ -32,6 +32,7 @@ typedef struct hx_variant {
     char sched[8];   /* "busy" / "lazy" for runtime variants, "" for baselines */
     char drivers[PATH_MAX]; /* the directory of another build's drivers; "" for this build's */
     json_t *spec;           /* HX_VARIANT_COMMAND: the variant's object (owned by the config) */
+    json_t *env;            /* {"NAME": "value"}: set for each of its runs, or NULL (owned by the config) */
 } hx_variant;
 
 /* Parses a variant name.  0 on success; -EINVAL with a one-line reason in err (what was wrong

@@ -56,7 +56,6 @@ struct fk_worker {
     fk_frame *pending; /* a frame to resume once the C stack has unwound (child stealing) */
     char *stack_base;  /* near the bottom of the worker thread's C stack (leapfrogging's bound) */
     char *cstack_lo;   /* lowest usable address of the worker's C stack (0: unknown) */
-    void *altstack;    /* the signal stack on which a C stack overflow is reported */
     fk__victims victims;
     fk__wstats st;
     uint64_t hungry_since; /* ns (monotonic) since which this thief has found no work, or 0 */

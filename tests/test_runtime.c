@@ -1132,7 +1132,7 @@ TEST(stack_exhaustion_reported) {
     ASSERT_STR_CONTAINS(err, "linear frame stack overflow");
     ASSERT_STR_CONTAINS(err, "FORKSCOPE_LINEAR_STACK");
 #elif FK_STACK == FK_STACK_NATIVE
-    ASSERT_STR_CONTAINS(err, "overflowed its C stack");
+    ASSERT_STR_CONTAINS(err, "worker 0's C stack overflowed");
     ASSERT_STR_CONTAINS(err, "FORKSCOPE_THREAD_STACK");
 #else
     ASSERT_STR_CONTAINS(err, "out of memory");
@@ -1156,7 +1156,7 @@ TEST(cstack_overflow_reported) {
     char *err;
     int st = test_run_capturing(deep_small_cstack, NULL, &err);
     ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
-    ASSERT_STR_CONTAINS(err, "overflowed its C stack");
+    ASSERT_STR_CONTAINS(err, "worker 0's C stack overflowed");
     ASSERT_STR_CONTAINS(err, "FORKSCOPE_THREAD_STACK");
     free(err);
 }

@@ -32,6 +32,7 @@ extern char **environ;
  *                    --n 2    hangs              --n 6   sleeps 0.1 s, succeeds
  *                    --n 3    allocates forever  --n 7   exit 2 ("could not run")
  *                    --n 4    wrong answer (3)   --n 8   5000 bytes of stderr, succeeds
+ *                                                   --n 9   succeeds if FK_TEST_ENV=yes, else exit 2
  *   anything else             succeeds at once */
 
 static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
@@ -98,6 +99,12 @@ static int fake_driver(int argc, char **argv) {
     case 7:
         fprintf(stderr, "fake: cannot create a pool\n");
         return 2;
+    case 9:
+        if (!getenv("FK_TEST_ENV") || strcmp(getenv("FK_TEST_ENV"), "yes")) {
+            fprintf(stderr, "fake: FK_TEST_ENV is not yes\n");
+            return 2;
+        }
+        break;
     case 8:
         for (int i = 0; i < 100; i++)
             fprintf(stderr, "%049d\n", i);
@@ -636,6 +643,66 @@ TEST(benchmark_workers) {
     hx_diag_free(&d);
 }
 
+/* A variant's "env" reaches each of its runs (and only its runs) and is recorded in env.json;
+ * a bad one is refused before anything runs, naming the key. */
+TEST(variant_env) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128], path[PATH_MAX];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/e.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, "{\"name\": \"e\", \"benchmarks\": [{\"kernel\": \"nqueens\", \"params\": {\"n\": 9}}],"
+                    " \"variants\": [\"cont-seg-busy\", {\"name\": \"with-env\", \"variant\": \"cont-seg-busy\","
+                    " \"env\": {\"FK_TEST_ENV\": \"yes\"}}], \"workers\": [1], \"repetitions\": 2, \"warmup\": 0}\n");
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_ERUNS_FAILED);
+    json_t *recs = records(out);
+    size_t i, ok = 0, failed = 0;
+    json_t *r;
+    json_array_foreach(recs, i, r) {
+        if (strcmp(json_string_value(json_object_get(r, "kind")), "timed"))
+            continue;
+        int is_ok = !strcmp(json_string_value(json_object_get(r, "status")), "ok");
+        int with = !strcmp(json_string_value(json_object_get(r, "variant")), "with-env");
+        ASSERT_MSG(is_ok == with, "run %s: status %s", json_string_value(json_object_get(r, "run_id")),
+                   json_string_value(json_object_get(r, "status")));
+        ok += is_ok, failed += !is_ok;
+    }
+    ASSERT_EQ(ok, 2);
+    ASSERT_EQ(failed, 2);
+    json_decref(recs);
+    snprintf(path, sizeof path, "%s/env.json", out);
+    json_error_t e;
+    json_t *env = json_load_file(path, 0, &e);
+    ASSERT(env);
+    json_t *drv = json_object_get(json_object_get(env, "drivers"), "with-env");
+    ASSERT(!strcmp(json_string_value(json_object_get(json_object_get(drv, "env"), "FK_TEST_ENV")), "yes"));
+    ASSERT(!json_object_get(json_object_get(json_object_get(env, "drivers"), "cont-seg-busy"), "env"));
+    json_decref(env);
+
+    static const char *const bad[][2] = {
+        {"{\"1X\": \"a\"}", "variants[1].env.1X: not an environment variable name"},
+        {"{\"A-B\": \"a\"}", "variants[1].env.A-B: not an environment variable name"},
+        {"{\"X\": 1}", "variants[1].env.X: expected a string value"},
+        {"[\"X=1\"]", "variants[1].env: expected {\"NAME\": \"value\", ...}"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 "{\"name\": \"e\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": [\"serial\", "
+                 "{\"name\": \"v\", \"variant\": \"cont-seg-busy\", \"env\": %s}], \"workers\": [1]}\n",
+                 bad[k][0]);
+        write_text(cfg, text);
+        hx_config c;
+        hx_diag d = {0};
+        ASSERT(hx_config_load(cfg, 2, &c, &d) != 0);
+        int found = 0;
+        for (size_t j = 0; j < d.n; j++)
+            found |= strstr(d.msgs[j], bad[k][1]) != NULL;
+        ASSERT_MSG(found, "case %zu: no message containing '%s' (first: %s)", k, bad[k][1], d.n ? d.msgs[0] : "none");
+        hx_diag_free(&d);
+    }
+}
+
 /* ---- runtimes by command ----------------------------------------------------------------------- */
 
 /* Command variants (harness/command.h) run the programs of tests/fixtures/cmd: the right
@@ -1000,7 +1067,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(dry_run_plan, 10),
                          TEST_CASE(plan_stage, 10),
                          TEST_CASE(paired_order, 10),
-                         TEST_CASE(benchmark_workers, 10),
+                         TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(command_variants, 30),
                          TEST_CASE(command_expected_answers, 10),
                          TEST_CASE(record_and_env_fields, 20),
