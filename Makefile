@@ -36,7 +36,7 @@ BUILD   := build
 CC      := gcc
 CLANG   := clang
 MODES   := rel debug tsan asan
-VARIANTS := cont-seg cont-lin child-seg child-lin child-native
+VARIANTS := cont-seg cont-lin child-seg child-lin child-native child-fiber
 BASELINES := serial omp omp-llvm tbb
 
 WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointer-arith \
@@ -58,6 +58,7 @@ VAR_cont-lin  := -DFK_STEAL=1 -DFK_STACK=2
 VAR_child-seg := -DFK_STEAL=2 -DFK_STACK=1
 VAR_child-lin := -DFK_STEAL=2 -DFK_STACK=2
 VAR_child-native := -DFK_STEAL=2 -DFK_STACK=3
+VAR_child-fiber := -DFK_STEAL=2 -DFK_STACK=4
 VAR_serial    := -DFK_BASELINE_SERIAL=1
 VAR_omp       := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_tbb       := -DFK_BASELINE_TBB=1

@@ -64,7 +64,7 @@ static void list_kernels(FILE *out) {
 }
 
 static void help(void) {
-    printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy]\n"
+    printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy] [--resume any|home]\n"
            "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
            "       %s uts [UTS reference flags -t -b -r -a -d -q -m -f -g] [--preset NAME]\n"
            "              [--alloc heap|stack] [--workers P] [--sched busy|lazy]\n"
@@ -82,6 +82,7 @@ typedef struct run_args {
     unsigned reps, warmup;
     int uts_mode;
     const char *sched;
+    const char *resume; /* fiber builds: any|home */
     const char *papi;  /* events to count, comma-separated, or NULL */
     int papi_per_worker;
     int status;
@@ -179,6 +180,8 @@ static void *measure(void *arg) {
     po.workers = c->workers;
     if (fk_sched_parse(a->sched, &po.sched))
         usage_error("option --sched: '%s' is not busy or lazy", a->sched);
+    if (a->resume && fk_fiber_resume_parse(a->resume, &po.fiber_resume))
+        usage_error("option --resume: '%s' is not any or home", a->resume);
     int err = fk_pool_create(&c->pool, &po);
     if (err) {
         fprintf(stderr, "%s: cannot create a pool of %u workers: %s\n", prog, c->workers, fk_strerror(err));
@@ -189,7 +192,14 @@ static void *measure(void *arg) {
                         json_pack("{s:s, s:s, s:s, s:s}", "victims", fk_victims_name(po.victims), "placement",
                                   fk_placement_name(po.placement), "topology",
                                   po.topology && *po.topology ? po.topology : "this machine", "frame_stack",
-                                  FK_STACK == FK_STACK_SEG ? "segmented" : "linear"));
+                                  FK_STACK == FK_STACK_SEG   ? "segmented"
+                                  : FK_STACK == FK_STACK_LIN ? "linear"
+                                  : FK_STACK == FK_STACK_NATIVE ? "native"
+                                                                : "fiber"));
+#if FK_STACK == FK_STACK_FIBER
+    json_object_set_new(json_object_get(doc, "pool"), "fiber_resume", json_string(fk_fiber_resume_name(po.fiber_resume)));
+    json_object_set_new(json_object_get(doc, "pool"), "fiber_stack_bytes", json_integer((json_int_t)po.fiber_stack_bytes));
+#endif
 #elif defined(FK_BASELINE_OMP)
     omp_set_dynamic(0);
     omp_set_num_threads((int)c->workers);
@@ -335,6 +345,14 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, run_args 
         if (strcmp(val, "busy") && strcmp(val, "lazy"))
             usage_error("option --sched: '%s' is not busy or lazy", val);
         a->sched = val;
+    } else if (!strcmp(name, "resume")) {
+#if FK_BENCH_RUNTIME && FK_STACK == FK_STACK_FIBER
+        if (strcmp(val, "any") && strcmp(val, "home"))
+            usage_error("option --resume: '%s' is not any or home", val);
+        a->resume = val;
+#else
+        usage_error("option --resume: only fiber builds (fk-bench-child-fiber) have it");
+#endif
     } else
         return 0;
     return 1;

@@ -1,6 +1,6 @@
 /* switch.c — fk-switch: the cost of a context switch, as the CMU M:N report measured it.
  *
- *   fk-switch [--switches N] [--reps R]
+ *   fk-switch [--switches N] [--reps R] [--only fiber|raw|thread]
  *
  * Three ways for two execution contexts to hand control to each other, N hand-offs per
  * repetition, R repetitions; prints one JSON object with the median and the spread
@@ -128,13 +128,17 @@ static void report(const char *name, double (*round)(long), long n, int reps, in
 int main(int argc, char **argv) {
     long n = 2000000, tn = 200000;
     int reps = 11;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--switches") && i + 1 < argc)
             n = atol(argv[++i]), tn = n / 10;
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             reps = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc &&
+                 (!strcmp(argv[i + 1], "fiber") || !strcmp(argv[i + 1], "raw") || !strcmp(argv[i + 1], "thread")))
+            only = argv[++i];
         else {
-            fprintf(stderr, "usage: fk-switch [--switches N] [--reps R]\n");
+            fprintf(stderr, "usage: fk-switch [--switches N] [--reps R] [--only fiber|raw|thread]\n");
             return 1;
         }
     }
@@ -154,9 +158,12 @@ int main(int argc, char **argv) {
     }
     raw_peer_sp = raw->sp;
     printf("{\n");
-    report("fiber", fiber_round, n, reps, 0);
-    report("raw", raw_round, n, reps, 0);
-    report("thread", thread_round, tn < 2 ? 2 : tn, reps, 1);
+    if (!only || !strcmp(only, "fiber"))
+        report("fiber", fiber_round, n, reps, only != NULL);
+    if (!only || !strcmp(only, "raw"))
+        report("raw", raw_round, n, reps, only != NULL);
+    if (!only || !strcmp(only, "thread"))
+        report("thread", thread_round, tn < 2 ? 2 : tn, reps, 1);
     printf("}\n");
     return 0;
 }

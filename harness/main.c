@@ -154,7 +154,7 @@ static int cmd_run(int argc, char **argv) {
  * before the rest ("uts" for the UTS mode).  Returns only on error. */
 static int exec_driver(int argc, char **argv, const char *first) {
     const char *vname = "cont-seg-busy", *workers = "1";
-    char **dargv = calloc((size_t)argc + 8, sizeof *dargv);
+    char **dargv = calloc((size_t)argc + 10, sizeof *dargv);
     if (!dargv)
         return HX_EINTERNAL;
     int n = 1;
@@ -172,9 +172,12 @@ static int exec_driver(int argc, char **argv, const char *first) {
             vname = a + 10;
         } else if (!strncmp(a, "--workers=", 10)) {
             workers = a + 10;
-        } else if (!strcmp(a, "--sched") || !strncmp(a, "--sched=", 8)) {
+        } else if (!strcmp(a, "--sched") || !strncmp(a, "--sched=", 8) || !strcmp(a, "--resume") ||
+                   !strncmp(a, "--resume=", 9)) {
             free(dargv);
-            return usage_error("option %s: the scheduler is part of the variant name (e.g. --variant cont-seg-lazy)", a);
+            return usage_error("option %s: the scheduler (and a fiber variant's resume) is part of the variant "
+                               "name (e.g. --variant cont-seg-lazy, child-fiber-busy-home)",
+                               a);
         } else {
             dargv[n++] = argv[i];
         }
@@ -207,6 +210,10 @@ static int exec_driver(int argc, char **argv, const char *first) {
     if (v.kind == HX_VARIANT_RUNTIME) {
         dargv[n++] = (char *)"--sched";
         dargv[n++] = v.sched;
+    }
+    if (v.resume[0]) {
+        dargv[n++] = (char *)"--resume";
+        dargv[n++] = v.resume;
     }
     dargv[n] = NULL;
     fflush(NULL);

@@ -412,7 +412,7 @@ typedef struct sweep {
 static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     if (c->var->kind == HX_VARIANT_COMMAND)
         return hx_command_argv(c->var, c->bench, c->workers);
-    size_t n = 18 + (c->bench ? c->bench->nargs : 0);
+    size_t n = 20 + (c->bench ? c->bench->nargs : 0);
     char **argv = calloc(n, sizeof *argv);
     if (!argv)
         return NULL;
@@ -428,6 +428,10 @@ static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     if (c->var->kind == HX_VARIANT_RUNTIME) {
         argv[k++] = strdup("--sched");
         argv[k++] = strdup(c->var->sched);
+    }
+    if (c->var->resume[0]) {
+        argv[k++] = strdup("--resume");
+        argv[k++] = strdup(c->var->resume);
     }
     argv[k++] = strdup("--reps");
     argv[k++] = strdup("1");

@@ -21,6 +21,15 @@ static const struct axis_value stack_axis[] = {
     {"lin", "linear frame stacks: one contiguous reserved region per stack"},
     {"native", "frames in the tasks' own C stack frames; a join that must wait steals meanwhile "
                "(leapfrogging, as Lace) instead of suspending; child stealing only"},
+    {"fiber", "frames in the tasks' C stack frames on stackful fibers; a join that must wait parks "
+              "its fiber and the worker goes on with another (marl, FiberTaskingLib); child stealing "
+              "only; names a fourth axis, resume"},
+    {NULL, NULL},
+};
+/* Fiber variants only: where a parked fiber resumes (the driver's --resume). */
+static const struct axis_value resume_axis[] = {
+    {"any", "on the worker that completes what it waited for: fibers migrate (FiberTaskingLib)"},
+    {"home", "only on the worker that made it: a fiber never moves (marl)"},
     {NULL, NULL},
 };
 static const struct axis_value sched_axis[] = {
@@ -44,8 +53,9 @@ static const struct baseline baselines[] = {
 
 const char *const hx_variant_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
-    "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "serial",         "omp",
-    "omp-llvm",       "tbb",            NULL,
+    "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "child-fiber-busy-any",
+    "child-fiber-busy-home", "child-fiber-lazy-any", "child-fiber-lazy-home", "serial", "omp", "omp-llvm", "tbb",
+    NULL,
 };
 
 /* Stealing-stack pairs that do not exist, and why. */
@@ -54,6 +64,9 @@ static const char *refused_pair(const char *steal, const char *stack) {
         return "continuation stealing with frames on the native C stack would need Fibril's stack switching "
                "(a thief resumes a frame that lives on another worker's stack), which forkscope does not "
                "implement; use cont-seg or cont-lin, or child-native";
+    if (!strcmp(steal, "cont") && !strcmp(stack, "fiber"))
+        return "fibers run tasks by child stealing (a parked fiber is the continuation, resumed once its "
+               "children finish); use child-fiber-SCHED-RESUME, e.g. child-fiber-busy-any";
     return NULL;
 }
 
@@ -124,7 +137,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
                             axis_names[a + 1], axis_list(axes[a + 1], list, sizeof list), name,
                             axes[a + 1][0].name, a == 0 ? "-busy" : ""),
                    -1;
-        if (a == 2 && dash)
+        if (a == 2 && dash && strcmp(stack_axis[idx[1]].name, "fiber"))
             return snprintf(err, errlen, "'%s': unexpected '%s' after the scheduler (a variant has 3 parts)", name,
                             dash),
                    -1;
@@ -133,9 +146,23 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
     const char *why = refused_pair(steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     if (why)
         return snprintf(err, errlen, "'%s': %s", name, why), -EINVAL;
+    int resume = -1;
+    if (!strcmp(stack_axis[idx[1]].name, "fiber")) { /* the fourth axis */
+        if (!*p || p == name + strlen(name))
+            return snprintf(err, errlen, "'%s': missing the resume axis of a fiber variant (one of %s), e.g. %s-any",
+                            name, axis_list(resume_axis, list, sizeof list), name),
+                   -1;
+        resume = axis_find(resume_axis, p, strlen(p));
+        if (resume < 0)
+            return snprintf(err, errlen, "'%s': '%s' is not a resume value (one of %s)", name, p,
+                            axis_list(resume_axis, list, sizeof list)),
+                   -1;
+    }
     v->kind = HX_VARIANT_RUNTIME;
-    snprintf(v->name, sizeof v->name, "%s-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
-             sched_axis[idx[2]].name);
+    snprintf(v->name, sizeof v->name, "%s-%s-%s%s%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
+             sched_axis[idx[2]].name, resume >= 0 ? "-" : "", resume >= 0 ? resume_axis[resume].name : "");
+    if (resume >= 0)
+        snprintf(v->resume, sizeof v->resume, "%s", resume_axis[resume].name);
     snprintf(v->driver, sizeof v->driver, "fk-bench-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     snprintf(v->sched, sizeof v->sched, "%s", sched_axis[idx[2]].name);
     snprintf(v->base, sizeof v->base, "%s", v->name);
@@ -178,11 +205,18 @@ void hx_variants_print(FILE *out) {
     for (size_t s = 0; steal_axis[s].name; s++)
         for (size_t k = 0; stack_axis[k].name; k++)
             for (size_t h = 0; sched_axis[h].name && !refused_pair(steal_axis[s].name, stack_axis[k].name); h++) {
-                char name[32];
-                snprintf(name, sizeof name, "%s-%s-%s", steal_axis[s].name, stack_axis[k].name, sched_axis[h].name);
-                fprintf(out, "  %-18s %s stealing, %s stacks, %s scheduler  (fk-bench-%s-%s --sched %s)\n", name,
-                        steal_axis[s].name, stack_axis[k].name, sched_axis[h].name, steal_axis[s].name,
-                        stack_axis[k].name, sched_axis[h].name);
+                int fiber = !strcmp(stack_axis[k].name, "fiber");
+                for (size_t r = 0; fiber ? resume_axis[r].name != NULL : r == 0; r++) {
+                    char name[40], resume[32] = "";
+                    if (fiber)
+                        snprintf(resume, sizeof resume, " --resume %s", resume_axis[r].name);
+                    snprintf(name, sizeof name, "%s-%s-%s%s%s", steal_axis[s].name, stack_axis[k].name,
+                             sched_axis[h].name, fiber ? "-" : "", fiber ? resume_axis[r].name : "");
+                    fprintf(out, "  %-22s %s stealing, %s stacks, %s scheduler%s%s  (fk-bench-%s-%s --sched %s%s)\n",
+                            name, steal_axis[s].name, stack_axis[k].name, sched_axis[h].name,
+                            fiber ? ", resume " : "", fiber ? resume_axis[r].name : "", steal_axis[s].name,
+                            stack_axis[k].name, sched_axis[h].name, resume);
+                }
             }
     fprintf(out, "Baselines:\n");
     for (size_t b = 0; baselines[b].name; b++)
@@ -196,13 +230,16 @@ void hx_variants_print(FILE *out) {
         for (size_t i = 0; axes[a][i].name; i++)
             fprintf(out, "    %-7s %s\n", axes[a][i].name, axes[a][i].what);
     }
+    fprintf(out, "  resume (fiber variants only, chosen at run time: the driver's --resume):\n");
+    for (size_t i = 0; resume_axis[i].name; i++)
+        fprintf(out, "    %-7s %s\n", resume_axis[i].name, resume_axis[i].what);
     fprintf(out, "\nA name is refused when:\n"
                  "  - an axis value is unknown (e.g. 'cont-seg-fast': 'fast' is not a scheduler value);\n"
                  "  - an axis is missing (e.g. 'cont-seg': every runtime variant names its scheduler);\n"
                  "  - a baseline is given a scheduler (e.g. 'omp-busy': baselines (serial, omp, omp-llvm, tbb) take no scheduler);\n"
-                 "  - it has parts after the scheduler;\n"
+                 "  - it has parts after the scheduler (but a fiber variant has exactly one: its resume value);\n"
                  "  - the pair does not exist: cont-native (continuation stealing on the native C stack needs\n"
-                 "    Fibril-style stack switching, not implemented).\n"
+                 "    Fibril-style stack switching, not implemented); cont-fiber (fibers steal children).\n"
                  "In a sweep, 'serial' runs on 1 worker only: its cells at other worker counts are skipped.\n"
                  "Drivers are looked up next to the forkscope executable; FORKSCOPE_DRIVER=PATH runs PATH for\n"
                  "every variant instead (for tests).\n");

@@ -330,6 +330,27 @@ const fk__record *fk__pop_slow(void) {
     dq_unlock(w); /* NULL: slot i was stolen, and so were all older ones */
     return r;
 }
+
+#if FK_STACK == FK_STACK_FIBER
+/* fk__pop_slow for a join that takes only its own records (fk__pop_record_of): the newest
+ * slot (public, or past a wrap) is taken back only if its link is owner's; if it is not,
+ * the owner's bottom goes back up (as if the pop never happened: the slot stays for whoever
+ * takes it).  Under the lock, so no forcing thief moves split meanwhile. */
+const fk__record *fk__pop_slow_of(uintptr_t owner) {
+    fk_worker *w = FK__H->w;
+    dq_lock(w);
+    uint64_t i = fk__deque_bottom(w);
+    const fk__record *r = NULL;
+    if (i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
+        atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != owner) {
+        set_bottom(w, i + 1);
+    } else if (take_newest(w, i)) {
+        r = &w->hot->buf[i & w->hot->mask];
+    }
+    dq_unlock(w);
+    return r;
+}
+#endif
 #endif
 
 /* Makes every private slot public (FK_SWITCH_TO: the parent's slot must not be popped as

@@ -49,6 +49,8 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->linear_stack_bytes = FK_LINEAR_STACK_BYTES;
     o->stacklet_bytes = FK_STACKLET_BYTES;
     o->leap_stack_bytes = FK_LEAP_RANDOM_STACK;
+    o->fiber_stack_bytes = FK_FIBER_STACK_BYTES;
+    o->fiber_resume = FK_RESUME_ANY;
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
     const char *s = getenv("FORKSCOPE_WORKERS");
     if (s) {
@@ -73,6 +75,24 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     env_size("FORKSCOPE_LINEAR_STACK", &o->linear_stack_bytes);
     env_size("FORKSCOPE_STACKLET", &o->stacklet_bytes);
     env_size("FORKSCOPE_LEAP_STACK", &o->leap_stack_bytes);
+    env_size("FORKSCOPE_FIBER_STACK", &o->fiber_stack_bytes);
+    s = getenv("FORKSCOPE_FIBER_RESUME");
+    if (s && fk_fiber_resume_parse(s, &o->fiber_resume))
+        fprintf(stderr, "forkscope: ignoring FORKSCOPE_FIBER_RESUME=%s: not any or home\n", s);
+}
+
+const char *fk_fiber_resume_name(fk_fiber_resume r) {
+    return r == FK_RESUME_HOME ? "home" : "any";
+}
+
+int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out) {
+    if (!strcmp(name, "any"))
+        *out = FK_RESUME_ANY;
+    else if (!strcmp(name, "home"))
+        *out = FK_RESUME_HOME;
+    else
+        return FK_EINVAL;
+    return 0;
 }
 
 const char *fk_sched_name(fk_sched s) {
@@ -124,8 +144,10 @@ const char *fk_build_variant(void) {
     return "child-seg";
 #elif FK_STACK == FK_STACK_LIN
     return "child-lin";
-#else
+#elif FK_STACK == FK_STACK_NATIVE
     return "child-native";
+#else
+    return "child-fiber";
 #endif
 }
 
@@ -189,7 +211,8 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     if (opts.workers > FK_MAX_WORKERS || (opts.sched != FK_SCHED_BUSY && opts.sched != FK_SCHED_LAZY) ||
         (unsigned)opts.placement > FK_PLACE_NONE || (unsigned)opts.victims > FK_VICTIMS_UNIFORM ||
         opts.thread_stack_bytes < (64u << 10) || opts.linear_stack_bytes < (64u << 10) ||
-        opts.stacklet_bytes > ((size_t)1 << 40))
+        opts.stacklet_bytes > ((size_t)1 << 40) || opts.fiber_stack_bytes < (64u << 10) ||
+        opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME)
         return FK_EINVAL;
 
     static _Atomic int warned;
@@ -357,6 +380,8 @@ static void worker_stats(const fk_worker *w, fk_stats *s) {
     s->suspends = LOAD(w->st.suspends);
     s->sleeps = LOAD(w->st.sleeps);
     s->leaps = LOAD(w->st.leaps);
+    s->fibers = LOAD(w->st.fibers);
+    s->migrations = LOAD(w->st.migrations);
     s->stacklets_alloc = LOAD(w->st.stacklets_alloc);
     s->stacklets_freed = LOAD(w->st.stacklets_freed);
 #else
@@ -366,7 +391,7 @@ static void worker_stats(const fk_worker *w, fk_stats *s) {
 
 /* The counters of fk_stats, for summing and subtracting field by field. */
 #define COUNTERS(X) X(forks) X(calls) X(roots) X(steals) X(steal_empty) X(steal_lost) X(publishes) X(forced) \
-    X(reclaims) X(suspends) X(sleeps) X(leaps) X(stacklets_alloc) X(stacklets_freed)
+    X(reclaims) X(suspends) X(sleeps) X(leaps) X(fibers) X(migrations) X(stacklets_alloc) X(stacklets_freed)
 #define ADD(f) t->f += w->f;
 #define SUB(f) s->f -= b->f;
 

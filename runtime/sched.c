@@ -38,6 +38,14 @@
 /* The hot state of this thread's worker (forkscope/impl.h); zero on other threads. */
 _Thread_local struct fk__hot fk__tls __attribute__((tls_model(FK_TLS_MODEL)));
 
+#if FK_STACK == FK_STACK_FIBER && !defined(__x86_64__)
+FK__NOINLINE struct fk__hot *fk__hot_now_out(void) {
+    struct fk__hot *h = &fk__tls;
+    __asm__ volatile("" : "+r"(h)::"memory");
+    return h;
+}
+#endif
+
 fk_worker *fk__current_worker(void) { return FK__H->w; }
 
 unsigned fk__worker_id(void) { return FK__H->w->id; }
@@ -56,9 +64,24 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#if FK_STACK == FK_STACK_FIBER
+/* The worker of the thread running this code, read afresh.  A fiber may park on one
+ * worker's thread and continue on another's, and within one function the compiler takes a
+ * thread-local's address (and so FK__H->w) to be constant: code that may have switched
+ * fibers since it last looked must ask again. */
+static FK__NOINLINE fk_worker *worker_now(void) {
+    fk_worker *w = FK__H->w;
+    __asm__ volatile("" ::: "memory");
+    return w;
+}
+#define FK__REFRESH(w) ((w) = worker_now())
+#else
+#define FK__REFRESH(w) ((void)0)
+#endif
+
 /* ---- joins ---------------------------------------------------------------------------- */
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
     int mine = !fk__stack_empty(w);
 #if FK_DEBUG
@@ -94,7 +117,7 @@ int fk__join(fk_frame *f) {
 }
 #endif
 
-#if FK_STEAL == FK_STEAL_CHILD && FK_STACK != FK_STACK_NATIVE
+#if FK_STEAL == FK_STEAL_CHILD && !FK__NATIVE_FRAMES
 /* f's inline child unwound during f's join: that child and f's records left finish
  * elsewhere.  f arrives now; if it is last, it is resumed once this worker's C stack has
  * unwound (its ancestors' C frames are dead too), on its own stack. */
@@ -130,7 +153,7 @@ static void root_done(fk__root *r) {
     futex_wake(&r->done, 1);
 }
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 /* A task with the given link completed: who runs next (NULL: nobody, go steal). */
 static fk_frame *complete(fk_worker *w, uintptr_t link) {
     if (link & FK__LINK_ROOT) {
@@ -199,6 +222,26 @@ static void run_record(fk_worker *w, const fk__record *r) {
 #endif
     fk__record_thunk(r)(r);
     trampoline(w, after_run(w, link));
+}
+#elif FK_STACK == FK_STACK_FIBER
+static void make_ready(fk_worker *w, fk__fiber *f);
+
+/* Fibers: a record runs on the current fiber; if it parks, the fiber may finish it on
+ * another worker.  Then the record reports to its parent's join cell (the last arrival
+ * makes the parked parent ready) or to the root's submitter. */
+static void run_record(fk_worker *w, const fk__record *r) {
+    uintptr_t link = fk__record_link(r);
+    fk__record_thunk(r)(r);
+    if (link & FK__LINK_ROOT) {
+        root_done((fk__root *)(link & ~FK__LINK_MASK));
+        return;
+    }
+    fk_frame *cell = (fk_frame *)link;
+    FK__REFRESH(w);
+    /* Release: the child's result before the parent's acquire; acquire: the parent's
+     * waiter, stored before its own (release) arrival, if that came first. */
+    if (atomic_fetch_add_explicit(&cell->done, 1, memory_order_acq_rel) + 1 == FK__JOIN_K)
+        make_ready(w, cell->waiter);
 }
 #else
 /* Native frames: a stolen child runs to completion on this C stack (it never unwinds),
@@ -386,7 +429,7 @@ void fk__submit(fk_pool *p, fk__sub *sub, int worker) {
     fk__wake(target);
 }
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 /* FK_SWITCH_TO: f asks to continue on worker k.  If f's stack is ours (f on top), it goes
  * with f; if our stack is empty, f lives on a stack nobody holds (it was stolen) and k runs
  * it on its own, as a thief would.  f's C frame then dies, and with it those of the
@@ -493,11 +536,22 @@ static void backoff(unsigned fails) {
 
 /* ---- the worker loop ----------------------------------------------------------------- */
 
+/* A round of the worker loop that found nothing: back off, or (lazy) after enough such
+ * rounds offer to sleep. */
+static void idle_step(fk_worker *w, unsigned *fails) {
+    if (++*fails >= FK_STEAL_ROUNDS && w->pool->sched == FK_SCHED_LAZY) {
+        try_sleep(w);
+        *fails = FK_STEAL_ROUNDS / 2; /* the last thief keeps backing off */
+        return;
+    }
+    backoff(*fails);
+}
+
 /* Runs what a successful steal took. */
 static void run_stolen(fk_worker *w, fk__slot *s) {
     FK__WSTAT(w, steals);
     become_active(w);
-#if FK_STEAL == FK_STEAL_CONT && FK_STACK != FK_STACK_NATIVE
+#if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
     fk_frame *f = atomic_load_explicit(&s->frame, memory_order_relaxed);
     f->steals++; /* we own f's continuation now; its other children arrive later */
     trampoline(w, f);
@@ -572,12 +626,13 @@ static int drain_leftovers(fk_worker *w) {
     while (fk__pop_leftover(w, &s)) {
         become_active(w);
         did = 1;
-#if FK_STEAL == FK_STEAL_CONT && FK_STACK != FK_STACK_NATIVE
+#if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
         fk_frame *f = atomic_load_explicit(&s.frame, memory_order_relaxed);
         f->steals++;
         trampoline(w, f);
 #else
         run_record(w, &s);
+        FK__REFRESH(w);
 #endif
     }
     return did;
@@ -586,6 +641,7 @@ static int drain_leftovers(fk_worker *w) {
 /* Everything this worker can do without stealing. */
 static int local_work(fk_worker *w) {
     int did = drain_leftovers(w);
+    FK__REFRESH(w); /* (fibers: whatever ran may have moved this fiber to another worker) */
     fk__mpsc_node *n;
     while ((n = fk__mpsc_pop(&w->inbox))) {
         fk__sub *sub = (fk__sub *)(void *)n;
@@ -594,8 +650,16 @@ static int local_work(fk_worker *w) {
         if (sub->kind == FK__SUB_ROOT) {
             FK__WSTAT(w, roots);
             run_record(w, &((fk__root *)(void *)sub)->rec);
+            FK__REFRESH(w);
         } else {
-#if FK_STACK != FK_STACK_NATIVE
+#if FK_STACK == FK_STACK_FIBER
+            if (sub->kind == FK__SUB_FIBER) { /* a fiber of ours became ready elsewhere */
+                fk__fstate *st = (fk__fstate *)(void *)sub;
+                make_ready(w, st->fiber);
+                continue;
+            }
+#endif
+#if !FK__NATIVE_FRAMES
             fk__hop *h = (fk__hop *)(void *)sub;
             fk_frame *f = h->frame;
             if (h->stack)
@@ -607,11 +671,12 @@ static int local_work(fk_worker *w) {
 #endif
         }
         drain_leftovers(w);
+        FK__REFRESH(w);
     }
     return did;
 }
 
-
+#if FK_STACK != FK_STACK_FIBER
 static void worker_loop(fk_worker *w) {
     fk_pool *p = w->pool;
     unsigned fails = 0;
@@ -632,15 +697,209 @@ static void worker_loop(fk_worker *w) {
             fails = 0;
             continue;
         }
-        fails++;
-        if (p->sched == FK_SCHED_LAZY && fails >= FK_STEAL_ROUNDS) {
-            try_sleep(w);
-            fails = FK_STEAL_ROUNDS / 2; /* the last thief keeps backing off */
-            continue;
-        }
-        backoff(fails);
+        idle_step(w, &fails);
     }
 }
+#endif
+
+#if FK_STACK == FK_STACK_FIBER
+/* ---- fibers: a join that waits parks its fiber -----------------------------------------
+ * Tasks run on fibers (never on a worker thread's own stack).  Each fiber runs the worker
+ * loop at its base; records, stolen or popped, run on the current fiber by ordinary calls.
+ * A join whose stolen children have not all finished parks its fiber: the worker goes on
+ * with a ready fiber, or with an idle (or new) one that starts the worker loop afresh.
+ *
+ * THE WAKE PROTOCOL (no lost wake-up, exactly one resumer).  The join counter f->done
+ * counts the stolen children that finished (each adds 1 with acq_rel).  The parking
+ * fiber cannot publish itself while it still runs on its stack, so the fiber that runs
+ * next does it for it, after the switch (after_switch, PARK): it stores f->waiter, then
+ * adds K - stolen (acq_rel).  Whoever brings the counter to K makes the fiber ready:
+ * that adder itself if every child had arrived, else the last child (whose RMW follows
+ * the adder's in the counter's modification order, so it reads the waiter).  A ready
+ * fiber is resumed by a worker loop at its base (or by a join that parks), never twice.
+ *
+ * WHERE A FIBER RESUMES: FK_RESUME_ANY, on the worker that made it ready (it migrates:
+ * FiberTaskingLib); FK_RESUME_HOME, only on the worker that made it (marl): a fiber
+ * made ready elsewhere is sent to its home worker's inbox, which wakes it if it sleeps.
+ *
+ * A fiber's frame stack (FK_ALLOC blocks) goes with it: a fiber that parks with a
+ * non-empty one takes it along and the worker takes a fresh one; resumed, it adopts it.
+ *
+ * No termination counting: a root's submitter waits for the root's own completion flag,
+ * and an idle worker is a thief (lazy: it may sleep) whatever its parked fibers wait for. */
+
+enum { FMSG_PARK = 1, FMSG_RELEASE = 2 };
+typedef struct fmsg {
+    int kind;
+    fk__fiber *fiber; /* the fiber that parked (PARK) or left for good (RELEASE) */
+    fk_frame *frame;  /* PARK: its join cell and how many children it waits for */
+    uint32_t stolen;
+} fmsg;
+
+static _Noreturn void fiber_loop_entry(void *arg, void *data);
+
+static void idle_put(fk_worker *w, fk__fiber *f) {
+    f->next = w->idle;
+    w->idle = f;
+}
+
+static void ready_push(fk_worker *w, fk__fiber *f) {
+    f->next = NULL;
+    if (w->ready_tail)
+        w->ready_tail->next = f;
+    else
+        w->ready_head = f;
+    w->ready_tail = f;
+}
+
+static fk__fiber *ready_pop(fk_worker *w) {
+    fk__fiber *f = w->ready_head;
+    if (f && !(w->ready_head = f->next))
+        w->ready_tail = NULL;
+    return f;
+}
+
+/* f may continue: here, or (FK_RESUME_HOME) on its home worker. */
+static void make_ready(fk_worker *w, fk__fiber *f) {
+    fk__fstate *st = f->user;
+    if (w->pool->opts.fiber_resume == FK_RESUME_HOME && st->home != w) {
+        st->sub.kind = FK__SUB_FIBER;
+        fk__submit(w->pool, &st->sub, (int)st->home->id); /* the queue's release hands f over */
+        return;
+    }
+    ready_push(w, f);
+}
+
+/* A fiber that will run the worker loop: an idle one, or a new one. */
+static fk__fiber *loop_fiber(fk_worker *w) {
+    fk__fiber *f = w->idle;
+    if (f) {
+        w->idle = f->next;
+        fk__fiber_restart(f, fiber_loop_entry, NULL);
+        return f;
+    }
+    fk__fstate *st = calloc(1, sizeof *st);
+    f = st ? fk__fiber_new(w->pool->opts.fiber_stack_bytes, fiber_loop_entry, NULL, "a fiber's stack",
+                           "the task tree is too deep for it (tasks run on fibers and recurse on their stacks); "
+                           "raise FORKSCOPE_FIBER_STACK or fk_pool_opts.fiber_stack_bytes")
+           : NULL;
+    if (!f)
+        fk__fatal("worker %u cannot make a fiber (a %zu-byte stack): %s", w->id, w->pool->opts.fiber_stack_bytes,
+                  strerror(errno ? errno : ENOMEM));
+    st->fiber = f;
+    st->home = w;
+    f->user = st;
+    FK__WSTAT(w, fibers);
+    return f;
+}
+
+/* What the fiber that switched to us could not do itself. */
+static void after_switch(fk_worker *w, fmsg *m) {
+    if (!m)
+        return;
+    if (m->kind == FMSG_RELEASE) {
+        idle_put(w, m->fiber);
+        return;
+    }
+    fk_frame *f = m->frame;
+    f->waiter = m->fiber;
+    uint32_t add = FK__JOIN_K - m->stolen;
+    if (atomic_fetch_add_explicit(&f->done, add, memory_order_acq_rel) + add == FK__JOIN_K)
+        make_ready(w, m->fiber); /* every child had finished */
+}
+
+void fk__fiber_join(fk_frame *f, uint32_t stolen) {
+    fk_worker *w = worker_now();
+    /* Acquire: pairs with each child's release increment (their results). */
+    if (atomic_load_explicit(&f->done, memory_order_acquire) == stolen) {
+        f->sync0 = 0;
+        return;
+    }
+    FK__WSTAT(w, suspends);
+    fk__fiber *self = fk__fiber_current();
+    fk__fstate *st = self->user;
+    st->parked_on = w;
+    st->stack = NULL;
+    if (!fk__stack_empty(w)) { /* FK_ALLOC blocks live: the stack parks with us */
+        st->stack = fk__stack_handle(w);
+        fk__stack_replace(w);
+    }
+    fmsg m = {FMSG_PARK, self, f, stolen};
+    fk__fiber *next = ready_pop(w); /* (a ready fiber adopts its own frame stack, below) */
+    if (!next)
+        next = loop_fiber(w);
+    fmsg *got = fk__fiber_switch(self, next, &m);
+    /* Resumed: every child finished.  Possibly on another worker's thread. */
+    w = worker_now();
+    after_switch(w, got);
+    if (st->stack)
+        fk__stack_adopt(w, st->stack);
+    st->stack = NULL;
+    if (st->parked_on != w)
+        FK__WSTAT(w, migrations);
+    f->sync0 = 0;
+}
+
+/* The worker loop on a fiber: local work, ready fibers first; steal; sleep (lazy). */
+static _Noreturn void fiber_loop(void) {
+    unsigned fails = 0;
+    fk_worker *w = worker_now();
+    become_thief(w); /* a fresh loop: whatever ran here before parked */
+    for (;;) {
+        w = worker_now();
+        fk_pool *p = w->pool;
+        if (stopping(p)) {
+            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0};
+            fk__fiber_exit_to(m.fiber, &w->main_fiber, &m);
+        }
+        fk__fiber *r = ready_pop(w);
+        if (r) { /* resume it; this fiber, at its base, becomes idle */
+            become_active(w);
+            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0};
+            fk__fiber_exit_to(m.fiber, r, &m);
+        }
+        int did = local_work(w);
+        FK__REFRESH(w);
+        if (!did && p->n > 1 && !w->ready_head) {
+            did = steal_round(w);
+            FK__REFRESH(w);
+        }
+        if (did || w->ready_head) {
+            become_thief(w);
+            fails = 0;
+            continue;
+        }
+        idle_step(w, &fails);
+    }
+}
+
+static void fiber_loop_entry(void *arg, void *data) {
+    (void)data;
+    after_switch(worker_now(), arg);
+    fiber_loop();
+}
+
+/* The worker thread: from its own stack into the loop on a fiber, and back to exit. */
+static void worker_run(fk_worker *w) {
+    int rc = fk__fiber_thread_init(&w->main_fiber);
+    if (rc)
+        fk__fatal("worker %u cannot describe its thread's stack: %s", w->id, strerror(-rc));
+    fmsg *got = fk__fiber_switch(&w->main_fiber, loop_fiber(w), NULL);
+    after_switch(w, got); /* the loop fiber that came back here at the stop */
+}
+
+/* After every worker left its loop: unmap this worker's idle fibers (with FK_RESUME_ANY
+ * they may have been made by others: each fiber is in exactly one idle list by now). */
+static void free_fibers(fk_worker *w) {
+    while (w->idle) {
+        fk__fiber *f = w->idle;
+        w->idle = f->next;
+        free(f->user);
+        fk__fiber_free(f);
+    }
+    fk__fiber_thread_exit(&w->main_fiber);
+}
+#endif
 
 void *fk__worker_main(void *arg) {
     fk_worker *w = arg;
@@ -667,8 +926,13 @@ void *fk__worker_main(void *arg) {
         pthread_cond_wait(&p->cond, &p->lock);
     err = p->start_err;
     pthread_mutex_unlock(&p->lock);
+#if FK_STACK == FK_STACK_FIBER
+    if (!err)
+        worker_run(w);
+#else
     if (!err)
         worker_loop(w);
+#endif
     /* The deque and the stack point into this thread's fk__tls, which dies with the thread:
      * wait until no other worker can still be stealing from us. */
     pthread_mutex_lock(&p->lock);
@@ -679,6 +943,9 @@ void *fk__worker_main(void *arg) {
     pthread_mutex_unlock(&p->lock);
     fk__stack_destroy(w);
     fk__deque_destroy(w);
+#if FK_STACK == FK_STACK_FIBER
+    free_fibers(w);
+#endif
     fk__cstack_guard_leave(w);
     atomic_store_explicit(&w->final_forks, atomic_load_explicit(&w->hot->n_fork, memory_order_relaxed),
                           memory_order_relaxed);

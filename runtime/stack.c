@@ -14,7 +14,7 @@
 
 #include "worker.h"
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 fk_frame *fk__frame_new_slow(uintptr_t link, void *ret, size_t n) {
     fk_frame *f = fk__alloc_slow(n);
     fk__frame_init(f, link, ret);

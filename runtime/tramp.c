@@ -76,7 +76,7 @@ __attribute__((constructor)) static void stub_setup(void) {
             "  .cfi_endproc\n"                                                                    \
             ".size " #fn "_stub, .-" #fn "_stub\n")
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 STUB(fk__frame_new_slow);
 #endif
 STUB(fk__alloc_slow);

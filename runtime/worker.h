@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "fiber.h"
 #include "forkscope.h"
 #include "mpsc.h"
 #include "victim.h"
@@ -15,6 +16,7 @@
  * Only the owner writes them (FK__COUNT: load + store); anyone may read them. */
 typedef struct fk__wstats {
     _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, forced, reclaims, suspends, sleeps, leaps;
+    _Atomic uint64_t fibers, migrations;
     _Atomic uint64_t stacklets_alloc, stacklets_freed;
 } fk__wstats;
 
@@ -70,11 +72,20 @@ struct fk_worker {
 
     unsigned group; /* index into pool->groups */
     pthread_t thread;
+
+#if FK_STACK == FK_STACK_FIBER
+    /* Fibers (owner only).  The thread's own stack runs no task: the worker starts on it,
+     * switches to a fiber running the worker loop, and comes back to it to exit. */
+    fk__fiber main_fiber;
+    fk__fiber *idle;                    /* fibers to reuse, linked by next */
+    fk__fiber *ready_head, *ready_tail; /* parked fibers that may continue here, FIFO */
+#endif
 };
+
 
 /* What arrives in a worker's submission queue: a root from outside, or a frame that asked
  * to continue on this worker (FK_SWITCH_TO), with the stack it lives on if it brings one. */
-enum fk__sub_kind { FK__SUB_ROOT, FK__SUB_FRAME };
+enum fk__sub_kind { FK__SUB_ROOT, FK__SUB_FRAME, FK__SUB_FIBER };
 typedef struct fk__sub {
     fk__mpsc_node node; /* first: the queue links these */
     int kind;
@@ -91,6 +102,17 @@ typedef struct fk__hop {
     fk_frame *frame;
     void *stack; /* the frame's stack, to adopt (NULL: the frame lives on a stack nobody holds) */
 } fk__hop;
+
+#if FK_STACK == FK_STACK_FIBER
+/* What the scheduler keeps per fiber (fk__fiber.user). */
+typedef struct fk__fstate {
+    fk__sub sub;      /* first: a ready fiber sent to its home worker (FK__SUB_FIBER) */
+    fk__fiber *fiber;
+    fk_worker *home;  /* the worker that made it (FK_RESUME_HOME: the only one it runs on) */
+    fk_worker *parked_on; /* where it parked last (for the migration count) */
+    void *stack;      /* its frame stack (FK_ALLOC blocks) while parked, or NULL */
+} fk__fstate;
+#endif
 
 /* A group of workers that share a lazy-scheduler budget (a NUMA node). */
 typedef struct fk__group {

@@ -351,6 +351,12 @@ TEST(variant_names) {
         {"tbb", "fk-bench-tbb", 1},
         {"tbb-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
         {"taskflow", "unknown variant 'taskflow'", 0},
+        {"child-fiber-busy-any", "fk-bench-child-fiber", 1},
+        {"child-fiber-lazy-home", "fk-bench-child-fiber", 1},
+        {"child-fiber-busy", "missing the resume axis of a fiber variant (one of any|home)", 0},
+        {"child-fiber-busy-x", "'x' is not a resume value (one of any|home)", 0},
+        {"cont-fiber-busy-any", "fibers run tasks by child stealing", 0},
+        {"cont-seg-busy-any", "unexpected '-any' after the scheduler", 0},
         {"", "empty variant name", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -373,7 +379,9 @@ TEST(variant_names) {
     hx_variant v;
     char err[8];
     ASSERT_EQ(hx_variant_parse("cont-seg-lazy", &v, err, sizeof err), 0);
-    ASSERT(!strcmp(v.sched, "lazy"));
+    ASSERT(!strcmp(v.sched, "lazy") && v.resume[0] == 0);
+    ASSERT_EQ(hx_variant_parse("child-fiber-lazy-home", &v, err, sizeof err), 0);
+    ASSERT(!strcmp(v.sched, "lazy") && !strcmp(v.resume, "home"));
     ASSERT(!strcmp(hx_variant_class(&v), "parallel"));
 }
 

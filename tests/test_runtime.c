@@ -95,6 +95,68 @@ static uint64_t rtree_serial(uint64_t seed, int depth, uint64_t *nodes) {
     return sum;
 }
 
+/* Two kinds of node in one tree, forked side by side in one scope and mixed with calls: a
+ * join must run each record it takes as the task the record names (with fibers, a call that
+ * parked lets the worker run the scope's newest records, so an older one, of the other
+ * kind, may be the first the join finds). */
+FK_TASK_DECLARE(mtree_a, uint64_t, (uint64_t, seed), (int, depth))
+FK_TASK_DECLARE(mtree_b, uint64_t, (uint64_t, seed), (int, depth))
+
+static uint64_t mtree_value(uint64_t h, int kind) { return kind ? (h >> 16) & 0xffff : h & 0xffff; }
+
+/* Some leaves spin a few microseconds: thieves take work meanwhile, and joins wait. */
+static void mtree_spin(uint64_t h) {
+    if ((h & 0x38) == 0)
+        for (volatile int k = 0; k < 3000; k++)
+            ;
+}
+
+#define MTREE_BODY(KIND)                                                                   \
+    uint64_t h = mix(seed);                                                                \
+    if (depth <= 0 || (h & 7) == 0) {                                                      \
+        mtree_spin(h);                                                                     \
+        FK_RETURN(mtree_value(h, KIND));                                                   \
+    }                                                                                      \
+    FK_BEGIN(f);                                                                           \
+    f->h = h;                                                                              \
+    f->depth = depth;                                                                      \
+    f->n = (int)((h >> 8) % (MAXF + 1));                                                   \
+    for (f->i = 0; f->i < f->n; f->i++) {                                                  \
+        uint64_t cs = f->h * 31 + (uint64_t)f->i + 1;                                      \
+        int cd = f->depth - 1 - (int)((f->h >> (24 + f->i)) & 1);                          \
+        int call = (f->h >> (40 + f->i)) & 1, kind = (f->h >> (50 + f->i)) & 1;            \
+        if (call && kind)                                                                  \
+            FK_CALL(&f->local[f->i], mtree_b, cs, cd);                                     \
+        else if (call)                                                                     \
+            FK_CALL(&f->local[f->i], mtree_a, cs, cd);                                     \
+        else if (kind)                                                                     \
+            FK_FORK(&f->local[f->i], mtree_b, cs, cd);                                     \
+        else                                                                               \
+            FK_FORK(&f->local[f->i], mtree_a, cs, cd);                                     \
+    }                                                                                      \
+    FK_JOIN();                                                                             \
+    uint64_t sum = mtree_value(f->h, KIND);                                                \
+    for (int i = 0; i < f->n; i++)                                                         \
+        sum += f->local[i] * (uint64_t)(i + 1);                                            \
+    FK_RETURN(sum)
+
+FK_TASK_DEFINE(mtree_a, uint64_t, rt_frame *f, (uint64_t, seed), (int, depth)) { MTREE_BODY(0); } FK_END
+FK_TASK_DEFINE(mtree_b, uint64_t, rt_frame *f, (uint64_t, seed), (int, depth)) { MTREE_BODY(1); } FK_END
+
+static uint64_t mtree_serial(uint64_t seed, int depth, int kind, uint64_t *nodes) {
+    uint64_t h = mix(seed);
+    ++*nodes;
+    if (depth <= 0 || (h & 7) == 0)
+        return mtree_value(h, kind);
+    int n = (int)((h >> 8) % (MAXF + 1));
+    uint64_t sum = mtree_value(h, kind);
+    for (int i = 0; i < n; i++)
+        sum += mtree_serial(h * 31 + (uint64_t)i + 1, depth - 1 - (int)((h >> (24 + i)) & 1), (h >> (50 + i)) & 1,
+                            nodes) *
+               (uint64_t)(i + 1);
+    return sum;
+}
+
 /* A chain: each level forks one child and joins (depth frames live at once). */
 typedef struct {
     fk_frame fk;
@@ -329,6 +391,24 @@ TEST(rtree_stress) {
             ASSERT_EQ_U(got, want);
         }
         fk_pool_destroy(p);
+    }
+}
+
+TEST(mixed_tasks_in_a_scope) {
+    int depth = TEST_SANITIZED ? 15 : 19;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        uint64_t nodes = 0, want = mtree_serial(seed, depth, 0, &nodes);
+        for (unsigned w = 2; w <= 4; w += 2) {
+            fk_pool *p = make_pool(w, w == 4 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+            for (int rep = 0; rep < 3; rep++) {
+                uint64_t got = 0;
+                ASSERT_EQ(FK_RUN(p, &got, mtree_a, seed, depth), 0);
+                ASSERT_MSG(got == want, "seed %llu (%llu nodes) on %u workers: got %llu, want %llu",
+                           (unsigned long long)seed, (unsigned long long)nodes, w, (unsigned long long)got,
+                           (unsigned long long)want);
+            }
+            fk_pool_destroy(p);
+        }
     }
 }
 
@@ -725,6 +805,54 @@ TEST(leap_mutual) {
 }
 #endif
 
+#if FK_STACK == FK_STACK_FIBER
+/* ---- fibers: where a parked fiber resumes ------------------------------------------------ *
+ * Joins park (suspends > 0) and new fibers are made for the workers to go on with; with
+ * FK_RESUME_ANY a parked fiber resumes where its last child finished, so on several workers
+ * some fibers migrate; with FK_RESUME_HOME none ever does.  Both compute every tree right. */
+static void resume_mode(fk_fiber_resume mode, fk_sched sched, uint64_t *migrations, uint64_t *suspends) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 4;
+    o.sched = sched;
+    o.fiber_resume = mode;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int depth = TEST_SANITIZED ? 15 : 18;
+    for (uint64_t seed = 1; seed <= 4; seed++) {
+        uint64_t nodes = 0, want = mtree_serial(seed, depth, 0, &nodes), got = 0;
+        ASSERT_EQ(FK_RUN(p, &got, mtree_a, seed, depth), 0);
+        ASSERT_EQ_U(got, want);
+        want = rtree_serial(seed, 14, &nodes);
+        ASSERT_EQ(FK_RUN(p, &got, rtree, seed, 14), 0);
+        ASSERT_EQ_U(got, want);
+    }
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    *migrations = st.migrations;
+    *suspends = st.suspends;
+    ASSERT_GE(st.fibers, 4); /* at least one per worker: tasks never run on a thread's own stack */
+    fk_pool_destroy(p);
+}
+
+TEST(fiber_resume_modes) {
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        fk_sched sched = lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY;
+        uint64_t mig_any = 0, mig_home = 0, sus_any = 0, sus_home = 0;
+        resume_mode(FK_RESUME_HOME, sched, &mig_home, &sus_home);
+        ASSERT_GT(sus_home, 0);
+        ASSERT_EQ_U(mig_home, 0);
+        for (int tries = 0; tries < 5 && mig_any == 0; tries++) /* migration needs a race to go one way */
+            resume_mode(FK_RESUME_ANY, sched, &mig_any, &sus_any);
+        ASSERT_GT(sus_any, 0);
+        ASSERT_GT(mig_any, 0);
+        printf("  %s: resume any: %llu of %llu parked fibers migrated; home: %llu of %llu\n", fk_sched_name(sched),
+               (unsigned long long)mig_any, (unsigned long long)sus_any, (unsigned long long)mig_home,
+               (unsigned long long)sus_home);
+    }
+}
+#endif
+
 /* Statistics count what happened: on one worker, fib(n) forks and calls once per internal
  * node and nothing is stolen. */
 TEST(stats_counts) {
@@ -941,7 +1069,7 @@ TEST(run_on_worker) {
     }
 }
 
-#if FK_STACK != FK_STACK_NATIVE /* FK_SWITCH_TO moves frames between workers */
+#if !FK__NATIVE_FRAMES /* FK_SWITCH_TO moves frames between workers */
 typedef struct {
     fk_frame fk;
     unsigned k, before, after;
@@ -1112,6 +1240,8 @@ static void deep_small_stack(void *arg) {
     setenv("FORKSCOPE_LINEAR_STACK", "1M", 1);
 #elif FK_STACK == FK_STACK_NATIVE
     setenv("FORKSCOPE_THREAD_STACK", "1M", 1);
+#elif FK_STACK == FK_STACK_FIBER
+    setenv("FORKSCOPE_FIBER_STACK", "1M", 1);
 #else
     struct rlimit rl = {1u << 30, 1u << 30};
     setrlimit(RLIMIT_AS, &rl);
@@ -1134,17 +1264,21 @@ TEST(stack_exhaustion_reported) {
 #elif FK_STACK == FK_STACK_NATIVE
     ASSERT_STR_CONTAINS(err, "worker 0's C stack overflowed");
     ASSERT_STR_CONTAINS(err, "FORKSCOPE_THREAD_STACK");
+#elif FK_STACK == FK_STACK_FIBER
+    ASSERT_STR_CONTAINS(err, "a fiber's stack overflowed");
+    ASSERT_STR_CONTAINS(err, "FORKSCOPE_FIBER_STACK");
 #else
     ASSERT_STR_CONTAINS(err, "out of memory");
 #endif
     free(err);
 }
 
-/* Fast-path calls recurse on the worker's C stack in every variant: a chain deeper than a
- * small C stack holds is reported, naming the setting to raise. */
+/* Fast-path calls recurse on the worker's C stack in every variant (on the fiber's stack
+ * with fibers): a chain deeper than a small stack holds is reported, naming the setting to
+ * raise. */
 static void deep_small_cstack(void *arg) {
     (void)arg;
-    setenv("FORKSCOPE_THREAD_STACK", "256K", 1);
+    setenv(FK_STACK == FK_STACK_FIBER ? "FORKSCOPE_FIBER_STACK" : "FORKSCOPE_THREAD_STACK", "256K", 1);
     int64_t r;
     FK_RUN(one_worker(), &r, chain, 1000000);
     _exit(0);
@@ -1156,8 +1290,13 @@ TEST(cstack_overflow_reported) {
     char *err;
     int st = test_run_capturing(deep_small_cstack, NULL, &err);
     ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
+#if FK_STACK == FK_STACK_FIBER
+    ASSERT_STR_CONTAINS(err, "a fiber's stack overflowed");
+    ASSERT_STR_CONTAINS(err, "FORKSCOPE_FIBER_STACK");
+#else
     ASSERT_STR_CONTAINS(err, "worker 0's C stack overflowed");
     ASSERT_STR_CONTAINS(err, "FORKSCOPE_THREAD_STACK");
+#endif
     free(err);
 }
 
@@ -1251,6 +1390,7 @@ int main(int argc, char **argv) {
         TEST_CASE(rtree_busy, 120),
         TEST_CASE(rtree_lazy, 120),
         TEST_CASE(rtree_stress, 180),
+        TEST_CASE(mixed_tasks_in_a_scope, 180),
         TEST_CASE(wide_scopes, 60),
         TEST_CASE(oversubscribed, 120),
         TEST_CASE(many_roots, 60),
@@ -1266,6 +1406,9 @@ int main(int argc, char **argv) {
         TEST_CASE(leap_stack_bounded, 120),
         TEST_CASE(leap_mutual, 120),
 #endif
+#if FK_STACK == FK_STACK_FIBER
+        TEST_CASE(fiber_resume_modes, 180),
+#endif
         TEST_CASE(stats_counts, 30),
         TEST_CASE(cross_file_tasks, 30),
         TEST_CASE(api_errors, 10),
@@ -1274,7 +1417,7 @@ int main(int argc, char **argv) {
         TEST_CASE(lazy_numa_thief_per_node, 120),
         TEST_CASE(topology_options, 30),
         TEST_CASE(run_on_worker, 60),
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
         TEST_CASE(switch_to_worker, 60),
         TEST_CASE(switch_in_trees, 120),
 #endif

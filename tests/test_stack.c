@@ -169,7 +169,7 @@ TEST(frames_survive_deep_recursion) {
         ASSERT_EQ(bad, 0);
         fk_stats st;
         fk_pool_stats(p, &st, NULL);
-        if (FK_STACK != FK_STACK_NATIVE) /* native frames are on the C stack */
+        if (!FK__NATIVE_FRAMES) /* native frames are on the C stack */
             ASSERT_GE(st.stack_bytes_peak, DEPTH * sizeof(rec_frame));
         fk_pool_destroy(p);
     }

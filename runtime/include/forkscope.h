@@ -147,6 +147,12 @@ typedef enum fk_victims {
     FK_VICTIMS_UNIFORM = 1, /* any other worker, equally likely (for A/B comparisons) */
 } fk_victims;
 
+/* Fibers (child-fiber builds): where a parked fiber resumes once what it waits for is done. */
+typedef enum fk_fiber_resume {
+    FK_RESUME_ANY = 0,  /* on the worker that completes it (FiberTaskingLib: fibers migrate) */
+    FK_RESUME_HOME = 1, /* on the worker that made the fiber (marl: a fiber never moves) */
+} fk_fiber_resume;
+
 typedef struct fk_pool_opts {
     unsigned workers;          /* number of workers, 1..FK_MAX_WORKERS; 0: one per online CPU */
     fk_sched sched;            /* FK_SCHED_BUSY or FK_SCHED_LAZY */
@@ -163,14 +169,17 @@ typedef struct fk_pool_opts {
     size_t leap_stack_bytes;   /* native frames: a join that waits steals from workers other
                                   than its child's thief only while the worker's C stack is
                                   shallower than this (bounds the C stack; see config.h) */
+    size_t fiber_stack_bytes;  /* fibers: the stack of each fiber (bounds a task tree's depth) */
+    fk_fiber_resume fiber_resume; /* fibers: where a parked fiber resumes */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
 } fk_pool_opts;
 
 /* Fills o with the defaults of forkscope/config.h, then applies the environment:
  *   FORKSCOPE_WORKERS, FORKSCOPE_SCHED (busy|lazy), FORKSCOPE_TOPOLOGY (as .topology),
  *   FORKSCOPE_PLACEMENT (compact|spread|none), FORKSCOPE_VICTIMS (topo|uniform),
- *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK (sizes in bytes,
- *   K/M/G suffixes allowed).
+ *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK,
+ *   FORKSCOPE_FIBER_STACK (sizes in bytes, K/M/G suffixes allowed), FORKSCOPE_FIBER_RESUME
+ *   (any|home).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);
 
@@ -196,6 +205,8 @@ const char *fk_placement_name(fk_placement p);
 int fk_placement_parse(const char *name, fk_placement *out);
 const char *fk_victims_name(fk_victims v);
 int fk_victims_parse(const char *name, fk_victims *out);
+const char *fk_fiber_resume_name(fk_fiber_resume r);
+int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out);
 
 /* Stops the workers and frees everything the pool owns.  No root may be running. */
 void fk_pool_destroy(fk_pool *pool);
@@ -231,6 +242,8 @@ typedef struct fk_stats {
     uint64_t leaps;                 /* native frames: children stolen back from the thief of an
                                        awaited child, or from anyone, while a join waited */
     uint64_t sleeps;                /* times a lazy worker went to sleep */
+    uint64_t fibers;                /* fibers: fibers made (each a stack of fiber_stack_bytes) */
+    uint64_t migrations;            /* fibers: parked fibers resumed on another worker */
     uint64_t stacklets_alloc, stacklets_freed; /* segmented: stacklets; linear: regions */
     uint64_t stack_bytes_peak;      /* pool-wide peak of frame-stack bytes held (segmented:
                                        stacklets allocated; linear: bytes touched, in 64 KiB steps) */
@@ -244,7 +257,8 @@ void fk_pool_stats(const fk_pool *pool, fk_stats *sum, fk_stats *per_worker);
 void fk_pool_stats_reset(fk_pool *pool);
 int fk_stats_enabled(void);
 
-/* The compile-time variant of this build: "cont-seg", "cont-lin", "child-seg", "child-lin". */
+/* The compile-time variant of this build: "cont-seg", "cont-lin", "child-seg", "child-lin",
+ * "child-native", "child-fiber". */
 const char *fk_build_variant(void);
 /* "busy" / "lazy", and the reverse (0 on success, FK_EINVAL otherwise). */
 const char *fk_sched_name(fk_sched s);

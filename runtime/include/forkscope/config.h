@@ -2,9 +2,12 @@
  *
  * Compile-time axes (they sit on the fork/join fast path, so a build fixes them):
  *   FK_STEAL   FK_STEAL_CONT (continuation stealing, default) or FK_STEAL_CHILD
- *   FK_STACK   FK_STACK_SEG (segmented geometric stacks, default), FK_STACK_LIN (linear), or
+ *   FK_STACK   FK_STACK_SEG (segmented geometric stacks, default), FK_STACK_LIN (linear),
  *              FK_STACK_NATIVE (frames in the tasks' own C stack frames; child stealing
- *              only: a join that must wait steals meanwhile instead of suspending)
+ *              only: a join that must wait steals meanwhile instead of suspending), or
+ *              FK_STACK_FIBER (frames in the tasks' C stack frames on stackful fibers; child
+ *              stealing only: a join that must wait parks its fiber and the worker goes on
+ *              with another fiber, the marl / FiberTaskingLib model)
  *   FK_STATS   1 (default): per-worker statistics of the slow paths (steals, sleeps,
  *              stacklets...), which cost nothing on the fork/join fast path; 2: also
  *              count every fork and call (a few instructions each); 0: no counters
@@ -19,6 +22,7 @@
 #define FK_STACK_SEG 1
 #define FK_STACK_LIN 2
 #define FK_STACK_NATIVE 3
+#define FK_STACK_FIBER 4
 
 #ifndef FK_STEAL
 #define FK_STEAL FK_STEAL_CONT
@@ -36,12 +40,18 @@
 #if FK_STEAL != FK_STEAL_CONT && FK_STEAL != FK_STEAL_CHILD
 #error "FK_STEAL must be FK_STEAL_CONT (1) or FK_STEAL_CHILD (2)"
 #endif
-#if FK_STACK != FK_STACK_SEG && FK_STACK != FK_STACK_LIN && FK_STACK != FK_STACK_NATIVE
-#error "FK_STACK must be FK_STACK_SEG (1), FK_STACK_LIN (2) or FK_STACK_NATIVE (3)"
+#if FK_STACK != FK_STACK_SEG && FK_STACK != FK_STACK_LIN && FK_STACK != FK_STACK_NATIVE && FK_STACK != FK_STACK_FIBER
+#error "FK_STACK must be FK_STACK_SEG (1), FK_STACK_LIN (2), FK_STACK_NATIVE (3) or FK_STACK_FIBER (4)"
 #endif
 #if FK_STACK == FK_STACK_NATIVE && FK_STEAL != FK_STEAL_CHILD
 #error "native frames need child stealing: continuation stealing on the native C stack (Fibril's stack switching) is not implemented"
 #endif
+#if FK_STACK == FK_STACK_FIBER && FK_STEAL != FK_STEAL_CHILD
+#error "fibers run tasks on their C stacks (native frames): they need child stealing (a parked fiber is the continuation)"
+#endif
+/* Frames in the tasks' own C stack frames (native and fiber builds): never resumed by a
+ * worker, never on a frame stack. */
+#define FK__NATIVE_FRAMES (FK_STACK == FK_STACK_NATIVE || FK_STACK == FK_STACK_FIBER)
 
 /* The TLS model of the worker's hot state (forkscope/impl.h): "local-exec" (one instruction
  * per access) when the library is linked into an executable; "initial-exec" when it is
@@ -84,6 +94,16 @@
  * Run-time setting: fk_pool_opts.thread_stack_bytes, env FORKSCOPE_THREAD_STACK. */
 #ifndef FK_THREAD_STACK_BYTES
 #define FK_THREAD_STACK_BYTES (256u << 20)
+#endif
+
+/* Fibers (FK_STACK_FIBER): the stack of each fiber (address space; only touched pages are
+ * resident, and a pooled fiber keeps the pages it touched).  Tasks run on fibers, so this
+ * bounds the depth of a task tree as FK_THREAD_STACK_BYTES does for native frames: the
+ * same default, so that the same trees run (10,000 fibers reserve 2.5 TiB of the 128 TiB
+ * of address space).  Run-time setting: fk_pool_opts.fiber_stack_bytes, env
+ * FORKSCOPE_FIBER_STACK. */
+#ifndef FK_FIBER_STACK_BYTES
+#define FK_FIBER_STACK_BYTES (256u << 20)
 #endif
 
 /* Guard region below each worker's C stack (address space only).  A fault in it is

@@ -94,7 +94,7 @@ typedef struct fk__rp {
 
 /* ---- frames ----------------------------------------------------------------------------- */
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 /* The header every task frame starts with (member `fk` of the user's frame struct).
  * All fields are private to the runtime. */
 struct fk_frame {
@@ -126,11 +126,15 @@ struct fk_frame {
     void *ret;
     union {
         struct {
-            _Atomic uint32_t done;  /* stolen children of the current scope that finished */
+            _Atomic uint32_t done;  /* stolen children of the current scope that finished
+                                       (fibers: + FK__JOIN_K - stolen once the join parks) */
             _Atomic uint32_t thief; /* 1 + the worker that stole one of them last, or 0 */
         };
         uint64_t sync0;
     };
+#if FK_STACK == FK_STACK_FIBER
+    void *waiter;           /* the fiber parked at the join (set before it adds K - stolen) */
+#endif
 #if FK_DEBUG
     uint32_t dbg_magic;
     uint32_t dbg_scope;
@@ -198,7 +202,27 @@ struct fk__hot {
 };
 
 extern _Thread_local struct fk__hot fk__tls __attribute__((tls_model(FK_TLS_MODEL)));
+#if FK_STACK != FK_STACK_FIBER
 #define FK__H (&fk__tls)
+#else
+/* Fibers move between threads: a task that calls, forks or joins may continue on another
+ * worker's thread.  Within a function the compiler takes the thread pointer to be constant
+ * and may keep it in a register across calls (GCC does, e.g. to count forks with
+ * FK_STATS=2), so the hot state of the thread the task left would be used.  Here every use
+ * reads the thread pointer afresh: a volatile asm is neither merged with another nor moved
+ * across a call.  Elsewhere, an out-of-line function does the same. */
+#if defined(__x86_64__)
+FK__INLINE struct fk__hot *fk__hot_now(void) {
+    struct fk__hot *h;
+    __asm__ volatile("movq %%fs:0, %0\n\tleaq fk__tls@tpoff(%0), %0" : "=r"(h));
+    return h;
+}
+#define FK__H fk__hot_now()
+#else
+struct fk__hot *fk__hot_now_out(void);
+#define FK__H fk__hot_now_out()
+#endif
+#endif
 
 /* The owner's accesses to its cur, splitp and limit.  GCC reaches a thread-local _Atomic
  * through the thread pointer (two instructions and a register kept across calls); a
@@ -245,12 +269,15 @@ int fk__pop_slow(fk_frame *f);
 void fk__push_slow(void); /* the record is in FK__H->scratch */
 const fk__record *fk__pop_slow(void);
 #endif
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 int fk__join(fk_frame *f);
 void fk__join_unwound(fk_frame *f, uint32_t detached);
 void fk__switch(fk_frame *f, unsigned worker);
-#else
+#elif FK_STACK == FK_STACK_NATIVE
 void fk__lf_join(fk_frame *f, uint32_t stolen);
+#else
+void fk__fiber_join(fk_frame *f, uint32_t stolen);
+const fk__record *fk__pop_slow_of(uintptr_t owner);
 #endif
 int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size);
 unsigned fk__worker_id(void);
@@ -401,6 +428,31 @@ FK__INLINE const fk__record *fk__pop_record(void) {
         return s;
     return fk__pop_slow();
 }
+
+#if FK_STACK == FK_STACK_FIBER
+/* Fibers share their worker's deque: a fiber that parked left its records below those of
+ * the fiber that ran next, and a fiber may resume on another worker.  So a join takes the
+ * newest record only if it is its own (its link is the joining frame): if not, none of its
+ * scope's records is on top, and those it left elsewhere run detached, as if stolen.  A
+ * private slot that is not ours is pushed back (its content is unchanged: the same as
+ * pushing it again). */
+FK__INLINE const fk__record *fk__pop_record_of(uintptr_t owner) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = fk__hload(&h->cur) - 1;
+    fk__hstore_release(&h->cur, s);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (FK__LIKELY(s >= fk__hbound(&h->splitp))) {
+        if (FK__LIKELY(atomic_load_explicit(&s->link, FK__RELAXED) == owner))
+            return s;
+        fk__hstore_release(&h->cur, s + 1);
+        return NULL;
+    }
+    return fk__pop_slow_of(owner);
+}
+#define FK__POP_OWN() fk__pop_record_of((uintptr_t)FK__STACK_ADDR(fk__frame_store.fk))
+#else
+#define FK__POP_OWN() fk__pop_record()
+#endif
 #endif
 
 /* ---- records ----------------------------------------------------------------------- */
@@ -419,7 +471,7 @@ FK__INLINE void fk__record_args(const fk__record *r, void *args, size_t size) {
 
 #define FK__DBG_MAGIC 0xF0F0C0DEu
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 FK__INLINE void fk__frame_init(fk_frame *f, uintptr_t link, void *ret) {
     f->link = link;
     f->ret = ret;
@@ -464,7 +516,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
  * apply function that calls the task with arguments evaluated earlier (a fork evaluates
  * them before it pushes the parent: once pushed, the parent may run elsewhere at once). */
 
-#if FK_STACK == FK_STACK_NATIVE
+#if FK__NATIVE_FRAMES
 #define FK__LINK_PARAM
 #define FK__LINK_ARG(l)
 #define FK__LINK_UNUSED ((void)0)
@@ -626,13 +678,22 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     FK__CHECK_SLOT(slot, task);                                                            \
     FK__STAT_INC(n_call)
 
+/* With fibers the newest record of ours need not be the last fork's: a call that parked
+ * lets the worker run our newest records, and we may find an older one on top.  Its own
+ * thunk says which task it is. */
+#if FK_STACK == FK_STACK_FIBER
+#define FK__FIRST_KNOWN NULL
+#else
+#define FK__FIRST_KNOWN fk__last
+#endif
+
 /* Child stealing, the first part of a join: run this scope's children still in the deque,
  * newest first (the record on top is the last fork's: its thunk is known, fk__last); the
  * first one missing was stolen, and so were all older ones: they are added to `stolen`.
  * AFTER (a statement, or nothing) follows each child run here. */
 #define FK__JOIN_LOCAL(stolen, AFTER)                                                      \
-    for (fk__thunk_fn *fk__t = fk__last; fk__nrec; fk__t = NULL) {                         \
-        const fk__record *fk__r = fk__pop_record();                                        \
+    for (fk__thunk_fn *fk__t = FK__FIRST_KNOWN; fk__nrec; fk__t = NULL) {                  \
+        const fk__record *fk__r = FK__POP_OWN();                                           \
         if (!fk__r) {                                                                      \
             stolen += fk__nrec;                                                            \
             fk__nrec = 0;                                                                  \
@@ -643,7 +704,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         AFTER                                                                              \
     }
 
-#if FK_STACK != FK_STACK_NATIVE
+#if !FK__NATIVE_FRAMES
 /* ==== frame-stack variants: fast and slow clones ============================================ */
 
 #define FK__RET_PTR() (fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret)
@@ -903,6 +964,11 @@ fk__begin:;                                                                     
 
 /* Run the children still in the deque, newest first; if some were stolen, wait for them
  * here, stealing back from their thieves meanwhile (leapfrogging; fk__lf_join). */
+#if FK_STACK == FK_STACK_NATIVE
+#define FK__WAIT_STOLEN fk__lf_join
+#else
+#define FK__WAIT_STOLEN fk__fiber_join
+#endif
 #define FK__JOIN(L)                                                                        \
     do {                                                                                   \
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
@@ -910,7 +976,7 @@ fk__begin:;                                                                     
         FK__SCOPE_CLOSE();                                                                 \
         FK__JOIN_LOCAL(fk__stolen, );                                                      \
         if (FK__UNLIKELY(fk__stolen != 0)) {                                               \
-            fk__lf_join(FK__STACK_ADDR(fk__frame_store.fk), fk__stolen);                   \
+            FK__WAIT_STOLEN(FK__STACK_ADDR(fk__frame_store.fk), fk__stolen);               \
             fk__stolen = 0;                                                                \
         }                                                                                  \
     } while (0)
@@ -919,7 +985,7 @@ fk__begin:;                                                                     
     do {                                                                                   \
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         _Static_assert(0, "FK_SWITCH_TO needs frames that can move between workers: not available " \
-                          "with native frames (child-native); use a seg or lin variant");  \
+                          "with native frames (child-native, child-fiber); use a seg or lin variant"); \
     } while (0)
 
 #endif
