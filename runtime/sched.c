@@ -236,6 +236,10 @@ static void run_record(fk_worker *w, const fk__record *r) {
         root_done((fk__root *)(link & ~FK__LINK_MASK));
         return;
     }
+    if (link & FK__LINK_COUNTER) { /* FK_SPAWN / fk_spawn */
+        fk_counter_done((fk_counter *)(link & ~FK__LINK_MASK));
+        return;
+    }
     fk_frame *cell = (fk_frame *)link;
     FK__REFRESH(w);
     /* Release: the child's result before the parent's acquire; acquire: the parent's
@@ -728,12 +732,13 @@ static void worker_loop(fk_worker *w) {
  * No termination counting: a root's submitter waits for the root's own completion flag,
  * and an idle worker is a thief (lazy: it may sleep) whatever its parked fibers wait for. */
 
-enum { FMSG_PARK = 1, FMSG_RELEASE = 2 };
+enum { FMSG_PARK = 1, FMSG_WAIT = 2, FMSG_RELEASE = 3 };
 typedef struct fmsg {
     int kind;
-    fk__fiber *fiber; /* the fiber that parked (PARK) or left for good (RELEASE) */
+    fk__fiber *fiber; /* the fiber that parked (PARK, WAIT) or left for good (RELEASE) */
     fk_frame *frame;  /* PARK: its join cell and how many children it waits for */
     uint32_t stolen;
+    fk_counter *counter; /* WAIT: the counter it waits on */
 } fmsg;
 
 static _Noreturn void fiber_loop_entry(void *arg, void *data);
@@ -793,12 +798,35 @@ static fk__fiber *loop_fiber(fk_worker *w) {
     return f;
 }
 
+static void counter_lock(fk_counter *c) {
+    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&c->lock, memory_order_relaxed))
+            fk__cpu_pause();
+}
+
+static void counter_unlock(fk_counter *c) { atomic_store_explicit(&c->lock, 0, memory_order_release); }
+
 /* What the fiber that switched to us could not do itself. */
 static void after_switch(fk_worker *w, fmsg *m) {
     if (!m)
         return;
     if (m->kind == FMSG_RELEASE) {
         idle_put(w, m->fiber);
+        return;
+    }
+    if (m->kind == FMSG_WAIT) {
+        /* Under the lock, against fk_counter_done's (counter.c): it takes the waiters after
+         * the count reached zero; a zero it made before we look is seen here. */
+        fk_counter *c = m->counter;
+        counter_lock(c);
+        int zero = atomic_load_explicit(&c->count, memory_order_acquire) == 0;
+        if (!zero) {
+            m->fiber->next = c->waiters;
+            c->waiters = m->fiber;
+        }
+        counter_unlock(c);
+        if (zero)
+            make_ready(w, m->fiber);
         return;
     }
     fk_frame *f = m->frame;
@@ -808,15 +836,11 @@ static void after_switch(fk_worker *w, fmsg *m) {
         make_ready(w, m->fiber); /* every child had finished */
 }
 
-void fk__fiber_join(fk_frame *f, uint32_t stolen) {
-    fk_worker *w = worker_now();
-    /* Acquire: pairs with each child's release increment (their results). */
-    if (atomic_load_explicit(&f->done, memory_order_acquire) == stolen) {
-        f->sync0 = 0;
-        return;
-    }
+/* Parks the running fiber (m says why: the fiber that runs next publishes it) and returns
+ * once it has been made ready and resumed, possibly on another worker's thread. */
+static void park(fk_worker *w, fmsg *m) {
     FK__WSTAT(w, suspends);
-    fk__fiber *self = fk__fiber_current();
+    fk__fiber *self = m->fiber;
     fk__fstate *st = self->user;
     st->parked_on = w;
     st->stack = NULL;
@@ -824,12 +848,10 @@ void fk__fiber_join(fk_frame *f, uint32_t stolen) {
         st->stack = fk__stack_handle(w);
         fk__stack_replace(w);
     }
-    fmsg m = {FMSG_PARK, self, f, stolen};
     fk__fiber *next = ready_pop(w); /* (a ready fiber adopts its own frame stack, below) */
     if (!next)
         next = loop_fiber(w);
-    fmsg *got = fk__fiber_switch(self, next, &m);
-    /* Resumed: every child finished.  Possibly on another worker's thread. */
+    fmsg *got = fk__fiber_switch(self, next, m);
     w = worker_now();
     after_switch(w, got);
     if (st->stack)
@@ -837,7 +859,58 @@ void fk__fiber_join(fk_frame *f, uint32_t stolen) {
     st->stack = NULL;
     if (st->parked_on != w)
         FK__WSTAT(w, migrations);
+}
+
+void fk__fiber_join(fk_frame *f, uint32_t stolen) {
+    /* Acquire: pairs with each child's release increment (their results). */
+    if (atomic_load_explicit(&f->done, memory_order_acquire) != stolen) {
+        fmsg m = {FMSG_PARK, fk__fiber_current(), f, stolen, NULL};
+        park(worker_now(), &m);
+    }
     f->sync0 = 0;
+}
+
+/* fk_counter_wait in a task: run the spawned work of the counter still on top of our deque,
+ * then park until the count is zero. */
+void fk__fiber_wait_counter(fk_counter *c) {
+    uintptr_t link = (uintptr_t)c | FK__LINK_COUNTER;
+    while (atomic_load_explicit(&c->count, memory_order_acquire) != 0) {
+        const fk__record *r = fk__pop_record_of(link);
+        if (!r) {
+            fmsg m = {FMSG_WAIT, fk__fiber_current(), NULL, 0, c};
+            park(worker_now(), &m);
+            return;
+        }
+        fk__record_thunk(r)(r);
+        fk_counter_done(c);
+    }
+}
+
+/* A fiber parked on a counter may continue (fk_counter_done, from any thread): here if this
+ * is one of its pool's workers, else through its home worker's inbox. */
+void fk__fiber_wake(void *fiber) {
+    fk__fiber *f = fiber;
+    fk__fstate *st = f->user;
+    fk_worker *w = worker_now();
+    if (w && w->pool == st->home->pool) {
+        make_ready(w, f);
+        return;
+    }
+    st->sub.kind = FK__SUB_FIBER;
+    fk__submit(st->home->pool, &st->sub, (int)st->home->id);
+}
+
+static void spawn_fn_thunk(const fk__record *r) {
+    void (*fn)(void *) = (void (*)(void *))(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed);
+    fn((void *)(uintptr_t)atomic_load_explicit(&r->args[1], memory_order_relaxed));
+}
+
+void fk_spawn(fk_counter *c, void (*fn)(void *), void *arg) {
+    if (!worker_now())
+        fk__fatal("fk_spawn outside a task: spawned work starts on the worker of the task that spawns it");
+    fk_counter_add(c, 1);
+    uint64_t words[2] = {(uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)arg};
+    fk__push_record(spawn_fn_thunk, (uintptr_t)c | FK__LINK_COUNTER, NULL, words, 2);
 }
 
 /* The worker loop on a fiber: local work, ready fibers first; steal; sleep (lazy). */
@@ -849,13 +922,13 @@ static _Noreturn void fiber_loop(void) {
         w = worker_now();
         fk_pool *p = w->pool;
         if (stopping(p)) {
-            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0};
+            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL};
             fk__fiber_exit_to(m.fiber, &w->main_fiber, &m);
         }
         fk__fiber *r = ready_pop(w);
         if (r) { /* resume it; this fiber, at its base, becomes idle */
             become_active(w);
-            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0};
+            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL};
             fk__fiber_exit_to(m.fiber, r, &m);
         }
         int did = local_work(w);

@@ -165,6 +165,11 @@ void fk__wake_all(fk_pool *pool);
 size_t fk__cstack_depth(void); /* bytes of the current worker's C stack in use */
 #endif
 
+#if FK_STACK == FK_STACK_FIBER
+void fk__fiber_wait_counter(fk_counter *c);
+void fk__fiber_wake(void *fiber);
+#endif
+
 /* cstack.c */
 void fk__cstack_guard_install(void);
 void fk__cstack_guard_enter(fk_worker *w);

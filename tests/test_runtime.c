@@ -853,6 +853,340 @@ TEST(fiber_resume_modes) {
 }
 #endif
 
+/* ---- counters ------------------------------------------------------------------------------ */
+
+static fk_pool *one_worker(void);
+
+#if FK_STACK == FK_STACK_FIBER
+/* A pool of the given shape; stack: FORKSCOPE_FIBER_STACK for it (NULL: the default). */
+static fk_pool *fiber_pool(unsigned workers, fk_sched sched, fk_fiber_resume mode, const char *stack) {
+    if (stack)
+        ASSERT_EQ(setenv("FORKSCOPE_FIBER_STACK", stack, 1), 0);
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    unsetenv("FORKSCOPE_FIBER_STACK");
+    o.workers = workers;
+    o.sched = sched;
+    o.fiber_resume = mode;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    return p;
+}
+
+/* Balanced and imbalanced spawned work (the M:N report's first workloads, small): a task
+ * spawns n plain functions and FK_TASKs, waits on the counter, and every one has run. */
+static _Atomic uint64_t spawn_sum;
+
+static void spawned_fn(void *arg) {
+    uint64_t i = (uintptr_t)arg;
+    for (volatile int k = 0; k < (i % 10 == 0 ? 20000 : 2000); k++)
+        ;
+    atomic_fetch_add(&spawn_sum, i);
+}
+
+typedef struct {
+    fk_frame fk;
+    fk_counter c;
+    int64_t res[64];
+    int n;
+} spawner_frame;
+
+FK_TASK(spawner, int64_t, spawner_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    f->n = n;
+    fk_counter_init(&f->c, 0);
+    for (int i = 1; i <= f->n; i++)
+        fk_spawn(&f->c, spawned_fn, (void *)(uintptr_t)i);
+    for (int i = 0; i < 64; i++) /* and tasks, which fork and join inside */
+        FK_SPAWN(&f->c, &f->res[i], fib, 10 + i % 8);
+    fk_counter_wait(&f->c);
+    int64_t sum = 0;
+    for (int i = 0; i < 64; i++)
+        sum += f->res[i];
+    FK_RETURN(sum);
+} FK_END
+
+TEST(counter_spawn_wait) {
+    int64_t want = 0;
+    for (int i = 0; i < 64; i++)
+        want += fib_serial(10 + i % 8);
+    for (unsigned w = 1; w <= 4; w *= 2)
+        for (int mode = 0; mode <= 1; mode++) {
+            fk_pool *p = fiber_pool(w, w == 4 ? FK_SCHED_LAZY : FK_SCHED_BUSY, (fk_fiber_resume)mode, NULL);
+            for (int rep = 0; rep < 3; rep++) {
+                atomic_store(&spawn_sum, 0);
+                int64_t r = -1;
+                ASSERT_EQ(FK_RUN(p, &r, spawner, 1024), 0);
+                ASSERT_EQ(r, want);
+                ASSERT_EQ_U(atomic_load(&spawn_sum), 1024u * 1025 / 2);
+            }
+            fk_pool_destroy(p);
+        }
+}
+
+/* Many fibers parked on one counter at once: each spawned task counts itself in, then waits
+ * on a gate; the root opens the gate once all have arrived, and all of them finish. */
+typedef struct {
+    fk_counter *gate, *arrived;
+    _Atomic uint64_t *after;
+} gate_args;
+
+static void gated(void *arg) {
+    gate_args *g = arg;
+    fk_counter_done(g->arrived);
+    fk_counter_wait(g->gate); /* parks this fiber until the root opens the gate */
+    atomic_fetch_add(g->after, 1);
+}
+
+typedef struct {
+    fk_frame fk;
+    fk_counter gate, arrived, all;
+    gate_args g;
+    _Atomic uint64_t after;
+    int n;
+} gater_frame;
+
+FK_TASK(gater, int64_t, gater_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    f->n = n;
+    fk_counter_init(&f->gate, 1);
+    fk_counter_init(&f->arrived, (uint32_t)n);
+    fk_counter_init(&f->all, 0);
+    atomic_store(&f->after, 0);
+    f->g = (gate_args){&f->gate, &f->arrived, &f->after};
+    for (int i = 0; i < f->n; i++)
+        fk_spawn(&f->all, gated, &f->g);
+    fk_counter_wait(&f->arrived); /* every spawned task has run up to the gate and parked */
+    int64_t early = (int64_t)atomic_load(&f->after);
+    fk_counter_done(&f->gate);
+    fk_counter_wait(&f->all);
+    FK_RETURN(early * 1000000 + (int64_t)atomic_load(&f->after));
+} FK_END
+
+TEST(many_fibers_parked_on_a_counter) {
+    int n = TEST_TSAN ? 500 : 10000; /* (TSan runs out of mappings for more fiber contexts) */
+    for (unsigned w = 1; w <= 4; w *= 4) {
+        fk_pool *p = fiber_pool(w, FK_SCHED_BUSY, FK_RESUME_ANY, "64K");
+        int64_t r = -1;
+        ASSERT_EQ(FK_RUN(p, &r, gater, n), 0);
+        ASSERT_EQ(r, n); /* none passed the gate early, all passed it after */
+        fk_stats st;
+        fk_pool_stats(p, &st, NULL);
+        ASSERT_GE(st.fibers, (uint64_t)n); /* a fiber (a stack) per parked task */
+        printf("  %u workers: %d tasks parked on one counter, %llu fibers made\n", w, n,
+               (unsigned long long)st.fibers);
+        fk_pool_destroy(p);
+    }
+}
+
+/* Counters under contention: many tasks on every worker decrement one counter that several
+ * fibers and an outside thread wait on; every waiter wakes exactly when it reaches zero. */
+typedef struct {
+    fk_frame fk;
+    int64_t r[4];
+    fk_counter *c;
+} waiter_frame;
+
+FK_LEAF_TASK(decrement, int, (fk_counter *, c)) {
+    fk_counter_done(c);
+    FK_RETURN(0);
+} FK_END
+
+FK_LEAF_TASK(wait_leaf, int64_t, (fk_counter *, c)) {
+    fk_counter_wait(c);
+    FK_RETURN((int64_t)fk_counter_value(c));
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    fk_counter spawned;
+    int64_t waits[4];
+    int *slots;
+    fk_counter *c;
+    int n, i;
+} contend_frame;
+
+FK_TASK(contend, int64_t, contend_frame *f, (fk_counter *, c), (int, n), (int *, slots)) {
+    FK_BEGIN(f);
+    f->c = c;
+    f->n = n;
+    f->slots = slots;
+    fk_counter_init(&f->spawned, 0);
+    for (f->i = 0; f->i < 4; f->i++) /* waiters first: they park (or find it zero later) */
+        FK_FORK(&f->waits[f->i], wait_leaf, f->c);
+    for (f->i = 0; f->i < f->n; f->i++)
+        FK_SPAWN(&f->spawned, &f->slots[f->i], decrement, f->c);
+    FK_JOIN();
+    fk_counter_wait(&f->spawned);
+    FK_RETURN(f->waits[0] + f->waits[1] + f->waits[2] + f->waits[3]);
+} FK_END
+
+static void *outside_waiter(void *arg) {
+    fk_counter_wait(arg);
+    return (void *)(uintptr_t)fk_counter_value(arg);
+}
+
+TEST(counter_contention) {
+    for (unsigned w = 2; w <= 8; w *= 2) {
+        fk_pool *p = fiber_pool(w, w == 4 ? FK_SCHED_LAZY : FK_SCHED_BUSY, w == 8 ? FK_RESUME_HOME : FK_RESUME_ANY, NULL);
+        for (int rep = 0; rep < 20; rep++) {
+            fk_counter c;
+            int n = 5000;
+            fk_counter_init(&c, (uint32_t)n);
+            pthread_t t;
+            ASSERT_EQ(pthread_create(&t, NULL, outside_waiter, &c), 0);
+            int64_t r = -1;
+            int *slots = calloc((size_t)n, sizeof *slots);
+            ASSERT(slots);
+            ASSERT_EQ(FK_RUN(p, &r, contend, &c, n, slots), 0);
+            ASSERT_EQ(r, 0);
+            free(slots);
+            void *tv;
+            ASSERT_EQ(pthread_join(t, &tv), 0);
+            ASSERT_EQ((uintptr_t)tv, 0);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+/* A join after a call that parked, on one worker (deterministic): the scope forked X (leaf
+ * 1) and then Y (opener); its call parks on gate G; the worker runs the newest record, Y,
+ * which opens G and parks on H before the worker reaches X; so the task resumes with X,
+ * an older record than its last fork's, on top of the deque.  Its join must run X as the
+ * task X names (run as the last fork's, Y's, it would open G a second time and abort). */
+typedef struct {
+    fk_counter g, h;
+} gates;
+
+FK_LEAF_TASK(leaf_one, int64_t, (gates *, gs)) {
+    (void)gs;
+    FK_RETURN(1);
+} FK_END
+
+FK_LEAF_TASK(opener, int64_t, (gates *, gs)) {
+    fk_counter_done(&gs->g);
+    fk_counter_wait(&gs->h);
+    FK_RETURN(2);
+} FK_END
+
+FK_LEAF_TASK(wait_gate, int64_t, (gates *, gs)) {
+    fk_counter_wait(&gs->g);
+    FK_RETURN(0);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t x, y, z;
+    gates *gs;
+} older_frame;
+
+FK_TASK(older_on_top, int64_t, older_frame *f, (gates *, gs)) {
+    FK_BEGIN(f);
+    f->gs = gs;
+    FK_FORK(&f->x, leaf_one, f->gs);
+    FK_FORK(&f->y, opener, f->gs);
+    FK_CALL(&f->z, wait_gate, f->gs);
+    fk_counter_done(&f->gs->h);
+    FK_JOIN();
+    FK_RETURN(f->x * 100 + f->y * 10 + f->z);
+} FK_END
+
+TEST(join_after_parked_call) {
+    for (int mode = 0; mode <= 1; mode++) {
+        fk_pool *p = fiber_pool(1, FK_SCHED_BUSY, (fk_fiber_resume)mode, NULL);
+        for (int rep = 0; rep < 10; rep++) {
+            gates gs;
+            fk_counter_init(&gs.g, 1);
+            fk_counter_init(&gs.h, 1);
+            int64_t r = -1;
+            ASSERT_EQ(FK_RUN(p, &r, older_on_top, &gs), 0);
+            ASSERT_EQ(r, 120);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
+/* The lazy scheduler with every fiber parked: a root waits on a counter that only an
+ * outside thread decrements, 300 ms later.  Meanwhile the workers sleep (little CPU), and
+ * the outside decrement wakes the root's worker through its inbox. */
+FK_LEAF_TASK(wait_outside, int64_t, (fk_counter *, c)) {
+    fk_counter_wait(c);
+    FK_RETURN(7);
+} FK_END
+
+static void *late_done(void *arg) {
+    usleep(300000);
+    fk_counter_done(arg);
+    return NULL;
+}
+
+TEST(lazy_all_fibers_parked) {
+    for (int mode = 0; mode <= 1; mode++) {
+        fk_pool *p = fiber_pool(4, FK_SCHED_LAZY, (fk_fiber_resume)mode, NULL);
+        fk_counter c;
+        fk_counter_init(&c, 1);
+        pthread_t t;
+        double c0 = cpu_seconds(), t0 = test_now();
+        ASSERT_EQ(pthread_create(&t, NULL, late_done, &c), 0);
+        int64_t r = -1;
+        ASSERT_EQ(FK_RUN(p, &r, wait_outside, &c), 0);
+        double cpu = cpu_seconds() - c0, wall = test_now() - t0;
+        ASSERT_EQ(r, 7);
+        ASSERT(wall >= 0.29);
+        pthread_join(t, NULL);
+        printf("  resume %s: root parked %.0f ms, %.1f ms CPU meanwhile (4 lazy workers)\n",
+               fk_fiber_resume_name((fk_fiber_resume)mode), wall * 1e3, cpu * 1e3);
+        ASSERT_MSG(cpu < 0.25 * wall, "lazy workers burnt %.1f ms of CPU in %.0f ms with every fiber parked",
+                   cpu * 1e3, wall * 1e3);
+        fk_pool_destroy(p);
+    }
+}
+#else
+/* Outside fiber builds a task cannot wait on a counter: said, not deadlocked. */
+FK_LEAF_TASK(bad_wait, int, (int, unused)) {
+    (void)unused;
+    fk_counter c;
+    fk_counter_init(&c, 1);
+    fk_counter_wait(&c);
+    FK_RETURN(0);
+} FK_END
+
+static void bad_wait_child(void *arg) {
+    (void)arg;
+    int r;
+    FK_RUN(one_worker(), &r, bad_wait, 0);
+}
+
+TEST(counter_wait_needs_fibers) {
+    char *err;
+    int st = test_run_capturing(bad_wait_child, NULL, &err);
+    ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
+    ASSERT_STR_CONTAINS(err, "only fibers (child-fiber builds) can wait in a task");
+    free(err);
+}
+#endif
+
+/* A thread that is not a worker waits on a counter in every build. */
+static void *thread_decrements(void *arg) {
+    for (int i = 0; i < 1000; i++)
+        fk_counter_done(arg);
+    return NULL;
+}
+
+TEST(counter_threads) {
+    for (int rep = 0; rep < 50; rep++) {
+        fk_counter c;
+        fk_counter_init(&c, 4000);
+        pthread_t t[4];
+        for (int i = 0; i < 4; i++)
+            ASSERT_EQ(pthread_create(&t[i], NULL, thread_decrements, &c), 0);
+        fk_counter_wait(&c);
+        ASSERT_EQ(fk_counter_value(&c), 0);
+        for (int i = 0; i < 4; i++)
+            pthread_join(t[i], NULL);
+    }
+}
+
 /* Statistics count what happened: on one worker, fib(n) forks and calls once per internal
  * node and nothing is stolen. */
 TEST(stats_counts) {
@@ -1408,7 +1742,15 @@ int main(int argc, char **argv) {
 #endif
 #if FK_STACK == FK_STACK_FIBER
         TEST_CASE(fiber_resume_modes, 180),
+        TEST_CASE(counter_spawn_wait, 120),
+        TEST_CASE(join_after_parked_call, 30),
+        TEST_CASE(many_fibers_parked_on_a_counter, 120),
+        TEST_CASE(counter_contention, 120),
+        TEST_CASE(lazy_all_fibers_parked, 60),
+#else
+        TEST_CASE(counter_wait_needs_fibers, 30),
 #endif
+        TEST_CASE(counter_threads, 60),
         TEST_CASE(stats_counts, 30),
         TEST_CASE(cross_file_tasks, 30),
         TEST_CASE(api_errors, 10),

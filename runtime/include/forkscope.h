@@ -226,6 +226,36 @@ unsigned fk_pool_workers(const fk_pool *pool);
      fk__run((pool), (worker), task##__thunk, (void *)(ret), &(struct task##__args){__VA_ARGS__}, \
              sizeof(struct task##__args)))
 
+/* ---- counters: waits that block a fiber, not a worker ------------------------------------
+ * A counter counts outstanding work; fk_counter_wait returns once it is zero.  In a task of
+ * a child-fiber build the wait parks the task's fiber and the worker runs other work
+ * meanwhile (FiberTaskingLib's WaitForCounter, marl's WaitGroup); on a thread that is not a
+ * worker it blocks the thread.  In the other builds a task cannot wait on a counter (its
+ * worker would block, and with it the work the count waits for): fk_counter_wait aborts
+ * there, saying so.  Any number of fibers and threads may wait on one counter.  The count
+ * may rise again after it reached zero only once every waiter of that zero has returned. */
+typedef struct fk_counter {
+    _Atomic uint32_t count;
+    _Atomic uint32_t lock; /* guards waiters (fk_counter_done at zero, a fiber parking) */
+    _Atomic uint32_t seq;  /* futex word of waiting threads: bumped at every zero */
+    void *waiters;         /* parked fibers */
+} fk_counter;
+
+void fk_counter_init(fk_counter *c, uint32_t n);
+void fk_counter_add(fk_counter *c, uint32_t n);
+/* Takes one off the count; at zero, every waiter continues.  Any thread, any task. */
+void fk_counter_done(fk_counter *c);
+void fk_counter_wait(fk_counter *c);
+uint32_t fk_counter_value(fk_counter *c);
+
+/* FK_SPAWN(&counter, &result, task, args...), in a task of a child-fiber build: adds one to
+ * the counter and starts task(args) detached from the caller's fork-join scope (FK_JOIN does
+ * not wait for it); when it has finished, with its result in place, the counter goes down
+ * by one.  fk_spawn(&counter, fn, arg) does the same for a plain function fn(arg).  A task
+ * that waits on the counter first runs the spawned work still on its worker's deque. */
+#define FK_SPAWN(counter, slot, task, ...) FK__SPAWN(counter, slot, task, __VA_ARGS__)
+void fk_spawn(fk_counter *c, void (*fn)(void *), void *arg);
+
 /* ---- statistics -------------------------------------------------------------------- */
 
 typedef struct fk_stats {

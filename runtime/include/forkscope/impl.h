@@ -69,6 +69,7 @@ typedef struct fk__record fk__record;
 /* A frame's link to whoever waits for it: the parent's frame, or a root record. */
 #define FK__LINK_CALLED ((uintptr_t)1) /* parent called us (no fork): resume it directly */
 #define FK__LINK_ROOT ((uintptr_t)2)   /* link is an fk__root, not a frame */
+#define FK__LINK_COUNTER ((uintptr_t)4) /* link is an fk_counter (FK_SPAWN, fibers) */
 #define FK__LINK_MASK ((uintptr_t)7)
 
 /* The join counter: children that finish after their parent was stolen add 1, the parent
@@ -670,6 +671,28 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         fk__last = task##__thunk;                                                          \
         fk__nrec++;                                                                        \
     } while (0)
+
+/* FK_SPAWN: a record like a fork's, linked to the counter instead of the frame (so no join
+ * takes it back), outside the scope's count. */
+#if FK_STACK == FK_STACK_FIBER
+#define FK__SPAWN(counter, slot, task, ...)                                                \
+    do {                                                                                   \
+        FK__CHECK_SLOT(slot, task);                                                        \
+        fk_counter *const fk__sc = (counter);                                              \
+        fk_counter_add(fk__sc, 1);                                                         \
+        union {                                                                            \
+            struct task##__args a;                                                         \
+            uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
+        } fk__su;                                                                          \
+        fk__su.a = (struct task##__args){__VA_ARGS__};                                     \
+        fk__push_record(task##__thunk, (uintptr_t)fk__sc | FK__LINK_COUNTER, (slot), fk__su.w, \
+                        FK__ARG_WORDS(struct task##__args));                               \
+    } while (0)
+#else
+#define FK__SPAWN(counter, slot, task, ...)                                                \
+    _Static_assert(0, "FK_SPAWN starts detached work that someone waits for on a counter: only "  \
+                      "fiber builds (child-fiber) can wait in a task")
+#endif
 
 /* The checks an FK_CALL starts with (in both frame modes). */
 #define FK__CALL_PROLOGUE(slot, task)                                                      \

@@ -1,0 +1,100 @@
+/* counter.c — fk_counter: counts that fibers and threads wait on (see forkscope.h).
+ *
+ * Waiters of two kinds, woken together when the count reaches zero:
+ *  - parked fibers (child-fiber builds), on the counter's list.  A fiber cannot add itself
+ *    to the list while it still runs on its stack, so the fiber that runs next does it,
+ *    under the counter's lock, checking the count there (sched.c, after_switch WAIT);
+ *    fk_counter_done takes the list under the same lock after the count reached zero.
+ *    Either the waker's lock comes second and finds the fiber listed, or the parker's does
+ *    and sees the zero: no lost wake-up;
+ *  - threads that are not workers, on a futex: seq's low bit says that a thread may sleep,
+ *    and every zero adds 2 (clearing the bit) and wakes the sleepers if it was set.  A
+ *    thread sets the bit, then reads the count (both seq_cst), then sleeps while seq is
+ *    what it set: a zero after its read changes seq first, so the sleep returns at once.
+ * A count that goes below zero is a misuse and aborts. */
+#include <limits.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "worker.h"
+
+void fk_counter_init(fk_counter *c, uint32_t n) {
+    atomic_store_explicit(&c->count, n, memory_order_relaxed);
+    atomic_store_explicit(&c->lock, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->seq, 0, memory_order_relaxed);
+    c->waiters = NULL;
+}
+
+void fk_counter_add(fk_counter *c, uint32_t n) {
+    if (atomic_fetch_add_explicit(&c->count, n, memory_order_acq_rel) > UINT32_MAX - n)
+        fk__fatal("fk_counter_add: the count overflows 32 bits");
+}
+
+uint32_t fk_counter_value(fk_counter *c) { return atomic_load_explicit(&c->count, memory_order_acquire); }
+
+static void wake_threads(fk_counter *c) {
+    uint32_t old = atomic_load_explicit(&c->seq, memory_order_seq_cst);
+    while (!atomic_compare_exchange_weak_explicit(&c->seq, &old, (old + 2) & ~1u, memory_order_seq_cst,
+                                                  memory_order_seq_cst))
+        ;
+    if (old & 1)
+        syscall(SYS_futex, (uint32_t *)&c->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+void fk_counter_done(fk_counter *c) {
+    /* Release: what the finished work wrote, before a waiter's acquire of the zero. */
+    uint32_t was = atomic_fetch_sub_explicit(&c->count, 1, memory_order_seq_cst);
+    if (was != 1) {
+        if (was == 0)
+            fk__fatal("fk_counter_done on a counter that is already zero");
+        return;
+    }
+#if FK_STACK == FK_STACK_FIBER
+    /* (the lock's acquire pairs with a parker's release: the fibers it listed) */
+    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
+        fk__cpu_pause();
+    fk__fiber *f = c->waiters;
+    c->waiters = NULL;
+    atomic_store_explicit(&c->lock, 0, memory_order_release);
+    while (f) {
+        fk__fiber *next = f->next; /* (read before the fiber can run and reuse the link) */
+        fk__fiber_wake(f);
+        f = next;
+    }
+#endif
+    wake_threads(c);
+}
+
+void fk_counter_wait(fk_counter *c) {
+    if (atomic_load_explicit(&c->count, memory_order_acquire) == 0)
+        return;
+    if (FK__H->w) {
+#if FK_STACK == FK_STACK_FIBER
+        fk__fiber_wait_counter(c);
+        return;
+#else
+        fk__fatal("fk_counter_wait in a task of a %s build: only fibers (child-fiber builds) can wait in a task; "
+                  "its worker would block, and with it the work the count waits for",
+                  fk_build_variant());
+#endif
+    }
+    for (;;) { /* a thread that is not a worker: sleep on seq */
+        uint32_t s = atomic_load_explicit(&c->seq, memory_order_seq_cst);
+        if (!(s & 1) && !atomic_compare_exchange_strong_explicit(&c->seq, &s, s | 1, memory_order_seq_cst,
+                                                                 memory_order_seq_cst))
+            continue;
+        if (atomic_load_explicit(&c->count, memory_order_seq_cst) == 0)
+            return;
+        syscall(SYS_futex, (uint32_t *)&c->seq, FUTEX_WAIT_PRIVATE, s | 1, NULL, NULL, 0);
+    }
+}
+
+#if FK_STACK != FK_STACK_FIBER
+void fk_spawn(fk_counter *c, void (*fn)(void *), void *arg) {
+    (void)c, (void)fn, (void)arg;
+    fk__fatal("fk_spawn in a %s build: spawned work is waited for on a counter, which only fibers "
+              "(child-fiber builds) can do in a task",
+              fk_build_variant());
+}
+#endif
