@@ -238,12 +238,14 @@ setup:
 check: setup
 	@rm -f build/test-totals
 	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
-	  $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) $(BUILD)/aarch64/tests/test_fiber
+	  $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) \
+	  $(BUILD)/aarch64/tests/test_fiber
 	@$(MAKE) --no-print-directory -j1 -k check-rel check-debug check-tsan check-asan check-aarch64; \
 	  scripts/run-tests.sh --summary
 
-check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
-	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh
+check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
+	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh \
+	  scripts/switch-smoke.sh
 check-aarch64: $(BUILD)/aarch64/tests/test_fiber
 	@scripts/run-tests.sh aarch64 scripts/qemu-aarch64-test.sh
 check-debug: $(call rt_tests,debug)

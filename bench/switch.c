@@ -77,19 +77,24 @@ static void futex_wait(_Atomic uint32_t *a, uint32_t v) {
 }
 static void futex_wake(_Atomic uint32_t *a) { syscall(SYS_futex, (uint32_t *)a, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
-static void hand_to(uint32_t who) {
-    atomic_store(&turn, who);
+/* Gives the token to `to` and sleeps until it comes back (or, last, does not wait). */
+static void give(uint32_t to) {
+    atomic_store(&turn, to);
     futex_wake(&turn);
-    while (atomic_load(&turn) == who)
-        futex_wait(&turn, who);
+}
+
+static void await_turn(uint32_t me) {
+    uint32_t t;
+    while ((t = atomic_load(&turn)) != me)
+        futex_wait(&turn, t);
 }
 
 static void *other(void *arg) {
     (void)arg;
-    while (atomic_load(&turn) != 1)
-        futex_wait(&turn, 0);
-    for (long i = 0; i < thread_n / 2; i++)
-        hand_to(0);
+    for (long i = 0; i < thread_n / 2; i++) {
+        await_turn(1);
+        give(0);
+    }
     return NULL;
 }
 
@@ -102,8 +107,10 @@ static double thread_round(long n) {
         exit(2);
     }
     double t0 = now();
-    for (long i = 0; i < n / 2; i++)
-        hand_to(1);
+    for (long i = 0; i < n / 2; i++) { /* there and back: two hand-offs */
+        give(1);
+        await_turn(0);
+    }
     double dt = now() - t0;
     pthread_join(t, NULL);
     return dt / (double)(n / 2 * 2) * 1e9;
@@ -122,6 +129,7 @@ static void report(const char *name, double (*round)(long), long n, int reps, in
     double med = reps % 2 ? v[reps / 2] : (v[reps / 2 - 1] + v[reps / 2]) / 2;
     printf("  \"%s\": {\"median_ns\": %.2f, \"min_ns\": %.2f, \"max_ns\": %.2f, \"switches\": %ld}%s\n", name, med, v[0],
            v[reps - 1], n, last ? "" : ",");
+    fflush(stdout);
     free(v);
 }
 
