@@ -11,27 +11,47 @@
  *    and every zero adds 2 (clearing the bit) and wakes the sleepers if it was set.  A
  *    thread sets the bit, then reads the count (both seq_cst), then sleeps while seq is
  *    what it set: a zero after its read changes seq first, so the sleep returns at once.
+ * Lifetime: a waiter may free the counter as soon as it returns (a counter in the waiting
+ * task's frame is the common case), so the fk_counter_done that makes the zero must be done
+ * with the counter before any waiter returns.  Its decrement to zero also sets ANNOUNCING in
+ * the same atomic word; it clears it with its last access to the counter, and a waiter
+ * returns only once it sees the count at zero with ANNOUNCING clear (settle: a short wait,
+ * the announcer's few remaining steps).  Parked fibers are made ready after that clear.
  * A count that goes below zero is a misuse and aborts. */
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "worker.h"
 
+#define ANNOUNCING (1ull << 32)
+#define COUNT(s) ((uint32_t)(s))
+
 void fk_counter_init(fk_counter *c, uint32_t n) {
-    atomic_store_explicit(&c->count, n, memory_order_relaxed);
+    atomic_store_explicit(&c->state, n, memory_order_relaxed);
     atomic_store_explicit(&c->lock, 0, memory_order_relaxed);
     atomic_store_explicit(&c->seq, 0, memory_order_relaxed);
     c->waiters = NULL;
 }
 
 void fk_counter_add(fk_counter *c, uint32_t n) {
-    if (atomic_fetch_add_explicit(&c->count, n, memory_order_acq_rel) > UINT32_MAX - n)
+    if (COUNT(atomic_fetch_add_explicit(&c->state, n, memory_order_acq_rel)) > UINT32_MAX - n)
         fk__fatal("fk_counter_add: the count overflows 32 bits");
 }
 
-uint32_t fk_counter_value(fk_counter *c) { return atomic_load_explicit(&c->count, memory_order_acquire); }
+uint32_t fk_counter_value(fk_counter *c) { return COUNT(atomic_load_explicit(&c->state, memory_order_acquire)); }
+
+/* Waits until the announcement of a zero is over (the announcer's last access is its clear). */
+static void settle(fk_counter *c) {
+    for (unsigned spins = 0; atomic_load_explicit(&c->state, memory_order_acquire) & ANNOUNCING; spins++) {
+        if (spins < 64)
+            fk__cpu_pause();
+        else
+            sched_yield();
+    }
+}
 
 static void wake_threads(fk_counter *c) {
     uint32_t old = atomic_load_explicit(&c->seq, memory_order_seq_cst);
@@ -44,12 +64,16 @@ static void wake_threads(fk_counter *c) {
 
 void fk_counter_done(fk_counter *c) {
     /* Release: what the finished work wrote, before a waiter's acquire of the zero. */
-    uint32_t was = atomic_fetch_sub_explicit(&c->count, 1, memory_order_seq_cst);
-    if (was != 1) {
-        if (was == 0)
-            fk__fatal("fk_counter_done on a counter that is already zero");
+    uint64_t old = atomic_load_explicit(&c->state, memory_order_relaxed), new;
+    do {
+        if (COUNT(old) == 0)
+            fk__fatal("fk_counter_done on a counter that is already zero (%p)", (void *)c);
+        new = old - 1;
+        if (COUNT(new) == 0)
+            new |= ANNOUNCING;
+    } while (!atomic_compare_exchange_weak_explicit(&c->state, &old, new, memory_order_seq_cst, memory_order_relaxed));
+    if (COUNT(new) != 0)
         return;
-    }
 #if FK_STACK == FK_STACK_FIBER
     /* (the lock's acquire pairs with a parker's release: the fibers it listed) */
     while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
@@ -57,21 +81,27 @@ void fk_counter_done(fk_counter *c) {
     fk__fiber *f = c->waiters;
     c->waiters = NULL;
     atomic_store_explicit(&c->lock, 0, memory_order_release);
+#endif
+    wake_threads(c);
+    atomic_fetch_and_explicit(&c->state, ~ANNOUNCING, memory_order_release); /* the last access to c */
+#if FK_STACK == FK_STACK_FIBER
     while (f) {
         fk__fiber *next = f->next; /* (read before the fiber can run and reuse the link) */
         fk__fiber_wake(f);
         f = next;
     }
 #endif
-    wake_threads(c);
 }
 
 void fk_counter_wait(fk_counter *c) {
-    if (atomic_load_explicit(&c->count, memory_order_acquire) == 0)
+    if (COUNT(atomic_load_explicit(&c->state, memory_order_acquire)) == 0) {
+        settle(c);
         return;
+    }
     if (FK__H->w) {
 #if FK_STACK == FK_STACK_FIBER
         fk__fiber_wait_counter(c);
+        settle(c);
         return;
 #else
         fk__fatal("fk_counter_wait in a task of a %s build: only fibers (child-fiber builds) can wait in a task; "
@@ -84,8 +114,10 @@ void fk_counter_wait(fk_counter *c) {
         if (!(s & 1) && !atomic_compare_exchange_strong_explicit(&c->seq, &s, s | 1, memory_order_seq_cst,
                                                                  memory_order_seq_cst))
             continue;
-        if (atomic_load_explicit(&c->count, memory_order_seq_cst) == 0)
+        if (COUNT(atomic_load_explicit(&c->state, memory_order_seq_cst)) == 0) {
+            settle(c);
             return;
+        }
         syscall(SYS_futex, (uint32_t *)&c->seq, FUTEX_WAIT_PRIVATE, s | 1, NULL, NULL, 0);
     }
 }

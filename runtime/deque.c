@@ -343,7 +343,10 @@ const fk__record *fk__pop_slow_of(uintptr_t owner) {
     const fk__record *r = NULL;
     if (i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
         atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != owner) {
-        set_bottom(w, i + 1);
+        /* back to the cursor as it was (set_bottom(i + 1) would, at a lap boundary, move to
+         * the next lap with a limit computed for this one: a push could overwrite a live slot) */
+        atomic_store_explicit(&w->hot->cur, atomic_load_explicit(&w->hot->cur, memory_order_relaxed) + 1,
+                              memory_order_release);
     } else if (take_newest(w, i)) {
         r = &w->hot->buf[i & w->hot->mask];
     }

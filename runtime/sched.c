@@ -819,7 +819,7 @@ static void after_switch(fk_worker *w, fmsg *m) {
          * the count reached zero; a zero it made before we look is seen here. */
         fk_counter *c = m->counter;
         counter_lock(c);
-        int zero = atomic_load_explicit(&c->count, memory_order_acquire) == 0;
+        int zero = (uint32_t)atomic_load_explicit(&c->state, memory_order_acquire) == 0;
         if (!zero) {
             m->fiber->next = c->waiters;
             c->waiters = m->fiber;
@@ -874,7 +874,7 @@ void fk__fiber_join(fk_frame *f, uint32_t stolen) {
  * then park until the count is zero. */
 void fk__fiber_wait_counter(fk_counter *c) {
     uintptr_t link = (uintptr_t)c | FK__LINK_COUNTER;
-    while (atomic_load_explicit(&c->count, memory_order_acquire) != 0) {
+    while ((uint32_t)atomic_load_explicit(&c->state, memory_order_acquire) != 0) {
         const fk__record *r = fk__pop_record_of(link);
         if (!r) {
             fmsg m = {FMSG_WAIT, fk__fiber_current(), NULL, 0, c};

@@ -235,15 +235,17 @@ unsigned fk_pool_workers(const fk_pool *pool);
  * there, saying so.  Any number of fibers and threads may wait on one counter.  The count
  * may rise again after it reached zero only once every waiter of that zero has returned. */
 typedef struct fk_counter {
-    _Atomic uint32_t count;
-    _Atomic uint32_t lock; /* guards waiters (fk_counter_done at zero, a fiber parking) */
-    _Atomic uint32_t seq;  /* futex word of waiting threads: bumped at every zero */
-    void *waiters;         /* parked fibers */
+    _Atomic uint64_t state; /* the count (low 32 bits) and, above it, "a zero is being announced" */
+    _Atomic uint32_t lock;  /* guards waiters (fk_counter_done at zero, a fiber parking) */
+    _Atomic uint32_t seq;   /* futex word of waiting threads: bumped at every zero */
+    void *waiters;          /* parked fibers */
 } fk_counter;
 
 void fk_counter_init(fk_counter *c, uint32_t n);
 void fk_counter_add(fk_counter *c, uint32_t n);
-/* Takes one off the count; at zero, every waiter continues.  Any thread, any task. */
+/* Takes one off the count; at zero, every waiter continues.  Any thread, any task.  A waiter
+ * returns only once the fk_counter_done that made the zero no longer touches the counter, so
+ * the counter may live in the waiter's frame (and die when it returns). */
 void fk_counter_done(fk_counter *c);
 void fk_counter_wait(fk_counter *c);
 uint32_t fk_counter_value(fk_counter *c);
