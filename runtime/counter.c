@@ -53,6 +53,15 @@ static void settle(fk_counter *c) {
     }
 }
 
+/* The lock over the counter's list of parked fibers (also taken by sched.c's parker). */
+void fk__counter_lock(fk_counter *c) {
+    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&c->lock, memory_order_relaxed))
+            fk__cpu_pause();
+}
+
+void fk__counter_unlock(fk_counter *c) { atomic_store_explicit(&c->lock, 0, memory_order_release); }
+
 static void wake_threads(fk_counter *c) {
     uint32_t old = atomic_load_explicit(&c->seq, memory_order_seq_cst);
     while (!atomic_compare_exchange_weak_explicit(&c->seq, &old, (old + 2) & ~1u, memory_order_seq_cst,
@@ -76,11 +85,10 @@ void fk_counter_done(fk_counter *c) {
         return;
 #if FK_STACK == FK_STACK_FIBER
     /* (the lock's acquire pairs with a parker's release: the fibers it listed) */
-    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
-        fk__cpu_pause();
+    fk__counter_lock(c);
     fk__fiber *f = c->waiters;
     c->waiters = NULL;
-    atomic_store_explicit(&c->lock, 0, memory_order_release);
+    fk__counter_unlock(c);
 #endif
     wake_threads(c);
     atomic_fetch_and_explicit(&c->state, ~ANNOUNCING, memory_order_release); /* the last access to c */

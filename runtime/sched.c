@@ -798,14 +798,6 @@ static fk__fiber *loop_fiber(fk_worker *w) {
     return f;
 }
 
-static void counter_lock(fk_counter *c) {
-    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&c->lock, memory_order_relaxed))
-            fk__cpu_pause();
-}
-
-static void counter_unlock(fk_counter *c) { atomic_store_explicit(&c->lock, 0, memory_order_release); }
-
 /* What the fiber that switched to us could not do itself. */
 static void after_switch(fk_worker *w, fmsg *m) {
     if (!m)
@@ -818,13 +810,13 @@ static void after_switch(fk_worker *w, fmsg *m) {
         /* Under the lock, against fk_counter_done's (counter.c): it takes the waiters after
          * the count reached zero; a zero it made before we look is seen here. */
         fk_counter *c = m->counter;
-        counter_lock(c);
+        fk__counter_lock(c);
         int zero = (uint32_t)atomic_load_explicit(&c->state, memory_order_acquire) == 0;
         if (!zero) {
             m->fiber->next = c->waiters;
             c->waiters = m->fiber;
         }
-        counter_unlock(c);
+        fk__counter_unlock(c);
         if (zero)
             make_ready(w, m->fiber);
         return;

@@ -165,6 +165,10 @@ void fk__wake_all(fk_pool *pool);
 size_t fk__cstack_depth(void); /* bytes of the current worker's C stack in use */
 #endif
 
+/* counter.c */
+void fk__counter_lock(fk_counter *c);
+void fk__counter_unlock(fk_counter *c);
+
 #if FK_STACK == FK_STACK_FIBER
 void fk__fiber_wait_counter(fk_counter *c);
 void fk__fiber_wake(void *fiber);
