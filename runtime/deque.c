@@ -284,11 +284,34 @@ static int take_newest(fk_worker *w, uint64_t i) {
     return reclaim(w, i);
 }
 
+/* The cursor back up by one, exactly as the fast pop moved it down (not set_bottom(i + 1):
+ * at the end of a buffer that would start the next lap under a limit computed for this
+ * one, and a push could overwrite a live slot). */
+static void undo_pop(fk_worker *w) {
+    atomic_store_explicit(&w->hot->cur, atomic_load_explicit(&w->hot->cur, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
+
+/* A pop from an empty deque (bottom was top; the caller moved it to i = top - 1): there is
+ * no slot i to take.  Undoes the pop and returns 1.  Without this test, at index 0 i wraps
+ * to 2^64 - 1, which passes every comparison with top and split, and slot i & mask (the
+ * buffer's last) would be taken: whatever it holds, a record taken before or another
+ * pool's stale memory, would run again.  A fiber's join or counter wait may pop a deque it
+ * has never pushed to (it may have moved to another worker), so this happens.  Under
+ * dq_lock: if top is i + 1 nothing is public, so no thief moves it meanwhile. */
+static int undo_empty_pop(fk_worker *w, uint64_t i) {
+    if (i + 1 != atomic_load_explicit(&w->top, memory_order_acquire))
+        return 0;
+    undo_pop(w);
+    return 1;
+}
+
 /* The owner's fast pop failed: take the newest slot back if it is still ours (1), under the
  * lock; 0 if a thief has it.  (For tests and fk__pop_slow.) */
 int fk__pop_settle(fk_worker *w) {
     dq_lock(w);
-    int mine = take_newest(w, fk__deque_bottom(w));
+    uint64_t i = fk__deque_bottom(w);
+    int mine = !undo_empty_pop(w, i) && take_newest(w, i);
     dq_unlock(w);
     return mine;
 }
@@ -325,7 +348,7 @@ const fk__record *fk__pop_slow(void) {
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
     const fk__record *r = NULL;
-    if (take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
+    if (!undo_empty_pop(w, i) && take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
         r = &w->hot->buf[i & w->hot->mask];
     dq_unlock(w); /* NULL: slot i was stolen, and so were all older ones */
     return r;
@@ -341,12 +364,11 @@ const fk__record *fk__pop_slow_of(uintptr_t owner) {
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
     const fk__record *r = NULL;
-    if (i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
-        atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != owner) {
-        /* back to the cursor as it was (set_bottom(i + 1) would, at a lap boundary, move to
-         * the next lap with a limit computed for this one: a push could overwrite a live slot) */
-        atomic_store_explicit(&w->hot->cur, atomic_load_explicit(&w->hot->cur, memory_order_relaxed) + 1,
-                              memory_order_release);
+    if (undo_empty_pop(w, i)) {
+        /* nothing to take */
+    } else if (i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
+               atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != owner) {
+        undo_pop(w);
     } else if (take_newest(w, i)) {
         r = &w->hot->buf[i & w->hot->mask];
     }
