@@ -65,6 +65,8 @@ typedef struct bench_kernel {
 
 /* The kernels (kernels/ and uts/), and the calibrate kernel (bench/registry.c). */
 extern const bench_kernel bench_fib, bench_integrate, bench_matmul, bench_nqueens, bench_uts, bench_calibrate;
+/* The M:N report's workloads (kernels/mn.h). */
+extern const bench_kernel bench_balanced, bench_imbalanced, bench_heat, bench_bfs, bench_mergesort, bench_switch;
 
 /* All kernels, NULL-terminated; one by name (NULL if unknown). */
 extern const bench_kernel *const bench_kernels[];

@@ -43,9 +43,58 @@ const bench_opt bench_uts_opts[] = {
     {0},
 };
 
+/* ---- the M:N report's workloads (seeds/003: its sizes are the defaults) ---- */
+
+const bench_opt bench_balanced_opts[] = {
+    [BALANCED_OPT_N] = {"n", BENCH_INT, "1024", 1, 1 << 24, 0, NULL, "tasks, all started by one task"},
+    [BALANCED_OPT_ITERS] = {"iters", BENCH_INT, "100000", 0, 1e12, 0, NULL, "busy-loop iterations per task"},
+    {0},
+};
+
+const bench_opt bench_imbalanced_opts[] = {
+    [IMBALANCED_OPT_N] = {"n", BENCH_INT, "1024", 1, 1 << 24, 0, NULL, "tasks, all started by one task"},
+    [IMBALANCED_OPT_LIGHT] = {"light", BENCH_INT, "10000", 0, 1e12, 0, NULL, "iterations of a light task"},
+    [IMBALANCED_OPT_HEAVY] = {"heavy", BENCH_INT, "1000000", 0, 1e12, 0, NULL, "iterations of a heavy task"},
+    [IMBALANCED_OPT_EVERY] = {"every", BENCH_INT, "10", 1, 1 << 24, 0, NULL,
+                              "tasks 0, every, 2 every, ... are heavy (10: 10%)"},
+    {0},
+};
+
+const bench_opt bench_heat_opts[] = {
+    [HEAT_OPT_N] = {"n", BENCH_INT, "512", 2, 16384, 0, NULL, "grid of n x n interior cells"},
+    [HEAT_OPT_STEPS] = {"steps", BENCH_INT, "400", 1, 1e7, 0, NULL, "time steps (a barrier after each)"},
+    [HEAT_OPT_STRIPS] = {"strips", BENCH_INT, "64", 1, 16384, 0, NULL, "horizontal strips, one task each (at most n)"},
+    [HEAT_OPT_HEAVY] = {"heavy", BENCH_INT, "4", 1, 1000, 0, NULL,
+                        "work factor of the middle third of the strips (each computes its update this often)"},
+    {0},
+};
+
+const bench_opt bench_bfs_opts[] = {
+    [BFS_OPT_N] = {"n", BENCH_INT, "1048576", 2, 1 << 28, 0, NULL, "nodes of the random graph"},
+    [BFS_OPT_DEGREE] = {"degree", BENCH_INT, "16", 1, 1024, 0, NULL, "average degree (n degree / 2 random edges)"},
+    [BFS_OPT_SEED] = {"seed", BENCH_INT, "1", 0, 4294967295.0, 0, NULL, "seed of the graph"},
+    [BFS_OPT_GRAIN] = {"grain", BENCH_INT, "256", 1, 1 << 24, 0, NULL, "frontier nodes per task"},
+    {0},
+};
+
+const bench_opt bench_mergesort_opts[] = {
+    [MERGESORT_OPT_N] = {"n", BENCH_INT, "5000000", 1, 1 << 30, 0, NULL, "32-bit keys to sort"},
+    [MERGESORT_OPT_CUTOFF] = {"cutoff", BENCH_INT, "5000", 2, 1 << 30, 0, NULL, "sort serially at or below this many keys"},
+    [MERGESORT_OPT_SEED] = {"seed", BENCH_INT, "1", 0, 4294967295.0, 0, NULL, "seed of the keys"},
+    {0},
+};
+
+const bench_opt bench_switch_opts[] = {
+    [SWITCH_OPT_ROUNDS] = {"rounds", BENCH_INT, "20000", 1, 1e9, 0, NULL,
+                           "round trips between two tasks that block (two hand-offs each)"},
+    {0},
+};
+
 const bench_kernel_opts bench_kernel_options[] = {
     {"fib", bench_fib_opts},         {"integrate", bench_integrate_opts}, {"matmul", bench_matmul_opts},
-    {"nqueens", bench_nqueens_opts}, {"uts", bench_uts_opts},             {NULL, NULL},
+    {"nqueens", bench_nqueens_opts}, {"uts", bench_uts_opts},             {"balanced", bench_balanced_opts},
+    {"imbalanced", bench_imbalanced_opts}, {"heat", bench_heat_opts},     {"bfs", bench_bfs_opts},
+    {"mergesort", bench_mergesort_opts},   {"switch", bench_switch_opts}, {NULL, NULL},
 };
 
 /* The number of placements of n queens, n = 0..NQ_MAX (nqueens verifies against it; so does

@@ -35,6 +35,20 @@ extern const bench_opt bench_nqueens_opts[];
 enum { UTS_OPT_T, UTS_OPT_B, UTS_OPT_R, UTS_OPT_A, UTS_OPT_D, UTS_OPT_Q, UTS_OPT_M, UTS_OPT_F, UTS_OPT_G, UTS_OPT_PRESET, UTS_OPT_ALLOC };
 extern const bench_opt bench_uts_opts[];
 
+/* The M:N report's workloads (kernels/mn.c, heat.c, bfs.c, mergesort.c, switch.c). */
+enum { BALANCED_OPT_N, BALANCED_OPT_ITERS };
+extern const bench_opt bench_balanced_opts[];
+enum { IMBALANCED_OPT_N, IMBALANCED_OPT_LIGHT, IMBALANCED_OPT_HEAVY, IMBALANCED_OPT_EVERY };
+extern const bench_opt bench_imbalanced_opts[];
+enum { HEAT_OPT_N, HEAT_OPT_STEPS, HEAT_OPT_STRIPS, HEAT_OPT_HEAVY };
+extern const bench_opt bench_heat_opts[];
+enum { BFS_OPT_N, BFS_OPT_DEGREE, BFS_OPT_SEED, BFS_OPT_GRAIN };
+extern const bench_opt bench_bfs_opts[];
+enum { MERGESORT_OPT_N, MERGESORT_OPT_CUTOFF, MERGESORT_OPT_SEED };
+extern const bench_opt bench_mergesort_opts[];
+enum { SWITCH_OPT_ROUNDS };
+extern const bench_opt bench_switch_opts[];
+
 /* NQUEENS_OPT_N's largest board: the kernel knows the answers up to it. */
 #define NQ_MAX 18
 /* The number of placements of n queens, n = 0..NQ_MAX. */

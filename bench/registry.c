@@ -11,8 +11,10 @@
 #include <omp.h>
 #endif
 
-const bench_kernel *const bench_kernels[] = {&bench_fib, &bench_integrate, &bench_matmul, &bench_nqueens,
-                                             &bench_uts, &bench_calibrate, NULL};
+const bench_kernel *const bench_kernels[] = {&bench_fib,      &bench_integrate, &bench_matmul,    &bench_nqueens,
+                                             &bench_uts,      &bench_balanced,  &bench_imbalanced, &bench_heat,
+                                             &bench_bfs,      &bench_mergesort, &bench_switch,     &bench_calibrate,
+                                             NULL};
 
 const bench_kernel *bench_find(const char *name) {
     for (size_t k = 0; bench_kernels[k]; k++)

@@ -27,6 +27,9 @@ char **hx_command_argv(const hx_variant *v, const hx_bench *b, unsigned workers)
 
 /* The known answer of benchmark b: 0 and *answer; -ENOTSUP for matmul. */
 int hx_command_expected(const hx_bench *b, double *answer);
+/* 1 if a runtime run by command can run `kernel`: its answer is one number the harness knows
+ * (fib, integrate, nqueens, uts). */
+int hx_command_checkable(const char *kernel);
 
 /* Judges a finished run's stdout: 0 (ok), 1 (wrong answer) or 2 (no answer / unparsable
  * time), with *time_s (NaN without a time regex) and a one-line note. */

@@ -5,6 +5,7 @@
  * and records the byte offset of every key and value under its key path
  * ("benchmarks[2].params.n"); semantic errors look their path up there. */
 #include "harness/config.h"
+#include "harness/command.h"
 #include "harness/util.h"
 
 #include <ctype.h>
@@ -27,6 +28,12 @@ const hx_kernel_info *hx_kernel_find(const char *name) {
         if (!strcmp(k->name, name))
             return k;
     return NULL;
+}
+
+int hx_kernel_needs_blocking(const char *kernel) { return !strcmp(kernel, "switch"); }
+
+int hx_variant_can_block(const hx_variant *v) {
+    return v->kind == HX_VARIANT_SERIAL || (v->kind == HX_VARIANT_RUNTIME && !strncmp(v->base, "child-fiber-", 12));
 }
 
 unsigned hx_online_cores(void) {
@@ -725,9 +732,11 @@ static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         json_object_foreach(cmd, k, t) {
             char q[400];
             snprintf(q, sizeof q, "%s.%s", p, k);
-            if (!hx_kernel_find(k) || !strcmp(k, "matmul"))
-                VERR(c, q, "%s", !hx_kernel_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
-                                                    : "matmul has no single number to check: it cannot run by command");
+            if (!hx_kernel_find(k) || !hx_command_checkable(k))
+                VERR(c, q, "%s",
+                     !hx_kernel_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
+                                        : "no single number to check its answer by: it cannot run by command (expected "
+                                          "fib, integrate, nqueens or uts)");
             else
                 check_template(c, q, t, k);
         }

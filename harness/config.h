@@ -26,6 +26,10 @@ typedef bench_kernel_opts hx_kernel_info;
 
 /* The kernel called name, NULL if unknown. */
 const hx_kernel_info *hx_kernel_find(const char *name);
+/* Kernels written with tasks that block each other (switch), and the variants whose tasks
+ * can (fiber variants; the serial driver measures two threads instead). */
+int hx_kernel_needs_blocking(const char *kernel);
+int hx_variant_can_block(const hx_variant *v);
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 

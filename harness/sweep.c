@@ -146,6 +146,10 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                     p->nskipped_command++;
                     continue;
                 }
+                if (hx_kernel_needs_blocking(cfg->benchmarks[b].kernel) && !hx_variant_can_block(&cfg->variants[v])) {
+                    p->nskipped_blocking++;
+                    continue;
+                }
                 if (add_cell(p, cap, cfg, &cfg->benchmarks[b], &cfg->variants[v], cfg->workers[w]))
                     return HX_EINTERNAL;
             }
@@ -243,6 +247,26 @@ static double estimate_run(const cell *c, unsigned cores) {
     } else if (!strcmp(b->kernel, "uts")) {
         ts = 1.7e-7 * param(b, "g") * uts_nodes(b);
         rt = 1.5, omp = 1; /* measured on T3: libomp 1.4x, TBB 1.5x serial */
+    } else if (!strcmp(b->kernel, "balanced") || !strcmp(b->kernel, "imbalanced")) {
+        double n = param(b, "n"), heavy = b->kernel[0] == 'b' ? n : ceil(n / param(b, "every"));
+        double steps = b->kernel[0] == 'b' ? n * param(b, "iters")
+                                           : heavy * param(b, "heavy") + (n - heavy) * param(b, "light");
+        ts = 1.42e-9 * steps; /* an LCG step: about 4 cycles */
+        rt = omp = 1.0;
+    } else if (!strcmp(b->kernel, "heat")) {
+        double n = param(b, "n");
+        ts = 0.86e-9 * n * n * param(b, "steps") * (2 + param(b, "heavy")) / 3;
+        rt = omp = 1.1;
+    } else if (!strcmp(b->kernel, "bfs")) {
+        ts = 1.3e-8 * param(b, "n") * param(b, "degree");
+        rt = omp = 1.3, untimed = 2 * ts; /* the graph, and the serial search that checks */
+    } else if (!strcmp(b->kernel, "mergesort")) {
+        double n = param(b, "n");
+        ts = 4.7e-9 * n * log2(n > 2 ? n : 2);
+        rt = omp = 1.0;
+    } else if (!strcmp(b->kernel, "switch")) { /* hand-offs: 27 us between threads, 50 ns between fibers */
+        ts = 2 * param(b, "rounds") * (c->var->kind == HX_VARIANT_SERIAL ? 27e-6 : 50e-9);
+        rt = 1;
     }
     double f = c->var->kind == HX_VARIANT_SERIAL ? 1 : c->var->kind == HX_VARIANT_BASELINE ? omp : rt;
     if (!strcmp(c->var->base, "omp-llvm"))
@@ -799,6 +823,11 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
     if (p->nskipped_command)
         fprintf(out, "Skipped: %zu cells of command variants with no command for their kernel\n", p->nskipped_command);
+    if (p->nskipped_blocking)
+        fprintf(out,
+                "Skipped: %zu cells of kernel switch on variants whose tasks cannot block (it runs on child-fiber-* "
+                "and serial)\n",
+                p->nskipped_blocking);
     if (p->nskipped_serial)
         fprintf(out, "Skipped: %zu serial cells at P > 1 (the serial projection runs on 1 worker only)\n",
                 p->nskipped_serial);

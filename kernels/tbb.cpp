@@ -114,6 +114,19 @@ uts_result uts_visit(const uts_params *p, const uts_state *s, int height) {
     return total;
 }
 
+void msort(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) {
+    if (n <= cutoff) {
+        msort_serial(a, tmp, n);
+        return;
+    }
+    size_t mid = n / 2;
+    tbb::task_group g;
+    g.run([=] { msort(a, tmp, mid, cutoff); });
+    msort(a + mid, tmp + mid, n - mid, cutoff);
+    g.wait();
+    msort_merge(a, tmp, n, mid);
+}
+
 template <class F> auto in_arena(F f) -> decltype(f()) { return arena->execute(f); }
 
 } // namespace
@@ -176,6 +189,19 @@ uts_result uts_tbb(const uts_params *p) {
     uts_state root;
     uts_root(p, &root);
     return in_arena([&] { return uts_visit(p, &root, 0); });
+}
+
+void mn_each_tbb(size_t n, mn_body *body, void *ctx) {
+    in_arena([=] {
+        tbb::task_group g;
+        for (size_t i = 0; i < n; i++)
+            g.run([=] { body(ctx, i); });
+        g.wait();
+    });
+}
+
+void msort_tbb(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) {
+    in_arena([=] { msort(a, tmp, n, cutoff); });
 }
 
 } // extern "C"

@@ -14,6 +14,7 @@
 extern "C" {
 #endif
 
+#include "kernels/mn.h"
 #include "uts/tree.h"
 
 /* Creates the arena and starts its threads (outside any timing); stops them. */
@@ -27,6 +28,10 @@ double integrate_tbb(double x1, double y1, double x2, double y2, double area, do
 void matmul_tbb(const float *a, const float *b, float *r, int n, int s);
 int64_t nqueens_tbb(int n);
 uts_result uts_tbb(const uts_params *p);
+/* The M:N workloads (kernels/mn.h): the parallel loop as n task_group.run from one task, then
+ * wait; mergesort as the recursion of the others. */
+void mn_each_tbb(size_t n, mn_body *body, void *ctx);
+void msort_tbb(int32_t *a, int32_t *tmp, size_t n, size_t cutoff);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs test executables and totals their closing "N passed, N failed" lines.
 #   run-tests.sh LABEL BIN...   run each BIN, append its totals to build/test-totals
+#                               (BIN::CASE,CASE... runs only those cases of BIN)
 #   run-tests.sh --summary      print the grand total of this `make check` and reset it
 # Exit status: non-zero if any test failed or any binary did not print its closing line.
 set -u
@@ -19,10 +20,13 @@ fi
 label=$1; shift
 mkdir -p build
 status=0
-for bin in "$@"; do
-    name=${bin#build/}
+for spec in "$@"; do
+    bin=${spec%%::*}
+    cases=()
+    [ "$spec" = "$bin" ] || IFS=, read -r -a cases <<< "${spec#*::}"
+    name=${spec#build/}
     echo "== $name"
-    out=$("$bin" 2>&1)
+    out=$("$bin" "${cases[@]}" 2>&1)
     rc=$?
     echo "$out" | grep -v '^ok ' || true
     line=$(echo "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed$' | tail -n 1)

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include "bench/bench.h"
+#include "kernels/mn.h"
 #include "tests/testlib.h"
 
 #if defined(FK_BASELINE_OMP)
@@ -33,6 +34,18 @@ static const struct size sizes[] = {
     {"calibrate", NULL, NULL, NULL, NULL},
 };
 
+/* The M:N report's workloads, small (switch: refused where tasks cannot block). */
+static const struct size mn_sizes[] = {
+    {"balanced", "n", "100", "iters", "2000"},
+    {"imbalanced", "n", "200", "heavy", "20000"},
+    {"heat", "n", "64", "steps", "12"},
+    {"heat", "n", "40", "strips", "7"},
+    {"bfs", "n", "20000", "grain", "64"},
+    {"mergesort", "n", "60000", "cutoff", "2000"},
+    {"mergesort", "n", "1", NULL, NULL},
+    {"switch", "rounds", "300", NULL, NULL},
+};
+
 static void set(bench_ctx *c, const char *opt, const char *val) {
     char err[256];
     int idx = bench_opt_index(c->kernel, opt);
@@ -40,8 +53,9 @@ static void set(bench_ctx *c, const char *opt, const char *val) {
     ASSERT_MSG(bench_set_opt(c, idx, opt, val, err, sizeof err) == 0, "%s", err);
 }
 
-/* Runs one kernel the way the driver does: prepare, two repetitions, verify. */
-static void run_one(const struct size *z, unsigned workers, int lazy) {
+/* Runs one kernel the way the driver does: prepare, two repetitions, verify.  Runtime
+ * builds: the pool's statistics of the two repetitions into *st (if st). */
+static void run_stats(const struct size *z, unsigned workers, int lazy, void *st) {
     const bench_kernel *k = bench_find(z->kernel);
     ASSERT_MSG(k, "no kernel %s", z->kernel);
     bench_ctx c;
@@ -66,14 +80,28 @@ static void run_one(const struct size *z, unsigned workers, int lazy) {
 #else
     (void)lazy;
 #endif
-    ASSERT(!k->prepare || k->prepare(&c) == 0);
-    k->run(&c);
-    k->run(&c);
-    int ok = k->verify(&c);
-    char *js = json_dumps(c.out, JSON_COMPACT);
-    ASSERT_MSG(ok, "%s %s=%s on %u workers (%s): wrong answer: %s", z->kernel, z->opt ? z->opt : "", z->val ? z->val : "",
-               workers, bench_variant(), js);
-    free(js);
+    int can = strcmp(z->kernel, "switch") || MN_FIBERS;
+#if defined(FK_BASELINE_SERIAL)
+    can = 1;
+#endif
+    if (!can) { /* refused, saying why (stderr), before anything runs */
+        ASSERT_MSG(k->prepare(&c) != 0, "%s accepted kernel switch, which its tasks cannot express", bench_variant());
+    } else {
+        ASSERT(!k->prepare || k->prepare(&c) == 0);
+        k->run(&c);
+        k->run(&c);
+        int ok = k->verify(&c);
+        char *js = json_dumps(c.out, JSON_COMPACT);
+        ASSERT_MSG(ok, "%s %s=%s on %u workers (%s): wrong answer: %s", z->kernel, z->opt ? z->opt : "", z->val ? z->val : "",
+                   workers, bench_variant(), js);
+        free(js);
+    }
+#if FK_BENCH_RUNTIME
+    if (st)
+        fk_pool_stats(c.pool, st, NULL);
+#else
+    (void)st;
+#endif
     if (k->cleanup)
         k->cleanup(&c);
 #if FK_BENCH_RUNTIME
@@ -83,6 +111,8 @@ static void run_one(const struct size *z, unsigned workers, int lazy) {
 #endif
     json_decref(c.out);
 }
+
+static void run_one(const struct size *z, unsigned workers, int lazy) { run_stats(z, workers, lazy, NULL); }
 
 TEST(kernels_verified) {
 #if defined(FK_BASELINE_SERIAL)
@@ -100,6 +130,53 @@ TEST(kernels_verified_lazy) {
     for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
         for (unsigned w = 2; w <= 4; w += 2)
             run_one(&sizes[i], w, 1);
+#endif
+}
+
+TEST(mn_kernels_verified) {
+#if defined(FK_BASELINE_SERIAL)
+    unsigned maxw = 1;
+#else
+    unsigned maxw = 4;
+#endif
+    for (size_t i = 0; i < sizeof mn_sizes / sizeof *mn_sizes; i++) {
+        for (unsigned w = 1; w <= maxw; w++)
+            run_one(&mn_sizes[i], w, 0);
+        if (FK_BENCH_RUNTIME)
+            run_one(&mn_sizes[i], 3, 1);
+    }
+}
+
+/* The M:N workloads run as their lines promise.  Stackful (child-fiber): heat's strips live
+ * across the time steps and meet at a barrier, so on one worker each strip parks at least
+ * once and holds a fiber of its own (at least `strips` fibers); the fork-join lines never
+ * park.  Every runtime line: work started by one task is taken by thieves (steals on 2
+ * workers; a few tries, since a busy machine may give the thief no CPU for a while). */
+TEST(mn_workloads_lines) {
+#if FK_BENCH_RUNTIME
+    fk_stats st;
+    const struct size heat = {"heat", "n", "64", "steps", "6"}; /* 64 strips */
+    run_stats(&heat, 1, 0, &st);
+    printf("  heat (64 strips) on 1 worker: %llu fibers\n", (unsigned long long)st.fibers);
+    if (MN_FIBERS)
+        ASSERT_MSG(st.fibers >= 64, "64 strips that wait at a barrier ran on %llu fibers", (unsigned long long)st.fibers);
+    else
+        ASSERT_EQ_U(st.fibers, 0);
+    const struct size bal = {"balanced", "n", "64", "iters", "200000"};
+    uint64_t steals = 0;
+    double t0 = test_now();
+    for (int i = 0; !steals && test_now() - t0 < 30; i++) {
+        run_stats(&bal, 2, 0, &st);
+        steals = st.steals;
+    }
+    printf("  balanced (64 tasks from one) on 2 workers: %llu steals\n", (unsigned long long)steals);
+    ASSERT_MSG(steals > 0, "no thief took any of 64 tasks started by one task in 30 s");
+    if (MN_FIBERS) { /* the switch kernel: every hand-off parks one fiber and wakes the other */
+        const struct size sw = {"switch", "rounds", "200", NULL, NULL};
+        run_stats(&sw, 1, 0, &st);
+        printf("  switch (200 rounds) on 1 worker: %llu fibers\n", (unsigned long long)st.fibers);
+        ASSERT_GE(st.fibers, 2);
+    }
 #endif
 }
 
@@ -307,6 +384,8 @@ int main(int argc, char **argv) {
     return test_main(argc, argv, (struct test_case[]){
         TEST_CASE(kernels_verified, 120),
         TEST_CASE(kernels_verified_lazy, 120),
+        TEST_CASE(mn_kernels_verified, 120),
+        TEST_CASE(mn_workloads_lines, 120),
         TEST_CASE(bad_options, 10),
         TEST_CASE(driver_cli_errors, 30),
         TEST_CASE(driver_json, 30),

@@ -573,7 +573,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__LEAF_BODY(name, RET, STORAGE, ...)                                             \
     _Pragma("GCC diagnostic push")                                                         \
-    STORAGE void name(FK__LINK_PARAM RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {    \
+    STORAGE void name(FK__LINK_PARAM RET *fk__ret FK__UNUSED FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
         enum { fk__has_frame = 0 };                                                        \
