@@ -51,6 +51,13 @@
 #define FK_PUBLISH_BATCH 1 /* private slots made public per request (the oldest ones) */
 #endif
 
+/* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's
+ * fast pop test (cur - 1 >= splitp: "private") fails and the pop takes its slow path, which
+ * answers the request.  splitp is only ever a bound the fast path may find too high (then
+ * the slow path decides under dq_lock, from the indices), so a thief may raise it without
+ * the lock; the owner's next set_split puts the true value back. */
+#define SPLIT_ASK ((fk__slot *)UINTPTR_MAX)
+
 /* A buffer's slots start on a cache line of their own, so a 64-byte record never straddles
  * two lines. */
 #define DQ_HEADER 64
@@ -196,6 +203,26 @@ static void publish(fk_worker *w, uint64_t n) {
     atomic_store_explicit(&w->split_pub, w->hot->split, memory_order_release);
 }
 
+/* A pop's slow path (owner, under dq_lock; bottom already moved down to i, the slot being
+ * taken back): if a thief asked for work, publish the oldest private slots below i (never i
+ * itself: the owner is taking it) and clear the request.  Answering at pops as well as at
+ * pushes (Lace does at spawn and sync) matters to an owner that pushed a burst and pops it
+ * back: a join running its children, a loop of forks per time step. */
+static void answer_at_pop(fk_worker *w, uint64_t i) {
+    if (atomic_load_explicit(&w->hot->limit, memory_order_relaxed) != NULL)
+        return;
+    uint64_t s = w->hot->split;
+    if (i <= s || i + 1 == atomic_load_explicit(&w->top, memory_order_relaxed))
+        return; /* nothing private below the slot being taken (the request stays) */
+    uint64_t n = i - s;
+    publish(w, n > FK_PUBLISH_BATCH ? FK_PUBLISH_BATCH : n);
+    FK__WSTAT(w, publishes);
+    fk__slot *lim = NULL; /* a later request keeps its NULL (the CAS fails) */
+    atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim,
+                                            limit_for(w, atomic_load_explicit(&w->top, memory_order_acquire)),
+                                            memory_order_relaxed, memory_order_relaxed);
+}
+
 /* Owner, cur >= limit: room for the slot (wrap to the buffer's start, or grow), the slot
  * written at index b, and a thief's request served with the oldest private slots. */
 static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
@@ -311,7 +338,12 @@ static int undo_empty_pop(fk_worker *w, uint64_t i) {
 int fk__pop_settle(fk_worker *w) {
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
-    int mine = !undo_empty_pop(w, i) && take_newest(w, i);
+    int mine = 0;
+    if (!undo_empty_pop(w, i)) {
+        answer_at_pop(w, i);
+        mine = take_newest(w, i);
+    }
+    set_split(w, w->hot->split); /* (a request's SPLIT_ASK gone in every case) */
     dq_unlock(w);
     return mine;
 }
@@ -348,8 +380,12 @@ const fk__record *fk__pop_slow(void) {
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
     const fk__record *r = NULL;
-    if (!undo_empty_pop(w, i) && take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
-        r = &w->hot->buf[i & w->hot->mask];
+    if (!undo_empty_pop(w, i)) {
+        answer_at_pop(w, i);
+        if (take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
+            r = &w->hot->buf[i & w->hot->mask];
+    }
+    set_split(w, w->hot->split);
     dq_unlock(w); /* NULL: slot i was stolen, and so were all older ones */
     return r;
 }
@@ -369,9 +405,12 @@ const fk__record *fk__pop_slow_of(uintptr_t owner) {
     } else if (i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
                atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != owner) {
         undo_pop(w);
-    } else if (take_newest(w, i)) {
-        r = &w->hot->buf[i & w->hot->mask];
+    } else {
+        answer_at_pop(w, i);
+        if (take_newest(w, i))
+            r = &w->hot->buf[i & w->hot->mask];
     }
+    set_split(w, w->hot->split);
     dq_unlock(w);
     return r;
 }
@@ -411,9 +450,13 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
     if (t >= s) {
         /* Nothing public: ask the owner to publish (only if not asked already, so that
-         * idle thieves do not keep invalidating the owner's cache line). */
+         * idle thieves do not keep invalidating the owner's cache line): its next push sees
+         * limit NULL, its next pop sees split's slot at SPLIT_ASK; either takes its slow
+         * path, which answers. */
         if (atomic_load_explicit(&v->hot->limit, memory_order_relaxed) != 0)
             atomic_store_explicit(&v->hot->limit, NULL, memory_order_relaxed);
+        if (atomic_load_explicit(&v->hot->splitp, memory_order_relaxed) != SPLIT_ASK)
+            atomic_store_explicit(&v->hot->splitp, SPLIT_ASK, memory_order_relaxed);
         return FK__STEAL_EMPTY;
     }
     /* Acquire: pairs with the release store in grow (the copied slots). */
@@ -445,9 +488,10 @@ int fk__force_available(void) {
 
 int fk__deque_has_private(const fk_worker *v) {
     /* A hint read without the lock: cur and splitp may be of different moments, and the
-     * pointer test may be wrong across a wrap (then the forcing finds nothing to do). */
-    return atomic_load_explicit(&v->hot->cur, memory_order_relaxed) >
-           atomic_load_explicit(&v->hot->splitp, memory_order_relaxed);
+     * pointer test may be wrong across a wrap (then the forcing finds nothing to do).  A
+     * request's SPLIT_ASK hides split: perhaps (forcing decides under the lock). */
+    fk__slot *sp = atomic_load_explicit(&v->hot->splitp, memory_order_relaxed);
+    return sp == SPLIT_ASK || atomic_load_explicit(&v->hot->cur, memory_order_relaxed) > sp;
 }
 
 int fk__force_publish(fk_worker *v) {

@@ -764,15 +764,49 @@ static fk__fiber *ready_pop(fk_worker *w) {
     return f;
 }
 
-/* f may continue: here, or (FK_RESUME_HOME) on its home worker. */
+/* A ready fiber as a deque record (FK_RESUME_ANY): any worker that pops or steals it
+ * resumes the fiber.  Its link is no frame's, counter's or root's, so no join or counter
+ * wait takes it; only the worker loop (drain, steal) and park() do. */
+#define LINK_RESUME (FK__LINK_ROOT | FK__LINK_COUNTER)
+
+/* The record's thunk, run by the worker loop on a fiber at whose base the loop runs: that
+ * fiber is left for good (the resumed one puts it in the idle list) and f continues. */
+static void resume_thunk(const fk__record *r) {
+    fk__fiber *f = (fk__fiber *)(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed);
+    fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL};
+    fk__fiber_exit_to(m.fiber, f, &m);
+}
+
+/* f may continue.  FK_RESUME_HOME: on its home worker only (marl), through its inbox if that
+ * is not this one.  FK_RESUME_ANY: on any worker (FiberTaskingLib): a record on this worker's
+ * deque; if a thief is asking for work, made public at once with everything below it, so
+ * that idle workers take them without waiting for this one to answer request after request
+ * (a counter's zero may make many fibers ready at once: heat's barrier). */
 static void make_ready(fk_worker *w, fk__fiber *f) {
     fk__fstate *st = f->user;
-    if (w->pool->opts.fiber_resume == FK_RESUME_HOME && st->home != w) {
-        st->sub.kind = FK__SUB_FIBER;
-        fk__submit(w->pool, &st->sub, (int)st->home->id); /* the queue's release hands f over */
+    if (w->pool->opts.fiber_resume == FK_RESUME_HOME) {
+        if (st->home == w) {
+            ready_push(w, f);
+        } else {
+            st->sub.kind = FK__SUB_FIBER;
+            fk__submit(w->pool, &st->sub, (int)st->home->id); /* the queue's release hands f over */
+        }
         return;
     }
-    ready_push(w, f);
+    /* (Only if a thief asked for work: publishing makes the owner's own pops of these slots
+     * take the slow path; a push answers one request with one slot, not a burst.) */
+    int asked = atomic_load_explicit(&w->hot->limit, memory_order_relaxed) == NULL;
+    uint64_t words[1] = {(uint64_t)(uintptr_t)f};
+    fk__push_record(resume_thunk, LINK_RESUME, NULL, words, 1);
+    if (asked)
+        fk__deque_publish_all(w);
+}
+
+/* The newest record of this worker's deque, if it resumes a fiber: that fiber (park() goes
+ * straight to it); else NULL. */
+static fk__fiber *resume_pop(void) {
+    const fk__record *r = fk__pop_record_of(LINK_RESUME);
+    return r ? (fk__fiber *)(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed) : NULL;
 }
 
 /* A fiber that will run the worker loop: an idle one, or a new one. */
@@ -841,6 +875,8 @@ static void park(fk_worker *w, fmsg *m) {
         fk__stack_replace(w);
     }
     fk__fiber *next = ready_pop(w); /* (a ready fiber adopts its own frame stack, below) */
+    if (!next)
+        next = resume_pop();
     if (!next)
         next = loop_fiber(w);
     fmsg *got = fk__fiber_switch(self, next, m);

@@ -269,6 +269,31 @@ TEST(deque_pop_empty_takes_nothing) {
     free(owner);
 }
 
+/* A thief's request is answered when the owner pops, not only when it pushes (Lace answers at
+ * both spawn and sync): an owner that pushed a burst and now pops it back (a join running its
+ * children one after another) hands the oldest to an idle thief at its next pop.  Without it
+ * the thief waited for the owner's next push, or for a forced publication (100 us later):
+ * the M:N heat workload's fork-join per time step barely sped up.  Deterministic, one thread
+ * playing both parts. */
+TEST(deque_request_answered_at_pop) {
+    owner = make_owner();
+    fk_frame f;
+    memset(&f, 0, sizeof f);
+    for (uint64_t id = 0; id < 8; id++) /* all private: nobody asked yet */
+        push(id);
+    fk__slot s;
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* ... and asks */
+    ASSERT(pop(&f));                                   /* the owner takes back its newest (7) */
+    ASSERT_MSG(fk__steal(owner, &s) == FK__STEAL_OK, "the owner popped without answering the thief's request");
+    ASSERT_EQ_U(slot_id(&s), 0); /* the oldest */
+    for (int k = 6; k >= 1; k--) /* the rest, newest first, every one once */
+        ASSERT_MSG(pop(&f) || fk__steal(owner, &s) == FK__STEAL_OK, "item %d lost", k);
+    ASSERT(!pop(&f));
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY);
+    fk__deque_destroy(owner);
+    free(owner);
+}
+
 /* ---- the MPSC submission queue ------------------------------------------------------------ */
 
 #define PRODUCERS 4
@@ -323,6 +348,7 @@ int main(int argc, char **argv) {
     return test_main(argc, argv, (struct test_case[]){
         TEST_CASE(deque_owner_only, 30),
         TEST_CASE(deque_pop_empty_takes_nothing, 30),
+        TEST_CASE(deque_request_answered_at_pop, 30),
         TEST_CASE(deque_small_bursts, 120),
         TEST_CASE(deque_long_bursts, 120),
         TEST_CASE(deque_forced_publication, 120),

@@ -983,6 +983,67 @@ TEST(many_fibers_parked_on_a_counter) {
     }
 }
 
+/* FK_RESUME_ANY: a fiber made ready may continue on any worker, not only on the one that
+ * made it ready (FiberTaskingLib).  16 spawned tasks park on a gate; the root opens it, which
+ * makes all 16 ready on the root's worker; each then works 2 ms and notes its worker.  An
+ * idle worker must take some of them: with ready fibers that only their waker could resume,
+ * every one ran on the root's worker, one after another (the M:N heat workload at P = 2
+ * then ran slower than on one worker).  FK_RESUME_HOME: each goes back to its own worker. */
+typedef struct {
+    fk_counter *gate, *arrived;
+    _Atomic uint32_t *ran_on; /* bit w: a task continued on worker w after the gate */
+} ready_args;
+
+static void ready_task(void *arg) {
+    ready_args *a = arg;
+    fk_counter_done(a->arrived);
+    fk_counter_wait(a->gate);
+    double t0 = test_now();
+    while (test_now() - t0 < 0.002)
+        ;
+    atomic_fetch_or(a->ran_on, 1u << FK_WORKER_ID());
+}
+
+typedef struct {
+    fk_frame fk;
+    fk_counter gate, arrived, all;
+    _Atomic uint32_t ran_on;
+    ready_args a;
+} ready_frame;
+
+FK_TASK(ready_root, int64_t, ready_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    fk_counter_init(&f->gate, 1);
+    fk_counter_init(&f->arrived, (uint32_t)n);
+    fk_counter_init(&f->all, 0);
+    atomic_store(&f->ran_on, 0);
+    f->a = (ready_args){&f->gate, &f->arrived, &f->ran_on};
+    for (int i = 0; i < n; i++)
+        fk_spawn(&f->all, ready_task, &f->a);
+    fk_counter_wait(&f->arrived);
+    /* Every task has counted itself in; give the last ones time to park too (the time between
+     * the two is nanoseconds: 50 ms covers a busy machine's delays) */
+    nanosleep(&(struct timespec){0, 50 * 1000 * 1000}, NULL);
+    fk_counter_done(&f->gate); /* all n are ready now, on this worker */
+    fk_counter_wait(&f->all);
+    FK_RETURN((int64_t)atomic_load(&f->ran_on));
+} FK_END
+
+TEST(ready_fibers_run_anywhere) {
+    uint32_t seen = 0;
+    double t0 = test_now();
+    for (int tries = 0; seen != 3 && test_now() - t0 < 30; tries++) {
+        fk_pool *p = fiber_pool(2, FK_SCHED_BUSY, FK_RESUME_ANY, "64K");
+        int64_t r = 0;
+        ASSERT_EQ(FK_RUN(p, &r, ready_root, 16), 0);
+        seen = (uint32_t)r;
+        fk_pool_destroy(p);
+    }
+    printf("  16 fibers made ready at once on one worker continued on workers %s%s\n", seen & 1 ? "0 " : "",
+           seen & 2 ? "1" : "");
+    ASSERT_MSG(seen == 3, "fibers made ready on one worker never continued on the other (workers seen: %#x)", seen);
+}
+
 /* Counters under contention: many tasks on every worker decrement one counter that several
  * fibers and an outside thread wait on; every waiter wakes exactly when it reaches zero. */
 typedef struct {
@@ -1749,6 +1810,7 @@ int main(int argc, char **argv) {
         TEST_CASE(counter_spawn_wait, 120),
         TEST_CASE(join_after_parked_call, 30),
         TEST_CASE(many_fibers_parked_on_a_counter, 120),
+        TEST_CASE(ready_fibers_run_anywhere, 60),
         TEST_CASE(counter_contention, 120),
         TEST_CASE(lazy_all_fibers_parked, 60),
 #else
