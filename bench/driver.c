@@ -196,6 +196,7 @@ static void *measure(void *arg) {
                                   : FK_STACK == FK_STACK_LIN ? "linear"
                                   : FK_STACK == FK_STACK_NATIVE ? "native"
                                                                 : "fiber"));
+    json_object_set_new(json_object_get(doc, "pool"), "force_after_us", json_integer(po.force_after_us));
 #if FK_STACK == FK_STACK_FIBER
     json_object_set_new(json_object_get(doc, "pool"), "fiber_resume", json_string(fk_fiber_resume_name(po.fiber_resume)));
     json_object_set_new(json_object_get(doc, "pool"), "fiber_stack_bytes", json_integer((json_int_t)po.fiber_stack_bytes));

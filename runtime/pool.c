@@ -51,6 +51,7 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->leap_stack_bytes = FK_LEAP_RANDOM_STACK;
     o->fiber_stack_bytes = FK_FIBER_STACK_BYTES;
     o->fiber_resume = FK_RESUME_ANY;
+    o->force_after_us = FK_FORCE_AFTER_NS / 1000;
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
     const char *s = getenv("FORKSCOPE_WORKERS");
     if (s) {
@@ -79,6 +80,15 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     s = getenv("FORKSCOPE_FIBER_RESUME");
     if (s && fk_fiber_resume_parse(s, &o->fiber_resume))
         fprintf(stderr, "forkscope: ignoring FORKSCOPE_FIBER_RESUME=%s: not any or home\n", s);
+    s = getenv("FORKSCOPE_FORCE_AFTER");
+    if (s) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (*s && !*end && v <= 10000000)
+            o->force_after_us = (uint32_t)v;
+        else
+            fprintf(stderr, "forkscope: ignoring FORKSCOPE_FORCE_AFTER=%s: not microseconds in 0..10000000\n", s);
+    }
 }
 
 const char *fk_fiber_resume_name(fk_fiber_resume r) {

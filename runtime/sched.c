@@ -564,20 +564,23 @@ static void run_stolen(fk_worker *w, fk__slot *s) {
 #endif
 }
 
-/* A thief that has found nothing for FK_FORCE_AFTER_NS forces a victim that holds private
- * work to publish it (deque.c), at most once per FK_FORCE_INTERVAL_NS in the whole pool:
- * each forcing costs every busy worker an interrupt. */
+/* A thief that has found nothing for opts.force_after_us (FK_FORCE_AFTER_NS) forces a victim
+ * that holds private work to publish it (deque.c), at most once per half that time in the
+ * whole pool: each forcing costs every busy worker an interrupt. */
 static int try_force(fk_worker *w, fk_worker *v) {
     fk_pool *p = w->pool;
+    uint64_t after = (uint64_t)p->opts.force_after_us * 1000;
+    if (!after)
+        return 0;
     uint64_t now = now_ns();
     if (!w->hungry_since) {
         w->hungry_since = now;
         return 0;
     }
-    if (now - w->hungry_since < FK_FORCE_AFTER_NS)
+    if (now - w->hungry_since < after)
         return 0;
     uint64_t next = atomic_load_explicit(&p->force_next, memory_order_relaxed);
-    if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, now + FK_FORCE_INTERVAL_NS,
+    if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, now + after / 2,
                                                                memory_order_relaxed, memory_order_relaxed))
         return 0;
     if (!fk__force_publish(v))

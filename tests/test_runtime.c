@@ -587,6 +587,43 @@ static void greedy_on(fk_sched sched) {
     }
 }
 
+/* The forcing delay is a setting (FORKSCOPE_FORCE_AFTER, microseconds; 0: never force), for
+ * A/B tests of the trade-off between idle thieves and interrupted owners.  Parsed, a bad
+ * value ignored with a message; 0 forces nothing even when a leaf holds work from a thief. */
+static void bad_force_after(void *arg) {
+    (void)arg;
+    setenv("FORKSCOPE_FORCE_AFTER", "20us", 1);
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    _exit(o.force_after_us == FK_FORCE_AFTER_NS / 1000 ? 0 : 1);
+}
+
+TEST(force_after_setting) {
+    fk_pool_opts o;
+    ASSERT_EQ(setenv("FORKSCOPE_FORCE_AFTER", "7", 1), 0);
+    fk_pool_opts_init(&o);
+    unsetenv("FORKSCOPE_FORCE_AFTER");
+    ASSERT_EQ_U(o.force_after_us, 7);
+    char *err;
+    int st = test_run_capturing(bad_force_after, NULL, &err);
+    ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a malformed FORKSCOPE_FORCE_AFTER changed the setting: %s", err);
+    ASSERT_STR_CONTAINS(err, "ignoring FORKSCOPE_FORCE_AFTER=20us");
+    free(err);
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.force_after_us = 0;
+    fk_pool *p;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int64_t r = 0;
+    const struct nap_case c = {"a loop of 4 forked 10 ms leaves", 4, 0, 10};
+    nap_run(p, &c, &r);
+    ASSERT_EQ(r, 4);
+    fk_stats sum;
+    fk_pool_stats(p, &sum, NULL);
+    ASSERT_EQ_U(sum.forced, 0);
+    fk_pool_destroy(p);
+}
+
 TEST(greedy_busy) { greedy_on(FK_SCHED_BUSY); }
 TEST(greedy_lazy) { greedy_on(FK_SCHED_LAZY); }
 
@@ -1797,6 +1834,7 @@ int main(int argc, char **argv) {
         TEST_CASE(deep_chain, 60),
         TEST_CASE(lazy_no_hang, 120),
         TEST_CASE(lazy_idle_cpu, 30),
+        TEST_CASE(force_after_setting, 30),
         TEST_CASE(greedy_busy, 60),
         TEST_CASE(greedy_lazy, 60),
         TEST_CASE(greedy_meet_busy, 90),

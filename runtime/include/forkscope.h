@@ -171,6 +171,9 @@ typedef struct fk_pool_opts {
                                   shallower than this (bounds the C stack; see config.h) */
     size_t fiber_stack_bytes;  /* fibers: the stack of each fiber (bounds a task tree's depth) */
     fk_fiber_resume fiber_resume; /* fibers: where a parked fiber resumes */
+    uint32_t force_after_us;   /* greediness: a thief that has found no work for this long forces
+                                  a victim holding private work to publish it (a membarrier(),
+                                  at most once per force_after_us / 2 pool-wide); 0: never */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
 } fk_pool_opts;
 
@@ -179,7 +182,7 @@ typedef struct fk_pool_opts {
  *   FORKSCOPE_PLACEMENT (compact|spread|none), FORKSCOPE_VICTIMS (topo|uniform),
  *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK,
  *   FORKSCOPE_FIBER_STACK (sizes in bytes, K/M/G suffixes allowed), FORKSCOPE_FIBER_RESUME
- *   (any|home).
+ *   (any|home), FORKSCOPE_FORCE_AFTER (microseconds).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);
 

@@ -127,7 +127,8 @@
 #endif
 
 /* Greediness: a thief that has found no work for this long forces a victim holding private
- * work to publish it (a membarrier() in deque.c), at most once per interval pool-wide. */
+ * work to publish it (a membarrier() in deque.c), at most once per half of it pool-wide.  The
+ * default of fk_pool_opts.force_after_us (FORKSCOPE_FORCE_AFTER). */
 #ifndef FK_FORCE_AFTER_NS
 #define FK_FORCE_AFTER_NS 100000u
 #endif
@@ -142,9 +143,6 @@
 #endif
 #ifndef FK_LEAP_RANDOM_STACK
 #define FK_LEAP_RANDOM_STACK (16u << 20)
-#endif
-#ifndef FK_FORCE_INTERVAL_NS
-#define FK_FORCE_INTERVAL_NS 50000u
 #endif
 
 #endif
