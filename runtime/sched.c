@@ -225,6 +225,7 @@ static void run_record(fk_worker *w, const fk__record *r) {
 }
 #elif FK_STACK == FK_STACK_FIBER
 static void make_ready(fk_worker *w, fk__fiber *f);
+static void ready_push(fk_worker *w, fk__fiber *f);
 
 /* Fibers: a record runs on the current fiber; if it parks, the fiber may finish it on
  * another worker.  Then the record reports to its parent's join cell (the last arrival
@@ -662,7 +663,12 @@ static int local_work(fk_worker *w) {
 #if FK_STACK == FK_STACK_FIBER
             if (sub->kind == FK__SUB_FIBER) { /* a fiber of ours became ready elsewhere */
                 fk__fstate *st = (fk__fstate *)(void *)sub;
-                make_ready(w, st->fiber);
+                if (st->move_to == w) { /* FK_SWITCH_TO: here, and nowhere else */
+                    st->move_to = NULL;
+                    ready_push(w, st->fiber);
+                } else {
+                    make_ready(w, st->fiber);
+                }
                 continue;
             }
 #endif
@@ -735,13 +741,14 @@ static void worker_loop(fk_worker *w) {
  * No termination counting: a root's submitter waits for the root's own completion flag,
  * and an idle worker is a thief (lazy: it may sleep) whatever its parked fibers wait for. */
 
-enum { FMSG_PARK = 1, FMSG_WAIT = 2, FMSG_RELEASE = 3 };
+enum { FMSG_PARK = 1, FMSG_WAIT = 2, FMSG_RELEASE = 3, FMSG_MOVE = 4 };
 typedef struct fmsg {
     int kind;
     fk__fiber *fiber; /* the fiber that parked (PARK, WAIT) or left for good (RELEASE) */
     fk_frame *frame;  /* PARK: its join cell and how many children it waits for */
     uint32_t stolen;
     fk_counter *counter; /* WAIT: the counter it waits on */
+    unsigned to;         /* MOVE: the worker it continues on */
 } fmsg;
 
 static _Noreturn void fiber_loop_entry(void *arg, void *data);
@@ -776,7 +783,7 @@ static fk__fiber *ready_pop(fk_worker *w) {
  * fiber is left for good (the resumed one puts it in the idle list) and f continues. */
 static void resume_thunk(const fk__record *r) {
     fk__fiber *f = (fk__fiber *)(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed);
-    fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL};
+    fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
     fk__fiber_exit_to(m.fiber, f, &m);
 }
 
@@ -843,6 +850,14 @@ static void after_switch(fk_worker *w, fmsg *m) {
         idle_put(w, m->fiber);
         return;
     }
+    if (m->kind == FMSG_MOVE) { /* to worker `to`'s ready list, through its inbox */
+        fk__fstate *st = m->fiber->user;
+        st->move_to = w->pool->workers[m->to];
+        st->home = st->move_to; /* (resume home: it lives there now) */
+        st->sub.kind = FK__SUB_FIBER;
+        fk__submit(w->pool, &st->sub, (int)m->to); /* the queue's release hands it over */
+        return;
+    }
     if (m->kind == FMSG_WAIT) {
         /* Under the lock, against fk_counter_done's (counter.c): it takes the waiters after
          * the count reached zero; a zero it made before we look is seen here. */
@@ -895,10 +910,22 @@ static void park(fk_worker *w, fmsg *m) {
 void fk__fiber_join(fk_frame *f, uint32_t stolen) {
     /* Acquire: pairs with each child's release increment (their results). */
     if (atomic_load_explicit(&f->done, memory_order_acquire) != stolen) {
-        fmsg m = {FMSG_PARK, fk__fiber_current(), f, stolen, NULL};
+        fmsg m = {FMSG_PARK, fk__fiber_current(), f, stolen, NULL, 0};
         park(worker_now(), &m);
     }
     f->sync0 = 0;
+}
+
+/* FK_SWITCH_TO(k) on a fiber: park, and let worker k resume us (from its ready list, which
+ * no other worker takes from). */
+void fk__fiber_switch_to(unsigned k) {
+    fk_worker *w = worker_now();
+    if (k >= w->pool->n)
+        fk__fatal("FK_SWITCH_TO(%u): the pool has %u workers", k, w->pool->n);
+    if (k == w->id)
+        return;
+    fmsg m = {FMSG_MOVE, fk__fiber_current(), NULL, 0, NULL, k};
+    park(w, &m);
 }
 
 /* fk_counter_wait in a task: run the spawned work of the counter still on top of our deque,
@@ -908,7 +935,7 @@ void fk__fiber_wait_counter(fk_counter *c) {
     while ((uint32_t)atomic_load_explicit(&c->state, memory_order_acquire) != 0) {
         const fk__record *r = fk__pop_record_of(link);
         if (!r) {
-            fmsg m = {FMSG_WAIT, fk__fiber_current(), NULL, 0, c};
+            fmsg m = {FMSG_WAIT, fk__fiber_current(), NULL, 0, c, 0};
             park(worker_now(), &m);
             return;
         }
@@ -953,13 +980,13 @@ static _Noreturn void fiber_loop(void) {
         w = worker_now();
         fk_pool *p = w->pool;
         if (stopping(p)) {
-            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL};
+            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
             fk__fiber_exit_to(m.fiber, &w->main_fiber, &m);
         }
         fk__fiber *r = ready_pop(w);
         if (r) { /* resume it; this fiber, at its base, becomes idle */
             become_active(w);
-            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL};
+            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
             fk__fiber_exit_to(m.fiber, r, &m);
         }
         int did = local_work(w);

@@ -111,6 +111,7 @@ typedef struct fk__fstate {
     fk_worker *home;  /* the worker that made it (FK_RESUME_HOME: the only one it runs on) */
     fk_worker *parked_on; /* where it parked last (for the migration count) */
     void *stack;      /* its frame stack (FK_ALLOC blocks) while parked, or NULL */
+    fk_worker *move_to; /* FK_SWITCH_TO: the worker it is on its way to (ready there only) */
 } fk__fstate;
 #endif
 

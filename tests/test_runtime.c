@@ -1505,7 +1505,7 @@ TEST(run_on_worker) {
     }
 }
 
-#if !FK__NATIVE_FRAMES /* FK_SWITCH_TO moves frames between workers */
+#if !FK__NATIVE_FRAMES || FK_STACK == FK_STACK_FIBER /* FK_SWITCH_TO moves frames (or fibers) between workers */
 typedef struct {
     fk_frame fk;
     unsigned k, before, after;
@@ -1863,7 +1863,7 @@ int main(int argc, char **argv) {
         TEST_CASE(lazy_numa_thief_per_node, 120),
         TEST_CASE(topology_options, 30),
         TEST_CASE(run_on_worker, 60),
-#if !FK__NATIVE_FRAMES
+#if !FK__NATIVE_FRAMES || FK_STACK == FK_STACK_FIBER
         TEST_CASE(switch_to_worker, 60),
         TEST_CASE(switch_in_trees, 120),
 #endif

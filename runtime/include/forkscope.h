@@ -303,8 +303,10 @@ int fk_sched_parse(const char *name, fk_sched *out);
 #define FK_WORKER_ID() fk__worker_id()
 /* Inside a task, outside a fork-join scope, after FK_BEGIN: continue on worker k (for
  * example the thread that owns a resource that is not thread-safe).  The task's frame is
- * handed to k through k's submission queue; like a fork, this may resume the task on
- * another worker, so rule 1 applies.  Aborts if the pool has no worker k. */
+ * handed to k through k's submission queue (fibers: the task's fiber parks and k resumes
+ * it); like a fork, this may resume the task on another worker, so rule 1 applies.  Aborts
+ * if the pool has no worker k.  Not in child-native builds (a compile-time error): a frame
+ * in a C stack frame cannot move. */
 #define FK_SWITCH_TO(k) FK__SWITCH(__COUNTER__, k)
 
 /* ---- the task macros ----------------------------------------------------------------- */

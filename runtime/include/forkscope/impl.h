@@ -1004,12 +1004,24 @@ fk__begin:;                                                                     
         }                                                                                  \
     } while (0)
 
+#if FK_STACK == FK_STACK_FIBER
+/* Fibers: the task's whole stack moves; its fiber parks and is resumed on worker k. */
+void fk__fiber_switch_to(unsigned worker);
+#define FK__SWITCH(L, k)                                                                   \
+    do {                                                                                   \
+        (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
+        FK__CHECK(fk__has_frame, "FK_SWITCH_TO before FK_BEGIN");                          \
+        FK__CHECK(fk__self->dbg_scope == 0, "FK_SWITCH_TO inside a fork-join scope");      \
+        fk__fiber_switch_to((unsigned)(k));                                                \
+    } while (0)
+#else
 #define FK__SWITCH(L, k)                                                                   \
     do {                                                                                   \
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         _Static_assert(0, "FK_SWITCH_TO needs frames that can move between workers: not available " \
-                          "with native frames (child-native, child-fiber); use a seg or lin variant"); \
+                          "with native frames (child-native); use a seg, lin or fiber variant"); \
     } while (0)
+#endif
 
 #endif
 
