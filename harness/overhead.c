@@ -165,39 +165,56 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     const char *kernel = cfg->icount_kernel;
     int n1 = cfg->icount_n[0], n2 = cfg->icount_n[1];
     double calls1 = fib_calls(n1), calls2 = fib_calls(n2);
+    /* One row per driver executable: a variant of another build ("drivers") is its own row,
+     * labelled with the variant's name (two builds of one variant would otherwise share a
+     * label, and a callgrind file). */
     struct row {
-        char driver[64];
+        char driver[96]; /* fk-bench-X, or NAME:fk-bench-X for another build's */
+        char *path;
         unsigned long long ir1, ir2;
         double per_call;
     } rows[64];
     size_t nrows = 0;
     double serial = NAN;
-    for (size_t i = 0; i < cfg->nvariants && nrows < 64; i++) {
+    int rc = HX_OK;
+    for (size_t i = 0; i < cfg->nvariants && nrows < 64 && rc == HX_OK; i++) {
         const hx_variant *v = &cfg->variants[i];
-        if (v->kind == HX_VARIANT_BASELINE)
-            continue;
-        int seen = 0;
-        for (size_t k = 0; k < nrows; k++)
-            seen |= !strcmp(rows[k].driver, v->driver);
-        if (seen)
+        if (v->kind == HX_VARIANT_BASELINE || v->kind == HX_VARIANT_COMMAND)
             continue;
         char path[PATH_MAX];
         if (hx_variant_driver_path(v, path, sizeof path)) {
             fprintf(stderr, "forkscope: instructions: cannot find the driver of %s\n", v->name);
-            return HX_ETOOL;
+            rc = HX_ETOOL;
+            break;
         }
+        int seen = 0;
+        for (size_t k = 0; k < nrows; k++)
+            seen |= !strcmp(rows[k].path, path);
+        if (seen)
+            continue;
         struct row *r = &rows[nrows];
-        snprintf(r->driver, sizeof r->driver, "%s", v->driver);
-        fprintf(stderr, "forkscope: instructions: %s, %s(%d) and %s(%d) under callgrind\n", v->driver, kernel, n1,
-                kernel, n2);
-        if (count_one(l, intr_fd, valgrind, annotate, path, v->driver, kernel, n1, dir, &r->ir1) ||
-            count_one(l, intr_fd, valgrind, annotate, path, v->driver, kernel, n2, dir, &r->ir2))
-            return HX_ERUNS_FAILED;
-        r->per_call = ((double)r->ir2 - (double)r->ir1) / (calls2 - calls1);
-        if (v->kind == HX_VARIANT_SERIAL)
-            serial = r->per_call;
+        if (v->drivers[0])
+            snprintf(r->driver, sizeof r->driver, "%s:%s", v->name, v->driver);
+        else
+            snprintf(r->driver, sizeof r->driver, "%s", v->driver);
+        r->path = hx_xstrdup(path);
         nrows++;
+        const char *file = v->drivers[0] ? v->name : v->driver; /* (names: [A-Za-z0-9_.-]) */
+        fprintf(stderr, "forkscope: instructions: %s, %s(%d) and %s(%d) under callgrind\n", r->driver, kernel, n1,
+                kernel, n2);
+        if (count_one(l, intr_fd, valgrind, annotate, path, file, kernel, n1, dir, &r->ir1) ||
+            count_one(l, intr_fd, valgrind, annotate, path, file, kernel, n2, dir, &r->ir2)) {
+            rc = HX_ERUNS_FAILED;
+            break;
+        }
+        r->per_call = ((double)r->ir2 - (double)r->ir1) / (calls2 - calls1);
+        if (v->kind == HX_VARIANT_SERIAL && !v->drivers[0])
+            serial = r->per_call;
     }
+    for (size_t k = 0; k < nrows; k++)
+        free(rows[k].path);
+    if (rc != HX_OK)
+        return rc;
     char path[PATH_MAX], tmp[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/instructions.csv", dir);
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
@@ -220,7 +237,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
             fprintf(stderr, "  (%.2fx serial)", rows[k].per_call / serial);
         fputc('\n', stderr);
     }
-    int rc = hx_atomic_commit(f, tmp, path);
+    rc = hx_atomic_commit(f, tmp, path);
     if (rc) {
         fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
         return HX_EIO;
@@ -317,10 +334,10 @@ static void write_instructions(FILE *f, const char *dir) {
             header = 0;
             continue;
         }
-        char driver[64], kernel[32];
+        char driver[96], kernel[32];
         int n1, n2;
         double per, vs = NAN;
-        int got = sscanf(line, "%63[^,],%31[^,],%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%lf,%lf", driver, kernel, &n1, &n2,
+        int got = sscanf(line, "%95[^,],%31[^,],%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%lf,%lf", driver, kernel, &n1, &n2,
                          &per, &vs);
         if (got < 5)
             continue;

@@ -703,6 +703,51 @@ TEST(variant_env) {
     }
 }
 
+/* "instructions" counts every driver executable once, and two builds of one variant are two
+ * rows, each under its variant's name (they once shared the label "fk-bench-serial" and one
+ * callgrind file, and the second build's count replaced the first).  Two directories holding
+ * the serial driver: two rows, named; real callgrind runs (valgrind is installed by setup). */
+TEST(instructions_per_build) {
+    char real[PATH_MAX];
+    ASSERT_MSG(realpath("build/bin/fk-bench-serial", real), "no build/bin/fk-bench-serial (run from the top, after make)");
+    unsetenv("FORKSCOPE_DRIVER");
+    char dir[64], cfg[128], out[128], a[160], b[160], path[PATH_MAX + 64];
+    tmpdir(dir, sizeof dir);
+    snprintf(a, sizeof a, "%s/a", dir);
+    snprintf(b, sizeof b, "%s/b", dir);
+    ASSERT_EQ(mkdir(a, 0777), 0);
+    ASSERT_EQ(mkdir(b, 0777), 0);
+    snprintf(path, sizeof path, "%s/fk-bench-serial", a);
+    ASSERT_EQ(symlink(real, path), 0);
+    snprintf(path, sizeof path, "%s/fk-bench-serial", b);
+    ASSERT_EQ(symlink(real, path), 0);
+    snprintf(cfg, sizeof cfg, "%s/i.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    char text[1024];
+    snprintf(text, sizeof text,
+             "{\"name\": \"i\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 5}}],"
+             " \"variants\": [{\"name\": \"one\", \"variant\": \"serial\", \"drivers\": \"%s\"},"
+             " {\"name\": \"two\", \"variant\": \"serial\", \"drivers\": \"%s\"}],"
+             " \"workers\": [1], \"repetitions\": 1, \"warmup\": 0, \"calibrate\": false,"
+             " \"instructions\": {\"kernel\": \"fib\", \"n\": [4, 8]}}\n",
+             a, b);
+    write_text(cfg, text);
+    char *log = NULL;
+    int rc = sweep(cfg, out, 0, NULL, &log);
+    ASSERT_MSG(rc == HX_OK, "sweep: %d; %s", rc, log);
+    free(log);
+    snprintf(path, sizeof path, "%s/instructions.csv", out);
+    char *csv = read_text(path, NULL);
+    ASSERT_MSG(csv, "no %s", path);
+    ASSERT_STR_CONTAINS(csv, "\none:fk-bench-serial,fib,4,8,");
+    ASSERT_STR_CONTAINS(csv, "\ntwo:fk-bench-serial,fib,4,8,");
+    free(csv);
+    snprintf(path, sizeof path, "%s/callgrind/one-fib8.out", out);
+    ASSERT_MSG(access(path, F_OK) == 0, "no %s", path);
+    snprintf(path, sizeof path, "%s/callgrind/two-fib8.out", out);
+    ASSERT_MSG(access(path, F_OK) == 0, "no %s", path);
+}
+
 /* ---- runtimes by command ----------------------------------------------------------------------- */
 
 /* Command variants (harness/command.h) run the programs of tests/fixtures/cmd: the right
@@ -1067,7 +1112,8 @@ int main(int argc, char **argv) {
                          TEST_CASE(dry_run_plan, 10),
                          TEST_CASE(plan_stage, 10),
                          TEST_CASE(paired_order, 10),
-                         TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
+                         TEST_CASE(instructions_per_build, 120),
+        TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(command_variants, 30),
                          TEST_CASE(command_expected_answers, 10),
                          TEST_CASE(record_and_env_fields, 20),
