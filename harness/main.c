@@ -12,6 +12,7 @@
 #include "harness/envinfo.h"
 #include "harness/errors.h"
 #include "harness/launch.h"
+#include "harness/slurm.h"
 #include "harness/sweep.h"
 #include "harness/variants.h"
 
@@ -48,6 +49,9 @@ static void help(FILE *out) {
             "  compare DIR --a VARIANT --b VARIANT | compare DIR_A DIR_B [--variant V]\n"
             "        B against A with statistics: ratio, 95%% interval, Holm-adjusted p, verdict per\n"
             "        cell, for time, memory and the memory exponent (compare --help).\n"
+            "  slurm submit CONFIG [-o DIR] [--shards N] [--max-parallel K] [...] | slurm status|resubmit|merge DIR\n"
+            "        The sweep as a SLURM job array: shards of whole cell families, one node each;\n"
+            "        status, resubmit what is missing, merge into DIR (forkscope slurm --help).\n"
             "  --help, --version\n"
             "\n"
             "Environment:\n"
@@ -295,6 +299,8 @@ static int command(int argc, char **argv) {
         return hx_cmd_fit(argc - 1, argv + 1);
     if (!strcmp(cmd, "plot"))
         return hx_cmd_plot(argc - 1, argv + 1);
+    if (!strcmp(cmd, "slurm"))
+        return hx_cmd_slurm(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return hx_cmd_compare(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);

@@ -770,51 +770,19 @@ static int find_on_path(const char *name, char *out, size_t len) {
     return -1;
 }
 
-/* Runs gnuplot with args (NULL-terminated, argv[0] included); its stdout and stderr together
- * are returned in *output (malloc'd).  Returns the exit status, or -1 (and errno) if it could
- * not be started, 128 + signal if killed. */
+/* Runs gnuplot (exe) with args (NULL-terminated; args[0] is replaced by exe); its stdout and
+ * stderr together in *output (malloc'd).  The exit status, or -1 (and errno) if it could not
+ * be started, 128 + signal if killed. */
 static int run_gnuplot(const char *exe, const char *const args[], char **output) {
-    *output = NULL;
-    int fd[2];
-    if (pipe(fd))
-        return -1;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
-    posix_spawn_file_actions_addclose(&fa, fd[0]);
-    posix_spawn_file_actions_addclose(&fa, fd[1]);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    pid_t pid;
-    /* posix_spawn's argv is char *const[] for historical reasons; it does not write to it */
-    int rc = posix_spawn(&pid, exe, &fa, NULL, (char *const *)(uintptr_t)args, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd[1]);
-    if (rc) {
-        close(fd[0]);
-        errno = rc;
-        return -1;
-    }
-    size_t cap = 4096, len = 0;
-    char *buf = hx_xrealloc(NULL, cap);
-    ssize_t r;
-    for (;;) {
-        r = read(fd[0], buf + len, cap - len - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-        if (cap - len < 2)
-            buf = hx_xrealloc(buf, cap *= 2);
-    }
-    buf[len] = 0;
-    close(fd[0]);
-    int st;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-        ;
-    *output = buf;
-    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+    size_t n = 0;
+    while (args[n])
+        n++;
+    const char **argv = hx_xcalloc(n + 1, sizeof *argv);
+    for (size_t i = 0; i < n; i++)
+        argv[i] = i ? args[i] : exe;
+    int rc = hx_capture(argv, 1, output);
+    free(argv);
+    return rc;
 }
 
 /* Does gnuplot know terminal `t`?  list is GPVAL_TERMINALS (space separated). */

@@ -430,6 +430,8 @@ typedef struct sweep {
     int raw_fd;
     int raw_created;
     hx_progress *prog;
+    run *shard;    /* the runs this sweep runs: the plan's, or a shard's (owned then) */
+    size_t nshard;
 } sweep;
 
 /* The driver's command line for one run of cell c. */
@@ -604,6 +606,8 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
     json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
     json_object_set_new(rec, "started", json_string(when));
     json_object_set_new(rec, "note", note ? json_string(note) : json_null());
+    if (s->o->host)
+        json_object_set_new(rec, "host", json_string(s->o->host));
     return rec;
 }
 
@@ -898,6 +902,8 @@ static void print_power(FILE *out, const sweep *s) {
                  "  well above it, or more rounds\n");
 }
 
+double hx_plan_estimate(const hx_plan_cell *c, unsigned cores) { return estimate_run(c, cores); }
+
 /* ---- the sweep -------------------------------------------------------------------------------- */
 
 static int same_bytes(const char *path, const char *text, size_t len) {
@@ -913,7 +919,7 @@ static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *
 /* Stage 1: the configuration, the directory and the plan. */
 static int sweep_open(sweep *s) {
     const hx_sweep_opts *o = s->o;
-    int rc = hx_config_load(o->config_path, hx_online_cores(), &s->config, &s->diag);
+    int rc = hx_config_load(o->config_path, o->cores ? o->cores : hx_online_cores(), &s->config, &s->diag);
     if (rc) {
         hx_diag_print(&s->diag, stderr);
         if (rc == HX_ECONFIG)
@@ -1074,8 +1080,9 @@ static void env_note_resume(sweep *s, json_t *env, json_t *now) {
     json_t *resumes = json_object_get(env, "resumes");
     if (!json_is_array(resumes))
         json_object_set_new(env, "resumes", resumes = json_array());
-    json_array_append_new(resumes, json_pack("{s:O, s:O, s:O, s:O, s:O, s:I}", "date", json_object_get(now, "date"),
-                                             "host", json_object_get(now, "host"), "git_revision",
+    json_array_append_new(resumes, json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:I}", "date",
+                                             json_object_get(now, "date"), "host", json_object_get(now, "host"),
+                                             "cpu_model", json_object_get(now, "cpu_model"), "git_revision",
                                              json_object_get(now, "git_revision"), "git_dirty",
                                              json_object_get(now, "git_dirty"), "drivers",
                                              json_object_get(now, "drivers"), "runs_before", (json_int_t)s->already));
@@ -1193,6 +1200,34 @@ static int run_and_record(sweep *s, cell *c, unsigned rep) {
     return 0;
 }
 
+/* Is cell `id` one this sweep runs (every cell, or one of the shard's)? */
+static int in_shard(const sweep *s, const char *id) {
+    if (!s->o->only_cells)
+        return 1;
+    for (size_t i = 0; i < s->o->nonly_cells; i++)
+        if (!strcmp(s->o->only_cells[i], id))
+            return 1;
+    return 0;
+}
+
+/* The runs this sweep runs: the plan's, or those of the shard's cells (in the plan's order). */
+static void sweep_select(sweep *s) {
+    if (!s->o->only_cells) {
+        s->shard = s->pl.runs;
+        s->nshard = s->pl.nruns;
+        return;
+    }
+    char *mine = hx_xcalloc(s->pl.ncells + 1, 1);
+    for (size_t i = 0; i < s->pl.ncells; i++)
+        mine[i] = (char)in_shard(s, s->pl.cells[i].id);
+    s->shard = hx_xcalloc(s->pl.nruns + 1, sizeof *s->shard);
+    s->nshard = 0;
+    for (size_t i = 0; i < s->pl.nruns; i++)
+        if (mine[s->pl.runs[i].cell])
+            s->shard[s->nshard++] = s->pl.runs[i];
+    free(mine);
+}
+
 /* Stage 5: runs runs[0..n) of the plan in order, skipping those already recorded; *ran
  * counts the new records.  0, or the code that stopped it (HX_EINTERRUPTED on a signal). */
 static int sweep_run_shard(sweep *s, const run *runs, size_t n, size_t *ran) {
@@ -1216,7 +1251,7 @@ static int sweep_run_shard(sweep *s, const run *runs, size_t n, size_t *ran) {
 static int sweep_finish(sweep *s, size_t ran) {
     unsigned totals[NSTATUS] = {0};
     for (size_t i = 0; i < s->pl.ncells; i++)
-        for (int k = 0; k < NSTATUS; k++)
+        for (int k = 0; k < NSTATUS && in_shard(s, s->pl.cells[i].id); k++)
             totals[k] += s->pl.cells[i].fails[k];
     unsigned nfailed = 0;
     char ftext[256] = "";
@@ -1226,10 +1261,10 @@ static int sweep_finish(sweep *s, size_t ran) {
             snprintf(ftext + u, sizeof ftext - u, "%s%s:%u", u ? ";" : "", status_names[k], totals[k]);
             nfailed += totals[k];
         }
-    fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s->pl.nruns, s->raw_path, ran,
+    fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s->nshard, s->raw_path, ran,
             totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
     int rc = nfailed ? HX_ERUNS_FAILED : 0;
-    if (s->cfg->icount_n[1]) { /* after the timed runs: callgrind slows everything else down */
+    if (s->cfg->icount_n[1] && !s->o->no_instructions) { /* after the timed runs: callgrind slows everything else down */
         int e = hx_icount_run(s->cfg, s->dir, s->launcher, s->intr_fd);
         if (e && !rc)
             rc = e;
@@ -1238,6 +1273,8 @@ static int sweep_finish(sweep *s, size_t ran) {
 }
 
 static void sweep_close(sweep *s) {
+    if (s->shard != s->pl.runs)
+        free(s->shard);
     hx_progress_finish(s->prog);
     if (s->raw_fd >= 0)
         close(s->raw_fd);
@@ -1277,24 +1314,31 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
             print_power(o->plan_out ? o->plan_out : stdout, &s);
         goto out;
     }
+    sweep_select(&s);
     if ((rc = sweep_start(&s)))
         goto out;
-    s.prog = hx_progress_new(stderr, o->live_progress, s.pl.ncells, s.pl.nruns, s.cells_done, s.already);
-    if (s.already)
-        hx_progress_note(s.prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, s.already,
-                         s.pl.nruns);
+    size_t ncells = 0, cells_done = 0, already = 0;
+    for (size_t i = 0; i < s.pl.ncells; i++)
+        if (in_shard(&s, s.pl.cells[i].id)) {
+            ncells++;
+            cells_done += s.pl.cells[i].done >= s.pl.cells[i].reps;
+            already += s.pl.cells[i].done < s.pl.cells[i].reps ? s.pl.cells[i].done : s.pl.cells[i].reps;
+        }
+    s.prog = hx_progress_new(stderr, o->live_progress, ncells, s.nshard, cells_done, already);
+    if (already)
+        hx_progress_note(s.prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, already, s.nshard);
     if (s.cfg->memory_limit_mib)
         hx_progress_note(s.prog, "forkscope: memory limit %llu MiB per run by %s", s.cfg->memory_limit_mib,
                          hx_launcher_mechanism(s.launcher));
     size_t ran = 0;
-    rc = sweep_run_shard(&s, s.pl.runs, s.pl.nruns, &ran);
+    rc = sweep_run_shard(&s, s.shard, s.nshard, &ran);
     hx_progress_finish(s.prog);
     s.prog = NULL;
     if (rc == HX_EINTERRUPTED)
         fprintf(stderr,
                 "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
                 "  To continue: forkscope run %s -o %s --resume\n",
-                got_signal == SIGINT ? "SIGINT" : "SIGTERM", s.already + ran, s.pl.nruns, s.raw_path, s.cfg->path,
+                got_signal == SIGINT ? "SIGINT" : "SIGTERM", already + ran, s.nshard, s.raw_path, s.cfg->path,
                 s.dir);
     else if (!rc)
         rc = sweep_finish(&s, ran);

@@ -69,6 +69,8 @@ typedef struct hx_plan {
  * the same on every machine).  0, or HX_EINTERNAL if the cells outgrow their count (a
  * bug; p is then partly filled).  Free p with hx_plan_free either way. */
 int hx_plan_build(const hx_config *cfg, hx_plan *p);
+/* The built-in estimate of one run of a cell, in seconds (no earlier results). */
+double hx_plan_estimate(const hx_plan_cell *c, unsigned cores);
 void hx_plan_free(hx_plan *p);
 
 typedef struct hx_sweep_opts {
@@ -81,6 +83,14 @@ typedef struct hx_sweep_opts {
     FILE *plan_out;        /* where --dry-run prints the plan (NULL: stdout) */
     double effect, cv;     /* --dry-run's power calculation: the change to detect and the
                               noise assumed without earlier runs (fractions; 0: 5% and 3%) */
+    /* A shard (harness/slurm.h): only the runs of these cells (ids), in the plan's order;
+     * NULL: every run. */
+    const char *const *only_cells;
+    size_t nonly_cells;
+    const char *host;      /* if not NULL, every record gets "host": this (which node ran it) */
+    int no_instructions;   /* skip the "instructions" counts (a shard leaves them to no one) */
+    unsigned cores;        /* the cores the configuration expands with ("cores", oversubscription);
+                              0: this machine's online CPUs */
 } hx_sweep_opts;
 
 /* Runs (or, with dry_run, plans) the sweep.  The results directory used is written to dir

@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+extern char **environ;
 
 static void oom(void) {
     fputs("forkscope: out of memory\n", stderr);
@@ -288,4 +292,48 @@ const char *hx_strerror(int rc) {
     HX_ERR_MAP(X)
 #undef X
     return rc < 0 && rc >= -HX_ERRNO_MAX ? strerror(-rc) : "unknown error";
+}
+
+int hx_capture(const char *const argv[], int with_stderr, char **output) {
+    *output = NULL;
+    int fd[2];
+    if (pipe(fd))
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    if (with_stderr)
+        posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    posix_spawn_file_actions_addclose(&fa, fd[1]);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid;
+    /* posix_spawn's argv is char *const[] for historical reasons; it does not write to it */
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)(uintptr_t)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    if (rc) {
+        close(fd[0]);
+        errno = rc;
+        return -1;
+    }
+    size_t cap = 4096, len = 0;
+    char *buf = hx_xmalloc(cap);
+    for (;;) {
+        ssize_t r = read(fd[0], buf + len, cap - len - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+        if (cap - len < 2)
+            buf = hx_xrealloc(buf, cap *= 2);
+    }
+    buf[len] = 0;
+    close(fd[0]);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    *output = buf;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }

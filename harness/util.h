@@ -22,6 +22,12 @@ void hx_grow(void *arr, size_t *cap, size_t need, size_t sz);
  * Out of memory is errno ENOMEM, not an abort (a huge file is the caller's to report). */
 char *hx_read_file(const char *path, size_t *len);
 
+/* Runs argv (argv[0] searched in PATH unless it holds a '/'; stdin /dev/null) and returns its
+ * stdout — and its stderr too if with_stderr — in *output (malloc'd, NUL-terminated).  The
+ * exit status, 128 + the signal if killed, or -1 with errno if it could not be started
+ * (ENOENT: not found). */
+int hx_capture(const char *const argv[], int with_stderr, char **output);
+
 /* fsync of a directory (so that a rename in it is durable): 0 or -errno. */
 int hx_fsync_dir(const char *dir);
 /* Replaces path atomically with data: a temporary file beside it, fsync, rename, fsync of
