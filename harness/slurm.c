@@ -12,6 +12,8 @@
 #include "harness/analysis.h"
 #include "harness/config.h"
 #include "harness/errors.h"
+#include "harness/launch.h"
+#include "harness/overhead.h"
 #include "harness/slurm.h"
 #include "harness/sweep.h"
 #include "harness/util.h"
@@ -148,7 +150,7 @@ static json_t *slurm_tasks(json_t *m, int ended, const char **why) {
         const char *sq[] = {"squeue", "-h", "-r", "-j", id, "-o", "%K %T", NULL},
                    *sa[] = {"sacct", "-n", "-P", "-X", "-j", id, "-o", "JobID,State", NULL};
         char *out;
-        int rc = hx_capture(ended ? sa : sq, 0, &out);
+        int rc = hx_capture(ended ? sa : sq, 2, &out); /* (sacct complains where accounting is off) */
         if (rc < 0 && why)
             *why = ended ? "sacct not found" : "squeue not found";
         for (char *line = rc == 0 ? out : NULL; line && *line;
@@ -716,6 +718,23 @@ static int cmd_merge(int argc, char **argv) {
         fprintf(stderr, "forkscope slurm: %zu runs are missing: the analysis covers what exists "
                         "(forkscope slurm status %s)\n",
                 planned - got, dir);
+    /* "instructions": counted here, once (callgrind's counts do not depend on the node) */
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    hx_config cfg;
+    hx_diag d = {0};
+    if (hx_config_load(path, (unsigned)json_integer_value(json_object_get(m, "cores")), &cfg, &d) == 0) {
+        if (cfg.icount_n[1]) {
+            hx_launcher *l = NULL;
+            if (hx_launcher_start(&l) == 0) {
+                int ic = hx_icount_run(&cfg, dir, l, -1);
+                if (ic)
+                    fprintf(stderr, "forkscope slurm: the instruction counts failed (%s)\n", hx_strerror(ic));
+                hx_launcher_stop(l);
+            }
+        }
+        hx_config_free(&cfg);
+    }
+    hx_diag_free(&d);
     char *fit_argv[] = {(char *)"fit", (char *)dir, NULL}, *plot_argv[] = {(char *)"plot", (char *)dir, NULL};
     fflush(NULL);
     rc = hx_cmd_fit(2, fit_argv);

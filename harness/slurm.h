@@ -19,7 +19,9 @@
  * status counts each shard's recorded runs against its plan (the files win over SLURM's
  * state, which is shown beside them); resubmit submits the shards that miss runs and are not
  * queued; merge writes DIR/raw.jsonl (duplicates dropped) and env.json, refusing a cell whose
- * runs come from nodes of different CPU models, then fits and plots DIR as `run` does. */
+ * runs come from nodes of different CPU models, counts instructions if the configuration asks
+ * (here, once: callgrind's counts do not depend on the node), then fits and plots DIR as
+ * `run` does. */
 #ifndef HX_SLURM_H
 #define HX_SLURM_H
 

@@ -302,8 +302,10 @@ int hx_capture(const char *const argv[], int with_stderr, char **output) {
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
-    if (with_stderr)
+    if (with_stderr == 1)
         posix_spawn_file_actions_adddup2(&fa, fd[1], 2);
+    else if (with_stderr == 2)
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_addclose(&fa, fd[0]);
     posix_spawn_file_actions_addclose(&fa, fd[1]);
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);

@@ -23,7 +23,8 @@ void hx_grow(void *arr, size_t *cap, size_t need, size_t sz);
 char *hx_read_file(const char *path, size_t *len);
 
 /* Runs argv (argv[0] searched in PATH unless it holds a '/'; stdin /dev/null) and returns its
- * stdout — and its stderr too if with_stderr — in *output (malloc'd, NUL-terminated).  The
+ * stdout in *output (malloc'd, NUL-terminated); its stderr goes to ours (with_stderr 0),
+ * into *output too (1) or nowhere (2).  The
  * exit status, 128 + the signal if killed, or -1 with errno if it could not be started
  * (ENOENT: not found). */
 int hx_capture(const char *const argv[], int with_stderr, char **output);

@@ -37,7 +37,7 @@ cat > "$tmp/e2e.json" <<'JSON'
  "benchmarks": [{"name": "fib", "kernel": "fib", "params": {"n": 31}},
                 {"name": "nqueens", "kernel": "nqueens", "params": {"n": 10}}],
  "variants": ["cont-seg-busy", "serial"], "workers": [1, 2], "repetitions": 6, "warmup": 0,
- "calibrate": false, "order": "paired"}
+ "calibrate": false, "order": "paired", "instructions": {"kernel": "fib", "n": [4, 8]}}
 JSON
 out=$("$FS" slurm submit "$tmp/e2e.json" -o "$tmp/c" --shards 2 --max-parallel 1 2>&1)
 job=$(echo "$out" | sed -n 's/.*submitted job \([0-9]*\).*/\1/p')
@@ -85,6 +85,8 @@ check "the same runs as the local sweep, none twice" \
 check "every merged record names its node" \
     '[ "$(grep -c "\"host\"" "$tmp/c/raw.jsonl")" = "$(grep -c . "$tmp/c/raw.jsonl")" ]'
 check "the analysis of the merged directory" '[ -s "$tmp/c/summary.csv" ] && [ -s "$tmp/c/report.md" ]'
+check "instructions counted once, by merge, not by the shards" \
+    'grep -q "^fk-bench-cont-seg,fib,4,8," "$tmp/c/instructions.csv" && [ ! -e "$tmp/c/shards/0/instructions.csv" ]'
 
 # A cell whose runs come from nodes of different CPU models is not merged: shard 1's first run
 # made to come from another node (as a resubmission to another partition would).

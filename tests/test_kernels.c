@@ -1,4 +1,4 @@
-/* test_kernels.c — fib, integrate, matmul, nqueens (and the calibrate kernel) at small sizes,
+/* test_kernels.c — fib, integrate, matmul, nqueens, the M:N workloads (and the calibrate kernel) at small sizes,
  * verified, in whatever this binary was built as: a runtime variant (1-4 workers, busy and
  * lazy), the serial projection, or an OpenMP baseline (1-4 threads).  Also the driver's
  * command line: bad options give a one-line error naming the option and a non-zero exit. */
