@@ -9,6 +9,7 @@
 #   make check-debug  runtime tests with FK_DEBUG misuse checks
 #   make check-aarch64  the fiber switch cross-compiled for aarch64, run under qemu-user
 #   make check-slurm  forkscope slurm end to end on a one-node SLURM cluster it starts
+#   make check-model  the SPIN models of the protocols (models/), and their mutations refuted
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -216,7 +217,7 @@ $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES
 common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: all setup check check-rel check-slurm check-debug check-tsan check-asan check-aarch64 warnings bench run clean
+.PHONY: all setup check check-rel check-model check-slurm check-debug check-tsan check-asan check-aarch64 warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -243,7 +244,7 @@ check: setup
 	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
 	  $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) \
 	  $(BUILD)/aarch64/tests/test_fiber
-	@$(MAKE) --no-print-directory -j1 -k check-rel check-slurm check-debug check-tsan check-asan check-aarch64; \
+	@$(MAKE) --no-print-directory -j1 -k check-rel check-model check-slurm check-debug check-tsan check-asan check-aarch64; \
 	  scripts/run-tests.sh --summary
 
 check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
@@ -256,6 +257,10 @@ check-debug: $(call rt_tests,debug)
 # (and the M:N workloads on fibers and on continuation stealing: their barriers, counters and
 # hand-offs are runtime code paths the runtime tests reach less often)
 MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
+# The protocols' SPIN models (models/), verified at small bounds, and their mutations refuted
+check-model:
+	@scripts/run-tests.sh model scripts/check-models.sh
+
 # forkscope slurm end to end on a one-node SLURM cluster started by the test (slurm-wlm, munge)
 check-slurm: $(BUILD)/bin/forkscope $(DRIVERS)
 	@scripts/run-tests.sh slurm scripts/slurm-e2e.sh

@@ -204,8 +204,9 @@ static void publish(fk_worker *w, uint64_t n) {
 }
 
 /* A pop's slow path (owner, under dq_lock; bottom already moved down to i, the slot being
- * taken back): if a thief asked for work, publish the oldest private slots below i (never i
- * itself: the owner is taking it) and clear the request.  Answering at pops as well as at
+ * taken back): if a thief asked for work, publish the oldest private slots below i (not i
+ * itself: the owner is taking it, and would only have to reclaim it through the public path;
+ * models/deque.pml checks that this is speed, not safety) and clear the request.  Answering at pops as well as at
  * pushes (Lace does at spawn and sync) matters to an owner that pushed a burst and pops it
  * back: a join running its children, a loop of forks per time step. */
 static void answer_at_pop(fk_worker *w, uint64_t i) {
