@@ -10,6 +10,7 @@
 #   make check-aarch64  the fiber switch cross-compiled for aarch64, run under qemu-user
 #   make check-slurm  forkscope slurm end to end on a one-node SLURM cluster it starts
 #   make check-model  the SPIN models of the protocols (models/), and their mutations refuted
+#   make check-small  deque and runtime tests with 4-slot deques (growth and wrap all the time)
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -56,6 +57,10 @@ MODE_rel   := -O3 -g -DNDEBUG -fno-pie
 MODE_debug := -O1 -g -DFK_DEBUG=1 -fno-pie
 MODE_tsan  := -O1 -g -fsanitize=thread -Wno-tsan -DFK_DEBUG=1
 MODE_asan  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -DFK_DEBUG=1
+# Deques that start at 4 slots: growth and wraps under steals all the time (make check-small)
+MODE_small := -O2 -g -DFK_DEBUG=1 -DFK_DEQUE_INITIAL=4 -fno-pie
+SMALL_VARIANTS := cont-seg child-seg child-fiber
+SMALL_TESTS := test_deque test_runtime
 
 VAR_cont-seg  := -DFK_STEAL=1 -DFK_STACK=1
 VAR_cont-lin  := -DFK_STEAL=1 -DFK_STACK=2
@@ -78,6 +83,7 @@ TUNE_gcc := --param partial-inlining-entry-probability=80
 
 LDMODE_rel   := -no-pie
 LDMODE_debug := -no-pie
+LDMODE_small := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
 $(foreach v,$(VARIANTS) serial omp tbb common,$(eval CC_$(v) := $(CC)))
@@ -141,6 +147,7 @@ $(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
 	$$(CC_$(2)) -c $$< -o $$@
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS) $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
+$(foreach v,$(SMALL_VARIANTS),$(eval $(call OBJ_RULES,small,$(v))))
 
 .PHONY: FORCE
 FORCE:
@@ -155,6 +162,8 @@ $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(addprefix $(BUI
 	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
+$(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,small,$(v),$(t)))))
+small_tests = $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(BUILD)/small/$(v)/tests/$(t)))
 
 rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t))) $(BUILD)/$(1)/common/tests/test_fiber
 
@@ -217,7 +226,7 @@ $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES
 common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: all setup check check-rel check-model check-slurm check-debug check-tsan check-asan check-aarch64 warnings bench run clean
+.PHONY: all setup check check-rel check-small check-model check-slurm check-debug check-tsan check-asan check-aarch64 warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -243,8 +252,9 @@ check: setup
 	@rm -f build/test-totals
 	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
 	  $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) \
-	  $(BUILD)/aarch64/tests/test_fiber
-	@$(MAKE) --no-print-directory -j1 -k check-rel check-model check-slurm check-debug check-tsan check-asan check-aarch64; \
+	  $(BUILD)/aarch64/tests/test_fiber $(small_tests)
+	@$(MAKE) --no-print-directory -j1 -k check-rel check-model check-slurm check-debug check-small check-tsan check-asan \
+	  check-aarch64; \
 	  scripts/run-tests.sh --summary
 
 check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
@@ -257,6 +267,10 @@ check-debug: $(call rt_tests,debug)
 # (and the M:N workloads on fibers and on continuation stealing: their barriers, counters and
 # hand-offs are runtime code paths the runtime tests reach less often)
 MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
+# Deques of 4 slots (growth and wrap under steals all the time), FK_DEBUG checks on
+check-small: $(small_tests)
+	@scripts/run-tests.sh small $^
+
 # The protocols' SPIN models (models/), verified at small bounds, and their mutations refuted
 check-model:
 	@scripts/run-tests.sh model scripts/check-models.sh
