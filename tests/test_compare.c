@@ -486,8 +486,16 @@ TEST(compare_real_sweep) {
     long ia = hx_stats_find(&sum, "fib", "serial", 1), ib = hx_stats_find(&sum, "fib", "cont-seg-busy", 1);
     ASSERT(ia >= 0 && ib >= 0);
     double ratio = sum.cells[ib].time_median / sum.cells[ia].time_median;
-    printf("  fib(27) cont-seg-busy / serial: ratio of medians %.3f, interval [%s, %s]\n", ratio, lo, hi);
-    ASSERT_MSG(atof(lo) <= ratio && ratio <= atof(hi), "ratio of medians %.4f outside [%s, %s]", ratio, lo, hi);
+    char est[64];
+    csv_field(out, "time", "fib", 1, "estimate", est, sizeof est);
+    printf("  fib(27) cont-seg-busy / serial: estimate %s, interval [%s, %s]; ratio of medians %.3f\n", est, lo, hi,
+           ratio);
+    /* The paired estimate lies in its interval; the ratio of the two medians (another
+     * estimator of the same change) is close to it: within 5% of the interval's ends (it once
+     * fell 0.1% outside on a noisy machine, so the interval is not required to hold it). */
+    ASSERT_MSG(atof(lo) <= atof(est) && atof(est) <= atof(hi), "estimate %s outside [%s, %s]", est, lo, hi);
+    ASSERT_MSG(atof(lo) * 0.95 <= ratio && ratio <= atof(hi) * 1.05, "ratio of medians %.4f far from [%s, %s]", ratio,
+               lo, hi);
     hx_stats_free(&sum);
 
     snprintf(out, sizeof out, "%s/c2", dir);
