@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +29,6 @@
 #define PATH_MAX 4096
 #endif
 
-extern char **environ;
 
 /* ---- the style table ------------------------------------------------------------------------ */
 

@@ -53,19 +53,6 @@ static void help(FILE *out) {
 
 /* ---- small helpers ------------------------------------------------------------------------- */
 
-static int mkdir_p(const char *path) {
-    char tmp[PATH_MAX];
-    snprintf(tmp, sizeof tmp, "%s", path);
-    for (char *p = tmp + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(tmp, 0777) && errno != EEXIST)
-                return -errno;
-            *p = '/';
-        }
-    return mkdir(tmp, 0777) && errno != EEXIST ? -errno : 0;
-}
-
 static int exists(const char *path) {
     struct stat st;
     return stat(path, &st) == 0;
@@ -113,25 +100,13 @@ static void now_iso(char *buf, size_t len) {
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* A shard's raw.jsonl read without touching it (a task may be appending): the run_ids of
- * its complete lines, and how many of those runs failed.  NULL if there is no file. */
+/* A shard's raw.jsonl, read without touching it (a task may be appending to it): its
+ * complete records; an empty array if there is none yet, NULL if it cannot be read. */
 static json_t *shard_records(const char *dir, size_t k) {
     char path[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/shards/%zu/raw.jsonl", dir, k);
-    size_t len;
-    char *text = hx_read_file(path, &len);
-    if (!text)
-        return NULL;
-    json_t *recs = json_array();
-    for (char *line = text, *nl; (nl = memchr(line, '\n', len - (size_t)(line - text))); line = nl + 1) {
-        json_error_t e;
-        json_t *r = json_loadb(line, (size_t)(nl - line), 0, &e);
-        if (json_is_object(r) && json_is_string(json_object_get(r, "run_id")))
-            json_array_append(recs, r);
-        json_decref(r);
-    }
-    free(text);
-    return recs;
+    int why;
+    return hx_sweep_read_raw(path, 0, &why);
 }
 
 /* What SLURM says of each array task of the manifest's jobs, the latest job with the task
@@ -313,7 +288,7 @@ static int cmd_submit(int argc, char **argv) {
     json_t *m = NULL;
     char *mpath = NULL, real[PATH_MAX];
     size_t nfam = 0;
-    if (mkdir_p(dir) || !realpath(dir, real)) {
+    if (hx_mkdir_p(dir) || !realpath(dir, real)) {
         fprintf(stderr, "forkscope slurm: cannot create %s: %s\n", dir, strerror(errno));
         rc = HX_EIO;
         goto out;
@@ -397,14 +372,18 @@ static int cmd_submit(int argc, char **argv) {
     }
     free(load);
     char sub[PATH_MAX + 32];
+    int e = 0;
     snprintf(sub, sizeof sub, "%s/slurm/out", dir);
-    int e1 = mkdir_p(sub);
+    if (hx_mkdir_p(sub))
+        e = -errno;
     snprintf(sub, sizeof sub, "%s/shards", dir);
-    int e2 = mkdir_p(sub);
+    if (!e && hx_mkdir_p(sub))
+        e = -errno;
     snprintf(sub, sizeof sub, "%s/config.json", dir);
-    int e3 = hx_write_atomic(sub, cfg.text, cfg.text_len);
-    if (e1 || e2 || e3) {
-        fprintf(stderr, "forkscope slurm: cannot write into %s: %s\n", dir, strerror(-(e1 ? e1 : e2 ? e2 : e3)));
+    if (!e)
+        e = hx_write_atomic(sub, cfg.text, cfg.text_len);
+    if (e) {
+        fprintf(stderr, "forkscope slurm: cannot write into %s: %s\n", dir, strerror(-e));
         rc = HX_EIO;
         goto out;
     }

@@ -284,19 +284,6 @@ static double estimate_run(const cell *c, unsigned cores) {
 
 /* ---- files -------------------------------------------------------------------------------------- */
 
-static int mkdir_p(const char *path) {
-    char buf[PATH_MAX];
-    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
-        return errno = ENAMETOOLONG, -1;
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
-}
 
 /* dir/name replaced atomically (util.h); -1 with errno on failure, as the callers report. */
 static int write_atomic(const char *dir, const char *name, const char *data, size_t len) {
@@ -361,7 +348,7 @@ fail:
     return NULL;
 }
 
-json_t *hx_sweep_read_raw(const char *path, int *why) { return read_raw(path, 1, why); }
+json_t *hx_sweep_read_raw(const char *path, int fix, int *why) { return read_raw(path, fix, why); }
 
 /* ---- one run ------------------------------------------------------------------------------- */
 
@@ -1137,7 +1124,7 @@ static int sweep_start(sweep *s) {
     }
     if (signals_install(s))
         return HX_EINTERNAL;
-    if (mkdir_p(s->dir)) {
+    if (hx_mkdir_p(s->dir)) {
         fprintf(stderr, "forkscope: cannot create %s: %s\n", s->dir, strerror(errno));
         return HX_EIO;
     }
@@ -1251,8 +1238,9 @@ static int sweep_run_shard(sweep *s, const run *runs, size_t n, size_t *ran) {
 static int sweep_finish(sweep *s, size_t ran) {
     unsigned totals[NSTATUS] = {0};
     for (size_t i = 0; i < s->pl.ncells; i++)
-        for (int k = 0; k < NSTATUS && in_shard(s, s->pl.cells[i].id); k++)
-            totals[k] += s->pl.cells[i].fails[k];
+        if (in_shard(s, s->pl.cells[i].id))
+            for (int k = 0; k < NSTATUS; k++)
+                totals[k] += s->pl.cells[i].fails[k];
     unsigned nfailed = 0;
     char ftext[256] = "";
     for (int k = 1; k < NSTATUS; k++)

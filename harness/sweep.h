@@ -100,10 +100,11 @@ typedef struct hx_sweep_opts {
  * HX_EINTERNAL; messages go to stderr. */
 int hx_sweep_run(const hx_sweep_opts *o, char *dir, size_t dirlen);
 
-/* Reads DIR/raw.jsonl for resuming: every complete line must be a JSON object with a
- * string "run_id"; an incomplete last line (no '\n') is cut off the file.  Returns the
- * records (a JSON array, new reference) or NULL with a message on stderr (*why set to
- * HX_EIO).  A missing file gives an empty array. */
-json_t *hx_sweep_read_raw(const char *path, int *why);
+/* Reads DIR/raw.jsonl: every complete line must be a JSON object with a string "run_id"; an
+ * incomplete last line (no '\n') is cut off the file if fix (resuming), else ignored (a
+ * reader beside a sweep that is still writing).  Returns the records (a JSON array, new
+ * reference) or NULL with a message on stderr (*why set to HX_EIO).  A missing file gives
+ * an empty array. */
+json_t *hx_sweep_read_raw(const char *path, int fix, int *why);
 
 #endif

@@ -29,6 +29,9 @@ char *hx_read_file(const char *path, size_t *len);
  * (ENOENT: not found). */
 int hx_capture(const char *const argv[], int with_stderr, char **output);
 
+/* mkdir -p: 0, or -1 with errno (ENAMETOOLONG for a path longer than PATH_MAX). */
+int hx_mkdir_p(const char *path);
+
 /* fsync of a directory (so that a rename in it is durable): 0 or -errno. */
 int hx_fsync_dir(const char *dir);
 /* Replaces path atomically with data: a temporary file beside it, fsync, rename, fsync of

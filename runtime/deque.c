@@ -334,17 +334,39 @@ static int undo_empty_pop(fk_worker *w, uint64_t i) {
     return 1;
 }
 
+/* Every pop's slow path, under dq_lock, after the fast pop moved bottom to i: nothing if the
+ * deque was empty; with owner, nothing either if slot i is not owner's (its link; the pop is
+ * undone); else a thief's request answered and slot i taken back if it is still ours (1) —
+ * 0 if a thief has it.  split's slot is set again in every case (a request's SPLIT_ASK gone). */
+static int not_owners(const fk_worker *w, uint64_t i, const uintptr_t *owner) {
+#if FK_STEAL == FK_STEAL_CHILD
+    return owner && i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
+           atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != *owner;
+#else
+    (void)w, (void)i, (void)owner; /* (frames have no owner link; only fiber joins ask) */
+    return 0;
+#endif
+}
+
+static int settle(fk_worker *w, uint64_t i, const uintptr_t *owner) {
+    int mine = 0;
+    if (undo_empty_pop(w, i)) {
+        /* nothing to take */
+    } else if (not_owners(w, i, owner)) {
+        undo_pop(w);
+    } else {
+        answer_at_pop(w, i);
+        mine = take_newest(w, i);
+    }
+    set_split(w, w->hot->split);
+    return mine;
+}
+
 /* The owner's fast pop failed: take the newest slot back if it is still ours (1), under the
  * lock; 0 if a thief has it.  (For tests and fk__pop_slow.) */
 int fk__pop_settle(fk_worker *w) {
     dq_lock(w);
-    uint64_t i = fk__deque_bottom(w);
-    int mine = 0;
-    if (!undo_empty_pop(w, i)) {
-        answer_at_pop(w, i);
-        mine = take_newest(w, i);
-    }
-    set_split(w, w->hot->split); /* (a request's SPLIT_ASK gone in every case) */
+    int mine = settle(w, fk__deque_bottom(w), NULL);
     dq_unlock(w);
     return mine;
 }
@@ -381,12 +403,8 @@ const fk__record *fk__pop_slow(void) {
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
     const fk__record *r = NULL;
-    if (!undo_empty_pop(w, i)) {
-        answer_at_pop(w, i);
-        if (take_newest(w, i)) /* bottom is now i, or i + 1 == top if the deque emptied */
-            r = &w->hot->buf[i & w->hot->mask];
-    }
-    set_split(w, w->hot->split);
+    if (settle(w, i, NULL)) /* bottom is now i, or i + 1 == top if the deque emptied */
+        r = &w->hot->buf[i & w->hot->mask];
     dq_unlock(w); /* NULL: slot i was stolen, and so were all older ones */
     return r;
 }
@@ -401,17 +419,8 @@ const fk__record *fk__pop_slow_of(uintptr_t owner) {
     dq_lock(w);
     uint64_t i = fk__deque_bottom(w);
     const fk__record *r = NULL;
-    if (undo_empty_pop(w, i)) {
-        /* nothing to take */
-    } else if (i >= atomic_load_explicit(&w->top, memory_order_acquire) &&
-               atomic_load_explicit(&w->hot->buf[i & w->hot->mask].link, memory_order_relaxed) != owner) {
-        undo_pop(w);
-    } else {
-        answer_at_pop(w, i);
-        if (take_newest(w, i))
-            r = &w->hot->buf[i & w->hot->mask];
-    }
-    set_split(w, w->hot->split);
+    if (settle(w, i, &owner))
+        r = &w->hot->buf[i & w->hot->mask];
     dq_unlock(w);
     return r;
 }
