@@ -333,13 +333,36 @@ pool_alloc_failed:
     return err;
 }
 
-void fk_pool_destroy(fk_pool *p) {
-    if (!p)
+void fk_pool_shutdown(fk_pool *p) {
+    if (FK__H->w && FK__H->w->pool == p)
+        fk__fatal("fk_pool_shutdown called from a task of the same pool: it would wait for its own root");
+    pthread_mutex_lock(&p->lock);
+    p->closing = 1; /* from here FK_RUN refuses */
+    while (p->inflight)
+        pthread_cond_wait(&p->cond, &p->lock);
+    if (p->shut) { /* another call stops the workers, or did: wait until it has */
+        while (p->shut != 2)
+            pthread_cond_wait(&p->cond, &p->lock);
+        pthread_mutex_unlock(&p->lock);
         return;
+    }
+    p->shut = 1;
+    pthread_mutex_unlock(&p->lock);
+    /* Every accepted root returned: no inbox holds one, and nobody submits again. */
     atomic_store_explicit(&p->stop, 1, memory_order_release);
     fk__wake_all(p);
     for (unsigned i = 0; i < p->n; i++)
         pthread_join(p->workers[i]->thread, NULL);
+    pthread_mutex_lock(&p->lock);
+    p->shut = 2;
+    pthread_cond_broadcast(&p->cond);
+    pthread_mutex_unlock(&p->lock);
+}
+
+void fk_pool_destroy(fk_pool *p) {
+    if (!p)
+        return;
+    fk_pool_shutdown(p);
     free_workers(p, p->n);
     free_groups(p);
     fk__topo_destroy(p->topo);

@@ -1088,10 +1088,19 @@ void *fk__worker_main(void *arg) {
 int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size) {
     if (FK__H->w && FK__H->w->pool == pool)
         return FK_EDEADLK;
-    if (stopping(pool))
-        return FK_ESHUTDOWN;
     if (worker >= (int)pool->n)
         return FK_EINVAL;
+    /* Accepted or refused under the pool's lock, which fk_pool_shutdown takes to close the
+     * pool: a root is either refused, or counted before the shutdown waits for the count to
+     * fall to zero (the workers run until then).  A root is never left in a stopped
+     * worker's inbox. */
+    pthread_mutex_lock(&pool->lock);
+    int closing = pool->closing;
+    if (!closing)
+        pool->inflight++;
+    pthread_mutex_unlock(&pool->lock);
+    if (closing)
+        return FK_ESHUTDOWN;
     fk__root r;
     uint64_t words[FK_RECORD_ARG_WORDS] = {0};
     memcpy(words, args, size);
@@ -1105,6 +1114,10 @@ int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const voi
     fk__submit(pool, &r.sub, worker); /* the push into the inbox releases the record to the worker */
     while (!atomic_load_explicit(&r.done, memory_order_acquire))
         futex_wait(&r.done, 0);
+    pthread_mutex_lock(&pool->lock);
+    if (--pool->inflight == 0 && pool->closing)
+        pthread_cond_broadcast(&pool->cond);
+    pthread_mutex_unlock(&pool->lock);
     return 0;
 }
 

@@ -146,7 +146,11 @@ struct fk_pool {
     _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
     _Atomic uint64_t force_next;  /* ns before which no thief may force a publication */
 
-    /* Start-up handshake. */
+    /* Start-up handshake; under lock too, the roots FK_RUN accepted and not yet returned
+     * (inflight), whether the pool still accepts roots (closing: fk_pool_shutdown) and
+     * whether its workers are being stopped (shut 1) or were (2). */
+    unsigned inflight;
+    int closing, shut;
     pthread_mutex_t lock;
     pthread_cond_t cond;
     unsigned started;

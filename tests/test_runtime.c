@@ -486,6 +486,118 @@ TEST(concurrent_roots) {
     }
 }
 
+/* ---- shutdown: FK_RUN racing fk_pool_shutdown ----------------------------------------------
+ * Each root is either accepted (it runs to completion, its caller gets 0 and the right answer)
+ * or refused with FK_ESHUTDOWN; once one is refused every later one is; the shutdown returns
+ * only after every accepted root returned.  Before the in-flight count, a root that passed
+ * the stop check while the workers left hung its caller (the watchdog) or was pushed into a
+ * freed worker's inbox (ASan). */
+struct racer {
+    fk_pool *pool;
+    int id, accepted, bad, refused_then_ran;
+};
+
+static void *race_loop(void *arg) {
+    struct racer *s = arg;
+    for (int i = 0;; i++) {
+        uint64_t nodes = 0, seed = (uint64_t)s->id * 7919 + (uint64_t)i;
+        uint64_t want = rtree_serial(seed, 5 + i % 4, &nodes), got = 0;
+        int rc = FK_RUN(s->pool, &got, rtree, seed, 5 + i % 4);
+        if (rc == FK_ESHUTDOWN) { /* closed for good: the next one is refused too */
+            if (FK_RUN(s->pool, &got, rtree, seed, 3) != FK_ESHUTDOWN)
+                s->refused_then_ran++;
+            return NULL;
+        }
+        if (rc != 0 || got != want)
+            s->bad++;
+        else
+            s->accepted++;
+    }
+}
+
+TEST(run_races_shutdown) {
+    int rounds = TEST_SANITIZED ? 40 : 200, accepted = 0;
+    uint64_t rng = 0x9e3779b97f4a7c15ull;
+    for (int round = 0; round < rounds; round++) {
+        fk_pool *p = make_pool(1 + (unsigned)round % 4, round % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        pthread_t th[4];
+        struct racer s[4];
+        for (int i = 0; i < 4; i++) {
+            s[i] = (struct racer){p, round * 4 + i, 0, 0, 0};
+            ASSERT_EQ(pthread_create(&th[i], NULL, race_loop, &s[i]), 0);
+        }
+        rng = mix(rng);
+        usleep((useconds_t)(rng % 3000)); /* 0–3 ms: from before the first root to mid-stream */
+        fk_pool_shutdown(p);
+        if (round % 5 == 0)
+            fk_pool_shutdown(p); /* again: nothing to do */
+        for (int i = 0; i < 4; i++) {
+            pthread_join(th[i], NULL);
+            ASSERT_MSG(s[i].bad == 0, "round %d, submitter %d: %d roots failed or gave a wrong answer", round,
+                       i, s[i].bad);
+            ASSERT_MSG(s[i].refused_then_ran == 0, "round %d: a root ran after one was refused", round);
+            accepted += s[i].accepted;
+        }
+        fk_pool_destroy(p);
+    }
+    printf("  %d rounds, %d roots accepted and completed, the rest refused\n", rounds, accepted);
+    ASSERT_MSG(accepted > rounds, "only %d roots accepted in %d rounds: the race was not exercised", accepted,
+               rounds);
+}
+
+/* A root accepted before the shutdown runs to completion; the shutdown waits for it; a
+ * root submitted meanwhile is refused; FK_RUN after the shutdown returned is refused. */
+static _Atomic int slow_started, slow_finished;
+FK_LEAF_TASK(slow_root, int, (int, ms)) {
+    atomic_store(&slow_started, 1);
+    usleep((useconds_t)ms * 1000);
+    atomic_store(&slow_finished, 1);
+    FK_RETURN(ms);
+} FK_END
+
+struct slow_arg {
+    fk_pool *pool;
+    int rc, result;
+};
+
+static void *slow_submit(void *arg) {
+    struct slow_arg *a = arg;
+    a->rc = FK_RUN(a->pool, &a->result, slow_root, 150);
+    return NULL;
+}
+
+static void *slow_shutdown(void *arg) {
+    fk_pool_shutdown(arg);
+    return NULL;
+}
+
+TEST(shutdown_waits_for_accepted_roots) {
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        fk_pool *p = make_pool(2, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        atomic_store(&slow_started, 0);
+        atomic_store(&slow_finished, 0);
+        struct slow_arg a = {p, -1, 0};
+        pthread_t th, sh;
+        ASSERT_EQ(pthread_create(&th, NULL, slow_submit, &a), 0);
+        while (!atomic_load(&slow_started))
+            usleep(100);
+        ASSERT_EQ(pthread_create(&sh, NULL, slow_shutdown, p), 0);
+        int64_t r = -1;
+        int rc;
+        while ((rc = FK_RUN(p, &r, fib, 10)) == 0) /* accepted until the shutdown closes the pool */
+            usleep(100);
+        ASSERT_EQ(rc, FK_ESHUTDOWN);
+        ASSERT_MSG(!atomic_load(&slow_finished), "the pool closed only after the slow root ended");
+        pthread_join(sh, NULL);
+        ASSERT_MSG(atomic_load(&slow_finished), "fk_pool_shutdown returned while an accepted root ran");
+        pthread_join(th, NULL);
+        ASSERT_EQ(a.rc, 0);
+        ASSERT_EQ(a.result, 150);
+        ASSERT_EQ(FK_RUN(p, &r, fib, 10), FK_ESHUTDOWN);
+        fk_pool_destroy(p);
+    }
+}
+
 /* A chain 200,000 frames deep (20,000 under ThreadSanitizer, which records at most 65,536
  * stack frames): fast-path recursion on the worker's native stack, frames on the frame
  * stack (the segmented stack grows through many stacklets). */
@@ -1343,12 +1455,25 @@ TEST(api_errors) {
     ASSERT_EQ(fk_sched_parse("sleepy", &s), FK_EINVAL);
 }
 
-/* FK_RUN from inside a task of the same pool would wait on itself. */
+/* FK_RUN from inside a task of the same pool would wait on itself (and so would
+ * fk_pool_shutdown: it aborts, saying so). */
 static fk_pool *nest_pool;
 FK_LEAF_TASK(nest, int) {
     int64_t r;
     FK_RETURN(FK_RUN(nest_pool, &r, fib, 3));
 } FK_END
+
+FK_LEAF_TASK(nest_shutdown, int) {
+    fk_pool_shutdown(nest_pool);
+    FK_RETURN(0);
+} FK_END
+
+static void run_nest_shutdown(void *arg) { /* in a forked child: a pool of its own */
+    (void)arg;
+    nest_pool = make_pool(2, FK_SCHED_BUSY);
+    int r;
+    FK_RUN(nest_pool, &r, nest_shutdown);
+}
 
 TEST(run_from_worker_refused) {
     nest_pool = make_pool(2, FK_SCHED_BUSY);
@@ -1356,6 +1481,11 @@ TEST(run_from_worker_refused) {
     ASSERT_EQ(FK_RUN(nest_pool, &err, nest), 0);
     ASSERT_EQ(err, FK_EDEADLK);
     fk_pool_destroy(nest_pool);
+    char *msg;
+    int st = test_run_capturing(run_nest_shutdown, NULL, &msg);
+    ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "fk_pool_shutdown from a task: status %d", st);
+    ASSERT_STR_CONTAINS(msg, "fk_pool_shutdown called from a task of the same pool");
+    free(msg);
 }
 
 /* ---- the lazy scheduler per NUMA node --------------------------------------------------------
@@ -1831,6 +1961,8 @@ int main(int argc, char **argv) {
         TEST_CASE(oversubscribed, 120),
         TEST_CASE(many_roots, 60),
         TEST_CASE(concurrent_roots, 120),
+        TEST_CASE(run_races_shutdown, 120),
+        TEST_CASE(shutdown_waits_for_accepted_roots, 30),
         TEST_CASE(deep_chain, 60),
         TEST_CASE(lazy_no_hang, 120),
         TEST_CASE(lazy_idle_cpu, 30),

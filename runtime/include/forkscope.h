@@ -211,14 +211,26 @@ int fk_victims_parse(const char *name, fk_victims *out);
 const char *fk_fiber_resume_name(fk_fiber_resume r);
 int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out);
 
-/* Stops the workers and frees everything the pool owns.  No root may be running. */
+/* Shuts the pool down: from the moment it is called, FK_RUN refuses new roots with
+ * FK_ESHUTDOWN; every root already accepted runs to completion (its caller gets 0 and its
+ * result); then the workers stop and their threads are joined.  Other threads may call
+ * FK_RUN on the pool while this runs and after it returned (they get FK_ESHUTDOWN), until
+ * fk_pool_destroy.  Calling it again does nothing.  Not from a task of the pool itself
+ * (it would wait for its own root: it aborts, saying so).  Tasks spawned with fk_spawn
+ * that no root waits for may be dropped. */
+void fk_pool_shutdown(fk_pool *pool);
+
+/* fk_pool_shutdown, then frees everything the pool owns.  No thread may use the pool once
+ * this is called: a thread that may still call FK_RUN on it must be waited for between a
+ * fk_pool_shutdown and this. */
 void fk_pool_destroy(fk_pool *pool);
 
 unsigned fk_pool_workers(const fk_pool *pool);
 
 /* FK_RUN(pool, &result, task, args...): runs task(args) as a root on the pool and waits
  * for it; result receives its value.  Any ordinary thread may call it, several at once.
- * Returns 0, FK_EDEADLK (called from one of this pool's workers) or FK_ESHUTDOWN. */
+ * Returns 0, FK_EDEADLK (called from one of this pool's workers) or FK_ESHUTDOWN (the
+ * pool is shutting down or shut down: the root did not run). */
 #define FK_RUN(pool, ret, task, ...) FK_RUN_ON(pool, -1, ret, task, __VA_ARGS__)
 
 /* FK_RUN_ON(pool, worker, &result, task, args...): the same, but the root starts on the
