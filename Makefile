@@ -11,6 +11,8 @@
 #   make check-slurm  forkscope slurm end to end on a one-node SLURM cluster it starts
 #   make check-model  the SPIN models of the protocols (models/), and their mutations refuted
 #   make check-small  deque and runtime tests with 4-slot deques (growth and wrap all the time)
+#   make check-chaos  deque and runtime tests with random yields/sleeps at protocol steps
+#   make check-fuzz   every parser's fuzz target: regressions, then 5 s from its corpus
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -61,6 +63,9 @@ MODE_asan  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 MODE_small := -O2 -g -DFK_DEBUG=1 -DFK_DEQUE_INITIAL=4 -fno-pie
 SMALL_VARIANTS := cont-seg child-seg child-fiber
 SMALL_TESTS := test_deque test_runtime
+# Random yields and sleeps at every protocol step (runtime/chaos.h; make check-chaos)
+MODE_chaos := -O1 -g -DFK_DEBUG=1 -DFK_CHAOS=1 -fno-pie
+CHAOS_VARIANTS := cont-seg child-seg child-native child-fiber
 
 VAR_cont-seg  := -DFK_STEAL=1 -DFK_STACK=1
 VAR_cont-lin  := -DFK_STEAL=1 -DFK_STACK=2
@@ -84,6 +89,7 @@ TUNE_gcc := --param partial-inlining-entry-probability=80
 LDMODE_rel   := -no-pie
 LDMODE_debug := -no-pie
 LDMODE_small := -no-pie
+LDMODE_chaos := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
 $(foreach v,$(VARIANTS) serial omp tbb common,$(eval CC_$(v) := $(CC)))
@@ -103,7 +109,7 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 # ---- sources -----------------------------------------------------------------------------
 RUNTIME_SRC := $(wildcard runtime/*.c)
 # The bench driver: one executable per variant, every kernel in each.
-BENCH_SRC   := bench/driver.c bench/registry.c bench/options.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
+BENCH_SRC   := bench/driver.c bench/args.c bench/registry.c bench/options.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
 BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
@@ -148,6 +154,7 @@ $(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS) $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
 $(foreach v,$(SMALL_VARIANTS),$(eval $(call OBJ_RULES,small,$(v))))
+$(foreach v,$(CHAOS_VARIANTS),$(eval $(call OBJ_RULES,chaos,$(v))))
 
 .PHONY: FORCE
 FORCE:
@@ -164,6 +171,8 @@ endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
 $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,small,$(v),$(t)))))
 small_tests = $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(BUILD)/small/$(v)/tests/$(t)))
+$(foreach v,$(CHAOS_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,chaos,$(v),$(t)))))
+chaos_tests = $(foreach v,$(CHAOS_VARIANTS),$(foreach t,$(SMALL_TESTS),$(BUILD)/chaos/$(v)/tests/$(t)))
 
 rt_tests = $(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t))) $(BUILD)/$(1)/common/tests/test_fiber
 
@@ -225,8 +234,48 @@ endef
 $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES,$(m),$(t)))))
 common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
 
+# ---- fuzz targets (libFuzzer) ------------------------------------------------------------------
+# build/fuzz/fuzz_X from fuzz/fuzz_X.c: clang -fsanitize=fuzzer,address,undefined, every object
+# instrumented (compiled with the cont-seg variant's flags; the harness ignores them).
+# make check-fuzz (in make check): each target replays its regression inputs
+# (fuzz/regressions/X/) and its committed corpus (fuzz/corpus/X/), then fuzzes for
+# FUZZ_SECONDS (default 5); make fuzz: FUZZ_SECONDS=600 each, new inputs kept in
+# build/fuzz/corpus/X (see fuzz/README.md).
+FUZZ_TARGETS := config results csv output cli topology
+FUZZ_CC      := $(CLANG)
+MODE_fuzz    := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_LINK    := -fsanitize=fuzzer,address,undefined
+FUZZ_FLAGS   := $(FUZZ_CC) $(CFLAGS_BASE) $(MODE_fuzz) $(VAR_cont-seg)
+$(BUILD)/fuzz/.flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(FUZZ_FLAGS)' | cmp -s - $@ || echo '$(FUZZ_FLAGS)' > $@
+$(BUILD)/fuzz/obj/%.o: %.c $(BUILD)/fuzz/.flags
+	@mkdir -p $(@D)
+	$(FUZZ_FLAGS) -c $< -o $@
+fuzz_objs = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
+FUZZ_RT_SRC := $(RUNTIME_SRC)
+FUZZ_SRC_config  := $(HARNESS_LIB_SRC)
+FUZZ_SRC_results := $(HARNESS_LIB_SRC)
+FUZZ_SRC_csv     := $(HARNESS_LIB_SRC)
+FUZZ_SRC_output  := $(HARNESS_LIB_SRC)
+FUZZ_SRC_cli     := bench/args.c bench/registry.c bench/options.c $(wildcard kernels/*.c) $(wildcard uts/*.c) $(FUZZ_RT_SRC)
+FUZZ_SRC_topology := $(FUZZ_RT_SRC)
+FUZZ_LIBS_config  := $(HARNESS_LIBS)
+FUZZ_LIBS_results := $(HARNESS_LIBS)
+FUZZ_LIBS_csv     := $(HARNESS_LIBS)
+FUZZ_LIBS_output  := $(HARNESS_LIBS)
+FUZZ_LIBS_cli     := $(BENCH_LIBS)
+FUZZ_LIBS_topology := -lhwloc -lm
+define FUZZ_RULES
+$(BUILD)/fuzz/fuzz_$(1): $$(call fuzz_objs,fuzz/fuzz_$(1).c $$(FUZZ_SRC_$(1)))
+	$$(FUZZ_CC) $$(FUZZ_LINK) -pthread $$^ -o $$@ $$(FUZZ_LIBS_$(1))
+endef
+$(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULES,$(t))))
+FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
+FUZZ_SECONDS ?= 5
+
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: all setup check check-rel check-small check-model check-slurm check-debug check-tsan check-asan check-aarch64 warnings bench run clean
+.PHONY: all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -252,8 +301,9 @@ check: setup
 	@rm -f build/test-totals
 	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
 	  $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) \
-	  $(BUILD)/aarch64/tests/test_fiber $(small_tests)
-	@$(MAKE) --no-print-directory -j1 -k check-rel check-model check-slurm check-debug check-small check-tsan check-asan \
+	  $(BUILD)/aarch64/tests/test_fiber $(small_tests) $(chaos_tests) $(FUZZERS)
+	@$(MAKE) --no-print-directory -j1 -k check-rel check-model check-slurm check-fuzz check-debug check-small check-chaos \
+	  check-tsan check-asan \
 	  check-aarch64; \
 	  scripts/run-tests.sh --summary
 
@@ -271,9 +321,20 @@ MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 check-small: $(small_tests)
 	@scripts/run-tests.sh small $^
 
+# The same with random yields and sleeps at every protocol step (FK_CHAOS, runtime/chaos.h)
+check-chaos: $(chaos_tests)
+	@TEST_TIMEOUT_SCALE=4 scripts/run-tests.sh chaos $^
+
 # The protocols' SPIN models (models/), verified at small bounds, and their mutations refuted
 check-model:
 	@scripts/run-tests.sh model scripts/check-models.sh
+
+# Every parser fuzzed briefly from its corpus, its regressions replayed (fuzz/)
+check-fuzz: $(FUZZERS)
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-tests.sh fuzz scripts/run-fuzz.sh
+# Long fuzzing: FUZZ_SECONDS per target (default 600), new inputs in build/fuzz/corpus/
+fuzz: $(FUZZERS)
+	@FUZZ_SECONDS=$(if $(filter command line,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),600) FUZZ_KEEP=1 scripts/run-fuzz.sh
 
 # forkscope slurm end to end on a one-node SLURM cluster started by the test (slurm-wlm, munge)
 check-slurm: $(BUILD)/bin/forkscope $(DRIVERS)

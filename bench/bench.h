@@ -65,6 +65,13 @@ typedef struct bench_kernel {
 
 /* The kernels (kernels/ and uts/), and the calibrate kernel (bench/registry.c). */
 extern const bench_kernel bench_fib, bench_integrate, bench_matmul, bench_nqueens, bench_uts, bench_calibrate;
+
+/* The UTS tree c's options describe (a preset's, whose parameters are then written back
+ * into c's options, or the flags'), checked: 0, or -1 with the reason in err.  *preset is
+ * the preset or NULL. */
+struct uts_params;
+struct uts_preset;
+int uts_params_of(bench_ctx *c, struct uts_params *out, const struct uts_preset **preset, char *err, size_t errlen);
 /* The M:N report's workloads (kernels/mn.h). */
 extern const bench_kernel bench_balanced, bench_imbalanced, bench_heat, bench_bfs, bench_mergesort, bench_switch;
 

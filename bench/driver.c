@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/args.h"
 #include "bench/bench.h"
 #include "bench/papi.h"
 
@@ -47,13 +48,6 @@ static void usage_error(const char *fmt, ...) {
     exit(EXIT_USAGE);
 }
 
-/* Parses and checks one kernel option value; exits with a message naming it if bad. */
-static void set_opt(bench_ctx *c, int idx, const char *flag, const char *val) {
-    char err[256];
-    if (bench_set_opt(c, idx, flag, val, err, sizeof err))
-        usage_error("%s", err);
-}
-
 static void list_kernels(FILE *out) {
     for (size_t k = 0; bench_kernels[k]; k++) {
         fprintf(out, "  %-10s %s\n", bench_kernels[k]->name, bench_kernels[k]->summary);
@@ -79,12 +73,7 @@ static void help(void) {
 
 typedef struct run_args {
     bench_ctx *c;
-    unsigned reps, warmup;
-    int uts_mode;
-    const char *sched;
-    const char *resume; /* fiber builds: any|home */
-    const char *papi;  /* events to count, comma-separated, or NULL */
-    int papi_per_worker;
+    bench_cli cli; /* the command line's driver options */
     int status;
     json_t *doc;
 } run_args;
@@ -178,10 +167,10 @@ static void *measure(void *arg) {
     fk_pool_opts po;
     fk_pool_opts_init(&po);
     po.workers = c->workers;
-    if (fk_sched_parse(a->sched, &po.sched))
-        usage_error("option --sched: '%s' is not busy or lazy", a->sched);
-    if (a->resume && fk_fiber_resume_parse(a->resume, &po.fiber_resume))
-        usage_error("option --resume: '%s' is not any or home", a->resume);
+    if (fk_sched_parse(a->cli.sched, &po.sched))
+        usage_error("option --sched: '%s' is not busy or lazy", a->cli.sched);
+    if (a->cli.resume && fk_fiber_resume_parse(a->cli.resume, &po.fiber_resume))
+        usage_error("option --resume: '%s' is not any or home", a->cli.resume);
     int err = fk_pool_create(&c->pool, &po);
     if (err) {
         fprintf(stderr, "%s: cannot create a pool of %u workers: %s\n", prog, c->workers, fk_strerror(err));
@@ -214,23 +203,23 @@ static void *measure(void *arg) {
         return NULL;
     }
     json_object_set_new(doc, "params", params_json(c)); /* what prepare() made of them */
-    papi = bench_papi_open(a->papi, c->workers);
+    papi = bench_papi_open(a->cli.papi, c->workers);
     json_t *times = json_array(), *wtimes = json_array(), *cpu = json_array();
-    for (unsigned r = 0; r < a->warmup + a->reps; r++) {
+    for (unsigned r = 0; r < a->cli.warmup + a->cli.reps; r++) {
 #if FK_BENCH_RUNTIME
-        if (r == a->warmup)
+        if (r == a->cli.warmup)
             fk_pool_stats_reset(c->pool);
 #endif
-        if (r >= a->warmup)
+        if (r >= a->cli.warmup)
             papi_all(c, 1);
         double c0 = cpu_now(), t0 = now();
         k->run(c);
         double dt = now() - t0, dc = cpu_now() - c0;
-        if (r >= a->warmup) {
+        if (r >= a->cli.warmup) {
             papi_all(c, 0);
             json_array_append_new(cpu, json_real(dc));
         }
-        json_array_append_new(r < a->warmup ? wtimes : times, json_real(dt));
+        json_array_append_new(r < a->cli.warmup ? wtimes : times, json_real(dt));
     }
 #if FK_BENCH_RUNTIME
     fk_stats st;
@@ -238,7 +227,7 @@ static void *measure(void *arg) {
     json_object_set_new(doc, "stats", stats_json(&st));
 #endif
     if (papi) {
-        json_object_set_new(doc, "papi", bench_papi_report(papi, a->papi_per_worker));
+        json_object_set_new(doc, "papi", bench_papi_report(papi, a->cli.papi_per_worker));
         bench_papi_close(papi);
         papi = NULL;
     }
@@ -287,121 +276,13 @@ static void omp_stack_reexec(char **argv) {
 #endif
 }
 
-/* The kernel: "uts" as the first argument, or --kernel NAME anywhere (found first, so that
- * its options can be recognised).  --help and --list answer at once. */
-static void find_kernel(int argc, char **argv, bench_ctx *c, run_args *a, int *first) {
-    *first = 1;
-    if (argc > 1 && !strcmp(argv[1], "uts")) {
-        a->uts_mode = 1;
-        c->kernel = &bench_uts;
-        *first = 2;
-    }
-    for (int i = *first; i < argc; i++) {
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            help();
-            exit(EXIT_OK);
-        }
-        if (!strcmp(argv[i], "--list")) {
-            list_kernels(stdout);
-            exit(EXIT_OK);
-        }
-        if (!strcmp(argv[i], "--kernel")) {
-            if (i + 1 >= argc)
-                usage_error("option --kernel needs a value");
-            c->kernel = bench_find(argv[i + 1]);
-            if (!c->kernel)
-                usage_error("option --kernel: unknown kernel '%s' (try --list)", argv[i + 1]);
-        }
-    }
-    if (!c->kernel)
-        usage_error("no --kernel given (try --help)");
-}
-
-/* An integer option of the driver in [lo, hi], or a usage error naming it. */
-static long int_opt(const char *name, const char *val, long lo, long hi) {
-    char *end;
-    long v = strtol(val, &end, 10);
-    if (!*val || *end || v < lo || v > hi)
-        usage_error("option --%s: '%s' is not an integer in [%ld, %ld]", name, val, lo, hi);
-    return v;
-}
-
-/* One option of the driver itself (not the kernel's): 1 if name is one. */
-static int driver_opt(const char *name, const char *val, bench_ctx *c, run_args *a) {
-    if (!strcmp(name, "kernel"))
-        return 1; /* taken by find_kernel */
-    if (!strcmp(name, "workers"))
-        c->workers = (unsigned)int_opt(name, val, 1, 1024);
-    else if (!strcmp(name, "reps"))
-        a->reps = (unsigned)int_opt(name, val, 1, 1000000);
-    else if (!strcmp(name, "warmup"))
-        a->warmup = (unsigned)int_opt(name, val, 0, 1000000);
-    else if (!strcmp(name, "papi"))
-        a->papi = val;
-    else if (!strcmp(name, "papi-per-worker")) {
-        if (strcmp(val, "0") && strcmp(val, "1"))
-            usage_error("option --papi-per-worker: '%s' is not 0 or 1", val);
-        a->papi_per_worker = val[0] == '1';
-    } else if (!strcmp(name, "sched")) {
-        if (strcmp(val, "busy") && strcmp(val, "lazy"))
-            usage_error("option --sched: '%s' is not busy or lazy", val);
-        a->sched = val;
-    } else if (!strcmp(name, "resume")) {
-#if FK_BENCH_RUNTIME && FK_STACK == FK_STACK_FIBER
-        if (strcmp(val, "any") && strcmp(val, "home"))
-            usage_error("option --resume: '%s' is not any or home", val);
-        a->resume = val;
-#else
-        usage_error("option --resume: only fiber builds (fk-bench-child-fiber) have it");
-#endif
-    } else
-        return 0;
-    return 1;
-}
-
-/* Every option from argv[first]: --name VALUE or --name=VALUE (one dash will do). */
-static void parse_args(int argc, char **argv, int first, bench_ctx *c, run_args *a) {
-    const bench_kernel *k = c->kernel;
-    for (int o = 0; k->opts[o].name; o++)
-        set_opt(c, o, k->opts[o].name, k->opts[o].def);
-    for (int i = first; i < argc; i++) {
-        const char *arg = argv[i], *val = NULL;
-        char name[64];
-        if (arg[0] != '-')
-            usage_error("unexpected argument '%s'", arg);
-        const char *n = arg + (arg[1] == '-' ? 2 : 1);
-        const char *eq = strchr(n, '=');
-        size_t len = eq ? (size_t)(eq - n) : strlen(n);
-        if (len >= sizeof name)
-            usage_error("unknown option %s", arg);
-        memcpy(name, n, len);
-        name[len] = 0;
-        if (eq)
-            val = eq + 1;
-        else if (i + 1 < argc)
-            val = argv[++i];
-        else
-            usage_error("option %s needs a value", arg);
-        if (driver_opt(name, val, c, a))
-            continue;
-        int idx = bench_opt_index(k, name);
-        if (idx < 0)
-            usage_error("unknown option %s for kernel %s (try --help)", arg, k->name);
-        set_opt(c, idx, arg, val);
-    }
-#if defined(FK_BASELINE_SERIAL)
-    if (c->workers != 1)
-        usage_error("option --workers: the serial projection runs on 1 worker, not %u", c->workers);
-#endif
-}
-
 /* The output document before the runs: what is run, where, with what build. */
 static json_t *start_doc(const bench_ctx *c, const run_args *a) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     return json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:{s:s, s:s, s:s}}", "kernel", c->kernel->name,
                      "params", params_json(c), "variant", bench_variant(), "sched",
-                     FK_BENCH_RUNTIME ? a->sched : "none", "workers", (int)c->workers, "cores", (int)cores,
-                     "oversubscribed", (long)c->workers > cores, "reps", (int)a->reps, "warmup", (int)a->warmup,
+                     FK_BENCH_RUNTIME ? a->cli.sched : "none", "workers", (int)c->workers, "cores", (int)cores,
+                     "oversubscribed", (long)c->workers > cores, "reps", (int)a->cli.reps, "warmup", (int)a->cli.warmup,
                      "build", "compiler",
 #if defined(__clang__)
                      "clang " __clang_version__,
@@ -413,7 +294,7 @@ static json_t *start_doc(const bench_ctx *c, const run_args *a) {
 
 /* The result: the JSON document on stdout, or in UTS mode the reference's summary line. */
 static void print_result(const bench_ctx *c, const run_args *a) {
-    if (!a->uts_mode) {
+    if (!a->cli.uts_mode) {
         char *s = json_dumps(a->doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
         puts(s);
         free(s);
@@ -426,7 +307,7 @@ static void print_result(const bench_ctx *c, const run_args *a) {
            (long long)leaves, nodes ? 100.0 * (double)leaves / (double)nodes : 0.0);
     json_t *t = json_array_get(json_object_get(a->doc, "times"), 0);
     fprintf(stderr, "%s: %s%s%s on %u workers: %.3f s\n", prog, bench_variant(), FK_BENCH_RUNTIME ? "-" : "",
-            FK_BENCH_RUNTIME ? a->sched : "", c->workers, json_real_value(t));
+            FK_BENCH_RUNTIME ? a->cli.sched : "", c->workers, json_real_value(t));
 }
 
 int main(int argc, char **argv) {
@@ -434,11 +315,14 @@ int main(int argc, char **argv) {
     omp_stack_reexec(argv);
     bench_ctx c;
     memset(&c, 0, sizeof c);
-    c.workers = 1;
-    run_args a = {.c = &c, .reps = 1, .warmup = 0, .sched = "busy"};
-    int first;
-    find_kernel(argc, argv, &c, &a, &first);
-    parse_args(argc, argv, first, &c, &a);
+    run_args a = {.c = &c};
+    char err[512];
+    switch (bench_cli_parse(argc, argv, &c, &a.cli, err, sizeof err)) {
+    case BENCH_CLI_HELP: help(); return EXIT_OK;
+    case BENCH_CLI_LIST: list_kernels(stdout); return EXIT_OK;
+    case BENCH_CLI_ERROR: usage_error("%s", err);
+    default: break;
+    }
     c.out = json_object();
     a.doc = start_doc(&c, &a);
 

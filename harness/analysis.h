@@ -17,4 +17,8 @@ int hx_cmd_plot(int argc, char **argv);
  * forest plot (see compare.c). */
 int hx_cmd_compare(int argc, char **argv);
 
+/* Reads DIR as compare reads each side (raw.jsonl, config.json, env.json, the fits) and
+ * forgets it: 0 or -errno (the fuzz target of the results readers). */
+int hx_compare_read(const char *dir);
+
 #endif

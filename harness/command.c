@@ -142,10 +142,102 @@ int hx_command_expected(const hx_bench *b, double *answer) {
     return 0;
 }
 
+/* An estimate of the size of the tree glibc's regcomp builds for the ERE at *p (up to an
+ * unmatched ')' or the end): atoms count 1; "x+" copies x once more ("xx*"), "x{m,n}" copies
+ * it max(m, n) times, nested repetitions multiply.  Stops counting above `cap`; a repetition
+ * right after another ("a??", "a+*": undefined in POSIX, and glibc's epsilon closures grow
+ * without bound on runs of them) counts as above cap. */
+static double re_size(const char **p, int depth, double cap) {
+    double total = 0, item = 0;
+    int prev_rep = 0;
+    while (**p && total + item <= cap) {
+        char ch = **p;
+        if (ch == ')' && depth > 0)
+            break;
+        (*p)++;
+        int rep = ch == '+' || ch == '*' || ch == '?' || ch == '{';
+        if (rep && prev_rep) /* "a??", "a+*": undefined in POSIX; glibc's closures explode */
+            return cap * 2 + 1;
+        prev_rep = rep;
+        if (ch == '|') {
+            total += item;
+            item = 0;
+        } else if (ch == '(') {
+            total += item;
+            item = depth < 200 ? re_size(p, depth + 1, cap) : cap + 1;
+            if (**p == ')')
+                (*p)++;
+        } else if (ch == '+') {
+            item *= 2;
+        } else if (ch == '*' || ch == '?') {
+            item += 1;
+        } else if (ch == '{') {
+            char *end;
+            double m = (double)strtoul(*p, &end, 10), k = m;
+            if (*end == ',' && end[1] != '}')
+                k = (double)strtoul(end + 1, &end, 10);
+            const char *close = strchr(*p, '}');
+            *p = close ? close + 1 : *p + strlen(*p);
+            item *= (m > k ? m : k) > 1 ? (m > k ? m : k) : 1;
+        } else {
+            total += item;
+            item = 1;
+            if (ch == '\\' && **p) {
+                (*p)++;
+            } else if (ch == '[') { /* a bracket expression: "]" first is literal; [:class:] inside */
+                if (**p == '^')
+                    (*p)++;
+                if (**p == ']')
+                    (*p)++;
+                while (**p && **p != ']') {
+                    if (**p == '[' && ((*p)[1] == ':' || (*p)[1] == '.' || (*p)[1] == '=')) {
+                        const char *close = strstr(*p + 2, (char[]){(*p)[1], ']', 0});
+                        *p = close ? close + 2 : *p + strlen(*p);
+                    } else {
+                        (*p)++;
+                    }
+                }
+                if (**p)
+                    (*p)++;
+            }
+        }
+    }
+    return total + item;
+}
+
+int hx_regex_compile(regex_t *rx, const char *re, char *why, size_t len) {
+    if (strlen(re) > HX_REGEX_MAX) {
+        snprintf(why, len, "longer than %d characters", HX_REGEX_MAX);
+        return -1;
+    }
+    /* Repetitions of repetitions ("a++++", "((a{9}){9}){9}") make glibc's regcomp copy the
+     * inner part once per count, recursively: memory without bound (found by
+     * fuzz/fuzz_output.c: "took +++...[0-9.]+)" took over 2 GiB, "a??????????" over 10 s). */
+    const char *p = re;
+    double size = 0;
+    while (*p) { /* unmatched ')' at the top: regcomp's to refuse */
+        size += re_size(&p, 0, HX_REGEX_MAX_SIZE);
+        if (*p)
+            p++;
+    }
+    if (size > HX_REGEX_MAX_SIZE) {
+        snprintf(why, len, "repetitions stacked (\"a+?\") or nested too deeply (an expansion over %d nodes): "
+                 "glibc's regcomp would take time and memory without bound", HX_REGEX_MAX_SIZE);
+        return -1;
+    }
+    int rc = regcomp(rx, re, REG_EXTENDED);
+    if (rc) {
+        regerror(rc, rx, why, len);
+        return -1;
+    }
+    return 0;
+}
+
 /* Group 1 of the first match of regex re in text, as a number: 0 and *v, or -1. */
 static int capture(const char *re, const char *text, double *v) {
     regex_t rx;
-    if (regcomp(&rx, re, REG_EXTENDED))
+    char why[160];
+    if (hx_regex_compile(&rx, re, why, sizeof why))
         return -1;
     regmatch_t m[2];
     int rc = -1;

@@ -14,6 +14,7 @@
 #define HX_COMMAND_H
 
 #include <jansson.h>
+#include <regex.h>
 #include <stddef.h>
 
 #include "harness/config.h"
@@ -30,6 +31,13 @@ int hx_command_expected(const hx_bench *b, double *answer);
 /* 1 if a runtime run by command can run `kernel`: its answer is one number the harness knows
  * (fib, integrate, nqueens, uts). */
 int hx_command_checkable(const char *kernel);
+
+/* Compiles a config's regex (REG_EXTENDED) after refusing what would make regcomp take
+ * memory without bound: over HX_REGEX_MAX characters, or repetitions nested so that the
+ * expansion exceeds HX_REGEX_MAX_SIZE nodes.  0, or -1 with the reason in why. */
+#define HX_REGEX_MAX 512
+#define HX_REGEX_MAX_SIZE 20000
+int hx_regex_compile(regex_t *rx, const char *re, char *why, size_t len);
 
 /* Judges a finished run's stdout: 0 (ok), 1 (wrong answer) or 2 (no answer / unparsable
  * time), with *time_s (NaN without a time regex) and a one-line note. */

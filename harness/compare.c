@@ -234,6 +234,13 @@ static int load_side(side *s, const char *dir) {
     return 0;
 }
 
+int hx_compare_read(const char *dir) {
+    side s;
+    int rc = load_side(&s, dir);
+    side_free(&s);
+    return rc;
+}
+
 /* The median calibrate MRSS of variant at P on this side, NaN if none (computed once per
  * variant and P: every timed run asks). */
 static double calib_of(side *s, const char *variant, long P) {

@@ -615,7 +615,8 @@ static void check_workers(vctx *c, json_t *list, hx_config *cfg) {
         }
     }
     /* Ascending, without duplicates; P > cores left out unless oversubscription is allowed. */
-    qsort(cfg->workers, cfg->nworkers, sizeof *cfg->workers, cmp_unsigned);
+    if (cfg->nworkers) /* none if every entry was refused (qsort's array must not be NULL) */
+        qsort(cfg->workers, cfg->nworkers, sizeof *cfg->workers, cmp_unsigned);
     size_t n = 0;
     for (size_t k = 0; k < cfg->nworkers; k++) {
         if (n && cfg->workers[n - 1] == cfg->workers[k])
@@ -707,10 +708,8 @@ static void check_regex(vctx *c, const char *path, json_t *o) {
         return;
     }
     regex_t rx;
-    int rc = regcomp(&rx, json_string_value(r), REG_EXTENDED);
-    if (rc) {
-        regerror(rc, &rx, why, sizeof why);
-        VERR(c, p, "not a regular expression: %s", why);
+    if (hx_regex_compile(&rx, json_string_value(r), why, sizeof why)) {
+        VERR(c, p, "not a usable regular expression: %s", why);
         return;
     }
     if (rx.re_nsub < 1)

@@ -1,5 +1,6 @@
 /* launch.c — the launcher process: runs drivers, enforces limits, measures with wait4(). */
 #include "harness/launch.h"
+#include "harness/cgroup.h"
 #include "harness/util.h"
 
 #include <dirent.h>
@@ -45,7 +46,7 @@ struct req_fixed {
 struct res_fixed {
     int32_t exec_errno, exited, exit_code, signaled, signo, killed;
     double wall_s, user_s, sys_s;
-    int64_t maxrss_kib;
+    int64_t maxrss_kib, cg_peak_kib;
     uint32_t out_len, err_len; /* then the bytes of each */
 };
 
@@ -92,102 +93,7 @@ static int send_msg(int fd, uint32_t type, const void *a, size_t alen, const voi
 
 /* ==== the launcher process ========================================================================= */
 
-static char cg_dir[PATH_MAX]; /* our memory cgroup, "" if none */
-
-static int write_file(const char *dir, const char *file, const char *text) {
-    char path[PATH_MAX + 64];
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    int rc = write_all(fd, text, strlen(text));
-    close(fd);
-    return rc;
-}
-
-/* The oom_kill counter of our cgroup (memory.oom_control), or -1. */
-static long long cg_oom_kills(void) {
-    char path[PATH_MAX + 64], line[128];
-    snprintf(path, sizeof path, "%s/memory.oom_control", cg_dir);
-    FILE *f = fopen(path, "re");
-    if (!f)
-        return -1;
-    long long n = -1;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, "oom_kill ", 9))
-            n = atoll(line + 9);
-    fclose(f);
-    return n;
-}
-
-/* The directory of this process's cgroup-v1 memory cgroup, or -1. */
-static int cg_base(char *buf, size_t len) {
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f)
-        return -1;
-    char line[PATH_MAX];
-    int rc = -1;
-    while (rc && fgets(line, sizeof line, f)) {
-        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        if (!c2)
-            continue;
-        *c2 = 0;
-        /* controllers field: comma-separated, must hold "memory" */
-        for (char *tok = strtok(c1 + 1, ","); tok; tok = strtok(NULL, ","))
-            if (!strcmp(tok, "memory")) {
-                char *rel = c2 + 1;
-                rel[strcspn(rel, "\n")] = 0;
-                if ((size_t)snprintf(buf, len, "/sys/fs/cgroup/memory%s", strcmp(rel, "/") ? rel : "") < len)
-                    rc = 0;
-            }
-    }
-    fclose(f);
-    struct stat st;
-    return rc == 0 && stat(buf, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : -1;
-}
-
-/* Removes forkscope-PID cgroups left by launchers that were killed. */
-static void cg_remove_stale(const char *base) {
-    DIR *d = opendir(base);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        int pid;
-        char tail;
-        if (sscanf(e->d_name, "forkscope-%d%c", &pid, &tail) != 1 || pid <= 0)
-            continue;
-        if (kill(pid, 0) < 0 && errno == ESRCH) {
-            char path[PATH_MAX + 300];
-            snprintf(path, sizeof path, "%s/%s", base, e->d_name);
-            rmdir(path);
-        }
-    }
-    closedir(d);
-}
-
-/* Sets up the memory-limit mechanism per FORKSCOPE_MEMLIMIT; writes its description. */
-static void mech_setup(char *desc, size_t len) {
-    const char *want = getenv("FORKSCOPE_MEMLIMIT");
-    char base[PATH_MAX - 32];
-    cg_dir[0] = 0;
-    if (!want || strcmp(want, "poll")) {
-        if (cg_base(base, sizeof base) == 0) {
-            cg_remove_stale(base);
-            snprintf(cg_dir, sizeof cg_dir, "%s/forkscope-%d", base, (int)getpid());
-            if ((mkdir(cg_dir, 0755) && errno != EEXIST) || write_file(cg_dir, "memory.limit_in_bytes", "-1") ||
-                cg_oom_kills() < 0) {
-                rmdir(cg_dir);
-                cg_dir[0] = 0;
-            }
-        }
-    }
-    if (cg_dir[0])
-        snprintf(desc, len, "cgroup-v1 %s", cg_dir);
-    else
-        snprintf(desc, len, "poll /proc/PID/statm every 10 ms%s",
-                 want && !strcmp(want, "cgroup") ? " (no writable cgroup-v1 memory controller)" : "");
-}
+static hx_cg cg; /* the launcher's cgroup for memory limits (kind HX_CG_NONE: poll) */
 
 static long rss_bytes(pid_t pid) {
     char path[64], buf[128];
@@ -225,10 +131,9 @@ static void child_exec(char **argv, char **env, int out_w, int err_w, int exec_w
     dup2(out_w, 1);
     dup2(err_w, 2);
     if (join_cg) {
-        char pid[32];
-        snprintf(pid, sizeof pid, "%d\n", (int)getpid());
-        if (write_file(cg_dir, "cgroup.procs", pid)) {
-            int e = errno;
+        int rc = hx_cg_join(&cg);
+        if (rc) {
+            int e = -rc;
             write_all(exec_w, &e, sizeof e);
             _exit(127);
         }
@@ -389,6 +294,7 @@ static int run_one(int sock, char *payload, uint32_t plen) {
     struct req_fixed rq;
     struct res_fixed rs;
     memset(&rs, 0, sizeof rs);
+    rs.cg_peak_kib = -1;
     if (plen < sizeof rq)
         return -1;
     memcpy(&rq, payload, sizeof rq);
@@ -402,18 +308,15 @@ static int run_one(int sock, char *payload, uint32_t plen) {
 
     child ch = {.pidfd = -1, .mem_limit = rq.mem_limit};
     int op[2] = {-1, -1}, ep[2] = {-1, -1}, xp[2] = {-1, -1};
-    int join_cg = cg_dir[0] && rq.mem_limit;
-    long long oom0 = 0;
+    int join_cg = cg.kind != HX_CG_NONE && rq.mem_limit;
     if (pipe2(op, O_CLOEXEC) || pipe2(ep, O_CLOEXEC) || pipe2(xp, O_CLOEXEC)) {
         rs.exec_errno = errno;
         goto reply;
     }
     if (join_cg) {
-        char lim[32];
-        snprintf(lim, sizeof lim, "%llu", (unsigned long long)rq.mem_limit);
-        oom0 = cg_oom_kills();
-        if (write_file(cg_dir, "memory.limit_in_bytes", lim)) {
-            rs.exec_errno = errno;
+        int rc = hx_cg_run_begin(&cg, (unsigned long long)rq.mem_limit);
+        if (rc) {
+            rs.exec_errno = -rc;
             goto reply;
         }
     }
@@ -445,9 +348,10 @@ static int run_one(int sock, char *payload, uint32_t plen) {
         rs.exec_errno = xerr ? xerr : EIO;
     child_result(&ch, &rs);
     if (join_cg) {
-        if (cg_oom_kills() > oom0 && rs.signaled && rs.signo == SIGKILL && !rs.killed)
+        long long peak;
+        if (hx_cg_run_end(&cg, &peak) && rs.signaled && rs.signo == SIGKILL && !rs.killed)
             rs.killed = HX_KILLED_MEMORY;
-        write_file(cg_dir, "memory.limit_in_bytes", "-1");
+        rs.cg_peak_kib = peak;
     }
 reply:
     for (int k = 0; k < 2; k++) {
@@ -473,7 +377,7 @@ static void launcher_main(int sock) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGCHLD, SIG_DFL);
     char desc[PATH_MAX + 64];
-    mech_setup(desc, sizeof desc);
+    hx_cg_setup(&cg, getenv("FORKSCOPE_MEMLIMIT"), desc, sizeof desc);
     if (send_msg(sock, MSG_HELLO, desc, strlen(desc) + 1, NULL, 0, NULL, 0))
         goto out;
     for (;;) {
@@ -491,8 +395,7 @@ static void launcher_main(int sock) {
             break;
     }
 out:
-    if (cg_dir[0])
-        rmdir(cg_dir);
+    hx_cg_teardown(&cg);
     _exit(0);
 }
 
@@ -609,6 +512,7 @@ int hx_launcher_run(hx_launcher *l, const hx_run_req *req, hx_run_res *res, int 
     res->user_s = rs.user_s;
     res->sys_s = rs.sys_s;
     res->maxrss_kib = (long)rs.maxrss_kib;
+    res->cg_peak_kib = (long long)rs.cg_peak_kib;
     return 0;
 }
 

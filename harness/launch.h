@@ -59,6 +59,7 @@ typedef struct hx_run_res {
     double wall_s;       /* fork to reap, as the launcher saw it */
     double user_s, sys_s;
     long maxrss_kib;     /* wait4() of this child */
+    long long cg_peak_kib; /* memory.peak of its cgroup v2 (a run with a memory limit, Linux 5.19+), else -1 */
     char *out;           /* stdout, NUL-terminated (at most 1 MiB kept) */
     size_t out_len;
     char *err; /* the last <= 2 KiB of stderr, NUL-terminated */

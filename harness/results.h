@@ -42,6 +42,8 @@
  *   "exit_code": integer or null; "signal": signal name ("SIGSEGV") or null
  *   "wall_s": wall time of the whole process as the parent saw it
  *   "maxrss_kib": peak resident set of that process, from wait4(), in KiB
+ *   "cgroup_peak_kib": the run's memory.peak under a cgroup-v2 memory limit (all it was
+ *                  charged, page cache included), in KiB; null elsewhere
  *   "user_s", "sys_s": CPU time of that process (wait4)
  *   "time_s": the timed repetition's time from the driver (median of its "times" if it ran
  *             several), or null if the run failed

@@ -370,17 +370,44 @@ static void utf8_sanitize(char *s, size_t len) {
 }
 
 /* The median of the driver's array KEY ("times", "cpu_times"), or null. */
-static json_t *median_of(json_t *driver, const char *key) {
+/* The median of driver's array `key` of numbers, or NaN if it has none or anything but
+ * finite numbers in it. */
+static double median_of(const json_t *driver, const char *key) {
     json_t *times = json_object_get(driver, key);
     size_t n = json_array_size(times);
     if (!n)
-        return json_null();
+        return NAN;
     double *v = hx_xmalloc(n * sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        v[i] = json_number_value(json_array_get(times, i));
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(times, i);
+        v[i] = json_is_number(x) ? json_number_value(x) : NAN;
+        if (!isfinite(v[i])) {
+            free(v);
+            return NAN;
+        }
+    }
     double m = hx_median(v, n);
     free(v);
-    return json_real(m);
+    return m;
+}
+
+int hx_driver_output(const char *out, size_t len, json_t **doc, double *time_s, double *cpu_s) {
+    *doc = NULL;
+    *time_s = *cpu_s = NAN;
+    if (!len)
+        return HX_DRIVER_NO_OUTPUT;
+    json_error_t e;
+    json_t *d = json_loadb(out, len, 0, &e);
+    if (!d || !json_is_object(d)) {
+        json_decref(d);
+        return HX_DRIVER_UNPARSABLE;
+    }
+    *doc = d;
+    if (json_is_false(json_object_get(d, "verified")))
+        return HX_DRIVER_WRONG;
+    *time_s = median_of(d, "times");
+    *cpu_s = median_of(d, "cpu_times");
+    return isnan(*time_s) ? HX_DRIVER_NO_TIMES : HX_DRIVER_OK;
 }
 
 static json_t *signal_name(int sig) {
@@ -515,14 +542,10 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
     const char *note = NULL;
     char notebuf[PATH_MAX + 256];
     int st;
-    if (r->out_len) {
-        json_error_t e;
-        driver = json_loadb(r->out, r->out_len, 0, &e);
-        if (driver && !json_is_object(driver)) {
-            json_decref(driver);
-            driver = NULL;
-        }
-    }
+    double drv_time = NAN, drv_cpu = NAN;
+    int drv = HX_DRIVER_NO_OUTPUT;
+    if (c->var->kind != HX_VARIANT_COMMAND)
+        drv = hx_driver_output(r->out, r->out_len, &driver, &drv_time, &drv_cpu);
     if (r->exec_errno) {
         st = ST_ERROR;
         snprintf(notebuf, sizeof notebuf, "cannot execute %s: %s", c->driver, strerror(r->exec_errno));
@@ -551,12 +574,15 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
         snprintf(notebuf, sizeof notebuf, "exit status %d%s", r->exit_code,
                  r->exit_code == 1 ? " (bad usage)" : r->exit_code == 2 ? " (could not run)" : "");
         note = notebuf;
-    } else if (!driver && c->var->kind != HX_VARIANT_COMMAND) {
+    } else if (drv == HX_DRIVER_NO_OUTPUT || drv == HX_DRIVER_UNPARSABLE) {
         st = ST_ERROR;
-        note = r->out_len ? "unparsable output (not one JSON object)" : "no output";
-    } else if (json_is_false(json_object_get(driver, "verified"))) {
+        note = drv == HX_DRIVER_UNPARSABLE ? "unparsable output (not one JSON object)" : "no output";
+    } else if (drv == HX_DRIVER_WRONG) {
         st = ST_WRONG;
         note = "exit status 0 but \"verified\": false";
+    } else if (drv == HX_DRIVER_NO_TIMES) {
+        st = ST_ERROR;
+        note = "the driver's output has no \"times\" (an array of finite numbers)";
     } else {
         st = ST_OK;
     }
@@ -583,12 +609,13 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
     json_object_set_new(rec, "signal", r->signaled ? signal_name(r->signo) : json_null());
     json_object_set_new(rec, "wall_s", json_real(r->wall_s));
     json_object_set_new(rec, "maxrss_kib", json_integer(r->maxrss_kib));
+    json_object_set_new(rec, "cgroup_peak_kib", r->cg_peak_kib >= 0 ? json_integer(r->cg_peak_kib) : json_null());
     json_object_set_new(rec, "user_s", json_real(r->user_s));
     json_object_set_new(rec, "sys_s", json_real(r->sys_s));
     json_object_set_new(rec, "time_s", st != ST_OK                         ? json_null()
                                        : c->var->kind == HX_VARIANT_COMMAND ? json_real(cmd_time)
-                                                                            : median_of(driver, "times"));
-    json_object_set_new(rec, "cpu_s", st == ST_OK ? median_of(driver, "cpu_times") : json_null());
+                                                                            : json_real(drv_time));
+    json_object_set_new(rec, "cpu_s", st == ST_OK && !isnan(drv_cpu) ? json_real(drv_cpu) : json_null());
     json_object_set_new(rec, "driver", driver ? driver : json_null());
     json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
     json_object_set_new(rec, "started", json_string(when));

@@ -46,6 +46,7 @@
 #include <unistd.h>
 
 #include "worker.h"
+#include "chaos.h"
 
 #ifndef FK_PUBLISH_BATCH
 #define FK_PUBLISH_BATCH 1 /* private slots made public per request (the oldest ones) */
@@ -197,6 +198,7 @@ static void grow(fk_worker *w, uint64_t t, uint64_t b) {
 /* Makes the private slots [split, split + n) public (owner, under dq_lock). */
 static void publish(fk_worker *w, uint64_t n) {
     set_split(w, w->hot->split + n);
+    FK_CHAOS_POINT();
     /* Release: pairs with the thief's acquire load of split_pub; it then sees the published
      * slots and everything the owner wrote before pushing them (the frames or the records'
      * arguments). */
@@ -279,12 +281,15 @@ void fk__push_slow(void) {
  * consistent and, if the deque is now empty, top == split == bottom. */
 static int reclaim(fk_worker *w, uint64_t i) {
     atomic_store_explicit(&w->split_pub, i, memory_order_relaxed);
+    FK_CHAOS_POINT(); /* (the store still in the store buffer, on hardware that has one) */
     /* seq_cst fence, pairs with the fence in fk__steal (store-load, as Dekker): either the
      * thief's load of split_pub sees i, so it will not take slot i, or our load of top
      * below sees its claim (its CAS, or the top it loaded before its fence). */
     atomic_thread_fence(memory_order_seq_cst);
+    FK_CHAOS_POINT();
     uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
     FK__WSTAT(w, reclaims);
+    FK_CHAOS_POINT();
     if (t < i) { /* slots [t, i) stay public; i is private again */
         w->hot->split = i;
         set_bottom(w, i);
@@ -455,7 +460,9 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     /* Acquire: pairs with the CAS of the thief that moved top here (see reclaim's fence
      * argument: a later seq_cst fence must order after that CAS). */
     uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire);
+    FK_CHAOS_POINT();
     atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in reclaim */
+    FK_CHAOS_POINT();
     /* Acquire: pairs with the release store of split_pub in publish (and a forcing thief's). */
     uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
     if (t >= s) {
@@ -471,7 +478,9 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     }
     /* Acquire: pairs with the release store in grow (the copied slots). */
     fk__dqbuf *b = atomic_load_explicit(&v->dq_buf, memory_order_acquire);
+    FK_CHAOS_POINT();
     copy_slot(out, &buf_slots(b)[t & (b->cap - 1)]);
+    FK_CHAOS_POINT(); /* between the load of the slot and the CAS that makes it ours */
     /* The slot we read is ours only if top is still t: any overwrite of slot t needs the
      * owner to have seen top > t first.  seq_cst: ordered with the owner's fence. */
     if (!atomic_compare_exchange_strong_explicit(&v->top, &t, t + 1, memory_order_seq_cst,

@@ -1,5 +1,6 @@
 /* mpsc.c — see mpsc.h. */
 #include "mpsc.h"
+#include "chaos.h"
 
 void fk__mpsc_init(fk__mpsc *q) {
     atomic_store_explicit(&q->stub.next, NULL, memory_order_relaxed);
@@ -13,6 +14,7 @@ void fk__mpsc_push(fk__mpsc *q, fk__mpsc_node *n) {
      * the consumer, which reads them after its acquire load of prev->next below; acquire
      * orders us after the previous producer so that prev is a valid node. */
     fk__mpsc_node *prev = atomic_exchange_explicit(&q->head, n, memory_order_acq_rel);
+    FK_CHAOS_POINT(); /* the queue is cut here until the link below: the consumer must wait */
     /* Release: pairs with the consumer's acquire load of ->next. */
     atomic_store_explicit(&prev->next, n, memory_order_release);
 }

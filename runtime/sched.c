@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "worker.h"
+#include "chaos.h"
 
 /* The hot state of this thread's worker (forkscope/impl.h); zero on other threads. */
 _Thread_local struct fk__hot fk__tls __attribute__((tls_model(FK_TLS_MODEL)));
@@ -91,9 +92,11 @@ int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
 #endif
     if (mine)
         f->stack = fk__stack_handle(w);
+    FK_CHAOS_POINT();
     /* acq_rel: the release half publishes what we did before arriving (a child's result,
      * f->stack) to the last arriver; the acquire half gives the last arriver everyone's. */
     uint32_t old = atomic_fetch_add_explicit(&f->joins, add, memory_order_acq_rel);
+    FK_CHAOS_POINT(); /* arrived: the last arriver may resume f (and adopt its stack) now */
     if (old + add != FK__JOIN_K) {
         FK__WSTAT(w, suspends);
         if (mine)
@@ -245,6 +248,7 @@ static void run_record(fk_worker *w, const fk__record *r) {
     FK__REFRESH(w);
     /* Release: the child's result before the parent's acquire; acquire: the parent's
      * waiter, stored before its own (release) arrival, if that came first. */
+    FK_CHAOS_POINT();
     if (atomic_fetch_add_explicit(&cell->done, 1, memory_order_acq_rel) + 1 == FK__JOIN_K)
         make_ready(w, cell->waiter);
 }
@@ -302,6 +306,7 @@ static int wake_bit(fk_worker *w) {
     /* the one waker that clears the bit wakes it (ORDERING, last paragraph) */
     if (!(atomic_fetch_and_explicit(&p->sleepers[w->id / 64], ~bit, memory_order_seq_cst) & bit))
         return 0; /* not asleep, or someone else is waking it */
+    FK_CHAOS_POINT(); /* between owning the wake and bumping the epoch */
     /* pairs with try_sleep's epoch load: a wake after it makes futex_wait return at once */
     atomic_fetch_add_explicit(&w->wake_epoch, 1, memory_order_seq_cst);
     futex_wake(&w->wake_epoch, 1);
@@ -312,6 +317,7 @@ void fk__wake(fk_worker *w) {
     /* F2 of (A): pairs with F1 in try_sleep (store-load): either we see its sleeper bit,
      * or it sees what we published before calling us (a root in its inbox). */
     atomic_thread_fence(memory_order_seq_cst);
+    FK_CHAOS_POINT();
     uint64_t bit = 1ull << (w->id % 64);
     if (atomic_load_explicit(&w->pool->sleepers[w->id / 64], memory_order_seq_cst) & bit)
         wake_bit(w);
@@ -387,15 +393,18 @@ static void try_sleep(fk_worker *w) {
     fk_pool *p = w->pool;
     _Atomic int *thieves = &p->groups[w->group].thieves;
     /* (B): thieves down, then load active (become_active does the mirror image) */
-    if (atomic_fetch_sub_explicit(thieves, 1, memory_order_seq_cst) == 1 &&
-        atomic_load_explicit(&p->active, memory_order_seq_cst) > 0) {
+    int last = atomic_fetch_sub_explicit(thieves, 1, memory_order_seq_cst) == 1;
+    FK_CHAOS_POINT();
+    if (last && atomic_load_explicit(&p->active, memory_order_seq_cst) > 0) {
         atomic_fetch_add_explicit(thieves, 1, memory_order_seq_cst);
         return;
     }
     uint64_t bit = 1ull << (w->id % 64);
     uint32_t epoch = atomic_load_explicit(&w->wake_epoch, memory_order_seq_cst); /* vs wake_bit's increment */
+    FK_CHAOS_POINT();
     atomic_store_explicit(&w->state, FK__W_ASLEEP, memory_order_relaxed);
     atomic_fetch_or_explicit(&p->sleepers[w->id / 64], bit, memory_order_seq_cst); /* S1 of (A) */
+    FK_CHAOS_POINT(); /* between the sleeper's bit and its re-check */
     atomic_thread_fence(memory_order_seq_cst); /* F1: pairs with F2 in fk__wake, wake_one */
     int cancel = stopping(p) || fk__mpsc_nonempty(&w->inbox) ||
                  (atomic_load_explicit(thieves, memory_order_seq_cst) == 0 &&
@@ -876,6 +885,7 @@ static void after_switch(fk_worker *w, fmsg *m) {
     fk_frame *f = m->frame;
     f->waiter = m->fiber;
     uint32_t add = FK__JOIN_K - m->stolen;
+    FK_CHAOS_POINT();
     if (atomic_fetch_add_explicit(&f->done, add, memory_order_acq_rel) + add == FK__JOIN_K)
         make_ready(w, m->fiber); /* every child had finished */
 }

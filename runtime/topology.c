@@ -53,6 +53,51 @@ static const char *shown(const char *spec) { return *spec ? spec : "(this machin
 
 /* ---- loading ------------------------------------------------------------------------- */
 
+/* hwloc builds a synthetic topology in a time that grows steeply with the width of a level
+ * (children of one parent, measured with hwloc 2.9 here: 4,096: 0.9 s; 8,192: 8 s; 16,384:
+ * over a minute), and forkscope places at most FK_MAX_WORKERS workers: a description whose
+ * level count exceeds FK__SYNTH_MAX_ARITY, or whose PUs (the product of the counts) exceed
+ * FK__SYNTH_MAX_PUS, is refused before hwloc sees it (found by fuzz/fuzz_topology.c: the
+ * descriptions "33332" and "pack:7777core:7 pu:1" hung it).  A count is a number after
+ * ':' or at the start of a word, outside "(attributes)" and "[memory children]";
+ * everything else is left to hwloc's own parser. */
+#define FK__SYNTH_MAX_ARITY 4096
+#define FK__SYNTH_MAX_PUS 16384
+static int synthetic_too_big(const char *spec, char *err, size_t errlen) {
+    unsigned long long pus = 1;
+    int depth = 0;
+    for (const char *p = spec + 10; *p;) {
+        char prev = p == spec + 10 ? ' ' : p[-1];
+        if (*p == '(' || *p == '[')
+            depth++;
+        else if ((*p == ')' || *p == ']') && depth)
+            depth--;
+        /* a count: digits after ':' or starting a word, outside attributes (hwloc reads
+         * "type:N" and "N" without needing a space after N) */
+        if (depth || *p < '0' || *p > '9' || !(prev == ':' || prev == ' ' || prev == '\t' || prev == '\n')) {
+            p++;
+            continue;
+        }
+        char *end;
+        errno = 0;
+        unsigned long long n = strtoull(p, &end, 0); /* as hwloc reads it: 0x.. and 0.. too */
+        p = end > p ? end : p + 1;
+        if (n > FK__SYNTH_MAX_ARITY || errno == ERANGE) {
+            say(err, errlen, "topology \"%s\": a level of %llu objects (at most %d per level: hwloc takes minutes "
+                "to build wider ones)", spec, n, FK__SYNTH_MAX_ARITY);
+            return 1;
+        }
+        if (n)
+            pus *= n;
+        if (pus > FK__SYNTH_MAX_PUS) {
+            say(err, errlen, "topology \"%s\": over %d PUs (forkscope places at most %d workers)", spec,
+                FK__SYNTH_MAX_PUS, FK_MAX_WORKERS);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Points hwloc at the spec's source and loads it.  A failed hwloc_topology_set_* leaves
  * hwloc on its default source (this machine), so its result must be checked: a typo must
  * not silently give the weights of the wrong machine. */
@@ -378,6 +423,8 @@ int fk__topo_create(fk__topo **out, const fk__topo_opts *opts, char *err, size_t
         say(err, errlen, "topology \"%s\": expected \"\" (this machine), \"xml:PATH\" or \"synthetic:DESC\"", shown(spec));
         return FK_EINVAL;
     }
+    if (kind == FK__TOPO_SYNTHETIC && synthetic_too_big(spec, err, errlen))
+        return FK_EINVAL;
     if (opts->workers > FK_MAX_WORKERS) {
         say(err, errlen, "topology \"%s\": %u workers requested, at most %d", shown(spec), opts->workers, FK_MAX_WORKERS);
         return FK_EINVAL;

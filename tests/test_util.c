@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/cgroup.h"
 #include "harness/errors.h"
 #include "harness/util.h"
 #include "tests/testlib.h"
@@ -219,6 +220,76 @@ TEST(json_getters) {
     json_decref(o);
 }
 
+/* ---- cgroups: the parsers on texts from real machines ---------------------------------------- */
+
+/* A systemd machine with only cgroup v2 (Debian 12, Ubuntu 22.04 and later). */
+static const char mountinfo_v2[] =
+    "22 28 0:21 / /proc rw,nosuid,nodev,noexec,relatime shared:12 - proc proc rw\n"
+    "25 28 0:23 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 "
+    "rw,nsdelegate,memory_recursiveprot\n"
+    "28 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n";
+static const char cgroup_v2[] = "0::/user.slice/user-1000.slice/session-3.scope\n";
+/* This machine's kind: v1 controllers, the unified hierarchy beside them without memory. */
+static const char mountinfo_hybrid[] =
+    "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755\n"
+    "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+    "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n";
+static const char cgroup_hybrid[] = "4:memory:/process_api/f6999\n1:cpu:/\n0::/\n";
+
+TEST(cgroup_parsing) {
+    char out[PATH_MAX];
+    ASSERT_EQ(hx_cg2_path(mountinfo_v2, cgroup_v2, out, sizeof out), 0);
+    ASSERT_MSG(!strcmp(out, "/sys/fs/cgroup/user.slice/user-1000.slice/session-3.scope"), "got %s", out);
+    ASSERT_EQ(hx_cg2_path(mountinfo_hybrid, cgroup_hybrid, out, sizeof out), 0);
+    ASSERT_MSG(!strcmp(out, "/sys/fs/cgroup/unified"), "got %s", out); /* "0::/": the mount's root itself */
+    /* no cgroup2 mount; no v2 entry; a cgroup2 mount of a subtree (paths would not join) */
+    ASSERT_EQ(hx_cg2_path("35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n", cgroup_v2, out,
+                          sizeof out), -1);
+    ASSERT_EQ(hx_cg2_path(mountinfo_v2, "4:memory:/x\n", out, sizeof out), -1);
+    ASSERT_EQ(hx_cg2_path("25 28 0:23 /sub /mnt rw - cgroup2 cgroup2 rw\n", cgroup_v2, out, sizeof out), -1);
+    char tiny[8];
+    ASSERT_EQ(hx_cg2_path(mountinfo_v2, cgroup_v2, tiny, sizeof tiny), -1);
+    /* memory.events (v2) and memory.oom_control (v1) */
+    const char *events = "low 0\nhigh 0\nmax 12\noom 1\noom_kill 1\noom_group_kill 0\n";
+    ASSERT_EQ(hx_cg_field(events, "oom_kill"), 1);
+    ASSERT_EQ(hx_cg_field(events, "oom"), 1);
+    ASSERT_EQ(hx_cg_field(events, "max"), 12);
+    ASSERT_EQ(hx_cg_field("oom_kill_disable 0\nunder_oom 0\noom_kill 3", "oom_kill"), 3);
+    ASSERT_EQ(hx_cg_field("oom_kill_disable 0\n", "oom_kill"), -1);
+    ASSERT_EQ(hx_cg_field("", "oom_kill"), -1);
+    ASSERT_EQ(hx_cg_field("oom_kill x\n", "oom_kill"), -1);
+    /* controller lists */
+    ASSERT(hx_cg_has("cpuset cpu io memory hugetlb pids rdma misc\n", "memory"));
+    ASSERT(hx_cg_has("memory", "memory"));
+    ASSERT(!hx_cg_has("cpuset cpu io hugetlb pids\n", "memory"));
+    ASSERT(!hx_cg_has("memoryx cpu", "memory"));
+    ASSERT(!hx_cg_has("", "memory"));
+}
+
+/* On this machine: whatever the set-up finds, the description says what limits memory and,
+ * when it is not cgroup v2, why; forcing v2 where it is unavailable falls back to polling and
+ * says why; "poll" polls. */
+TEST(cgroup_setup_here) {
+    char desc[PATH_MAX + 512];
+    hx_cg cg;
+    hx_cg_setup(&cg, NULL, desc, sizeof desc);
+    printf("  auto: %s\n", desc);
+    ASSERT(cg.kind == HX_CG_V2 ? !strncmp(desc, "cgroup-v2 ", 10)
+                               : strstr(desc, "v2 not used") || strstr(desc, "poll /proc/PID/statm"));
+    hx_cg_teardown(&cg);
+    hx_cg_setup(&cg, "cgroup-v2", desc, sizeof desc);
+    printf("  cgroup-v2: %s\n", desc);
+    if (cg.kind != HX_CG_V2) {
+        ASSERT_EQ(cg.kind, HX_CG_NONE);
+        ASSERT_STR_CONTAINS(desc, "poll");
+        ASSERT_STR_CONTAINS(desc, "v2");
+    }
+    hx_cg_teardown(&cg);
+    hx_cg_setup(&cg, "poll", desc, sizeof desc);
+    ASSERT_EQ(cg.kind, HX_CG_NONE);
+    ASSERT_STR_CONTAINS(desc, "FORKSCOPE_MEMLIMIT=poll");
+}
+
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
@@ -229,6 +300,8 @@ int main(int argc, char **argv) {
                          TEST_CASE(grow_and_clock, 10),
                          TEST_CASE(return_codes, 10),
                          TEST_CASE(json_getters, 10),
+                         TEST_CASE(cgroup_parsing, 10),
+                         TEST_CASE(cgroup_setup_here, 10),
                          {0},
                      });
 }

@@ -197,27 +197,28 @@ static double measure_sha1(void) {
     return best;
 }
 
-static int uts_prepare(bench_ctx *c) {
+int uts_params_of(bench_ctx *c, uts_params *out, const uts_preset **found, char *err, size_t errlen) {
     const char *pname = c->s[UTS_OPT_PRESET];
-    preset = strcmp(pname, "none") ? uts_preset_find(pname) : NULL;
-    if (strcmp(pname, "none") && !preset) { /* the option's choices and uts_presets disagree */
-        fprintf(stderr, "uts: option --preset: no preset named '%s'\n", pname);
+    const uts_preset *pr = strcmp(pname, "none") ? uts_preset_find(pname) : NULL;
+    *found = pr;
+    if (strcmp(pname, "none") && !pr) { /* the option's choices and uts_presets disagree */
+        snprintf(err, errlen, "option --preset: no preset named '%s'", pname);
         return -1;
     }
-    if (preset) {
-        tree = preset->params;
-        tree.g = (int)c->i[UTS_OPT_G]; /* granularity is not part of a tree */
+    if (pr) {
+        *out = pr->params;
+        out->g = (int)c->i[UTS_OPT_G]; /* granularity is not part of a tree */
         /* the options now say which tree runs: the driver records them as its params */
-        c->i[UTS_OPT_T] = tree.type;
-        c->d[UTS_OPT_B] = tree.b0;
-        c->i[UTS_OPT_R] = tree.seed;
-        c->i[UTS_OPT_A] = tree.shape;
-        c->i[UTS_OPT_D] = tree.gen_mx;
-        c->d[UTS_OPT_Q] = tree.q;
-        c->i[UTS_OPT_M] = tree.m;
-        c->d[UTS_OPT_F] = tree.f;
+        c->i[UTS_OPT_T] = out->type;
+        c->d[UTS_OPT_B] = out->b0;
+        c->i[UTS_OPT_R] = out->seed;
+        c->i[UTS_OPT_A] = out->shape;
+        c->i[UTS_OPT_D] = out->gen_mx;
+        c->d[UTS_OPT_Q] = out->q;
+        c->i[UTS_OPT_M] = out->m;
+        c->d[UTS_OPT_F] = out->f;
     } else {
-        tree = (uts_params){
+        *out = (uts_params){
             .type = (int)c->i[UTS_OPT_T],
             .b0 = c->d[UTS_OPT_B],
             .seed = (int32_t)c->i[UTS_OPT_R],
@@ -229,8 +230,12 @@ static int uts_prepare(bench_ctx *c) {
             .g = (int)c->i[UTS_OPT_G],
         };
     }
+    return uts_params_check(out, err, errlen);
+}
+
+static int uts_prepare(bench_ctx *c) {
     char err[160];
-    if (uts_params_check(&tree, err, sizeof err)) {
+    if (uts_params_of(c, &tree, &preset, err, sizeof err)) {
         fprintf(stderr, "uts: %s\n", err);
         return -1;
     }

@@ -1,0 +1,29 @@
+/* args.h — the bench driver's command line, parsed without exiting (the driver exits on a
+ * bad one; the fuzz target feeds it anything). */
+#ifndef FK_BENCH_ARGS_H
+#define FK_BENCH_ARGS_H
+
+#include <stddef.h>
+
+#include "bench/bench.h"
+
+typedef struct bench_cli {
+    unsigned reps, warmup;
+    int uts_mode;        /* "uts" came first: the UTS reference's flags and summary line */
+    const char *sched;   /* busy|lazy */
+    const char *resume;  /* fiber builds: any|home; NULL if not given */
+    const char *papi;    /* events to count, comma-separated, or NULL */
+    int papi_per_worker; /* 0|1 */
+} bench_cli;
+
+enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_ERROR = -1 };
+
+/* Parses argv: the kernel ("uts" first, or --kernel NAME anywhere), then every option as
+ * --name VALUE or --name=VALUE (one dash will do), each checked against the kernel's table
+ * (bench/options.h) or the driver's own.  Fills c->kernel, c's option values (defaults
+ * first) and c->workers, and *cli.  Returns BENCH_CLI_RUN; BENCH_CLI_HELP or BENCH_CLI_LIST
+ * for --help / --list; or BENCH_CLI_ERROR with a one-line message in err naming the option.
+ * Values point into argv. */
+int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *err, size_t errlen);
+
+#endif
