@@ -14,7 +14,24 @@ cases=(
   "deque  -DNO_FENCE          refuted  reclaim without its fence, under TSO"
   "deque  -DSC,-DNO_FENCE     ok       reclaim without its fence under SC (what x86 tests see)"
   "deque  -DMUT_NO_CAS        refuted  the last public slot taken without the CAS race"
+  "lazy   -DG=1,-DM=2,-DR=1   ok       lazy sleep/wake: 1 group of 2 workers, a root, stop"
+  "lazy   -DG=2,-DM=1,-DR=1   ok       lazy sleep/wake: 2 groups of 1 worker, a root, stop"
+  "lazy   -DG=2,-DM=1,-DR=2   ok       lazy sleep/wake: 2 groups of 1 worker, 2 roots, stop"
+  "lazy   -DG=1,-DM=2,-DR=1,-DNO_EARLY_B  ok  without (B)'s early test: the re-check suffices"
+  "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_RECHECK    refuted  no inbox re-check after the sleeper bit (lost wake-up)"
+  "lazy   -DG=2,-DM=1,-DR=1,-DMUT_NO_RECHECK    refuted  the same, 2 groups"
+  "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_REPLACE    refuted  the last thief turns active without waking a replacement"
+  "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_LASTCHECK  refuted  the last thief sleeps while work runs"
+  "mpsc   -DP=2,-DK=2         ok       MPSC queue: 2 producers x 2 nodes, the consumer"
+  "mpsc   -DP=3,-DK=2         ok       MPSC queue: 3 producers x 2 nodes"
+  "mpsc   -DMUT_NO_STUB_CHECK refuted  pop hands out the last node without re-inserting the stub"
 )
+# MODEL_LONG=1 adds the larger bounds (minutes each)
+if [ "${MODEL_LONG:-0}" = 1 ]; then
+    cases+=("lazy   -DG=2,-DM=2,-DR=1   ok       lazy sleep/wake: 2 groups of 2 workers, a root, stop"
+            "lazy   -DG=1,-DM=2,-DR=2   ok       lazy sleep/wake: 1 group of 2 workers, 2 roots, stop"
+            "deque  -DN=5               ok       split deque, 5 items")
+fi
 for c in "${cases[@]}"; do
     read -r model defs expect what <<< "$c"
     defs=${defs//,/ }
@@ -22,7 +39,7 @@ for c in "${cases[@]}"; do
     mkdir -p "$d"
     cp "models/$model.pml" "$d/"
     start=$(date +%s.%N)
-    if ! (cd "$d" && spin -a $defs "$model.pml" >spin.log 2>&1 && gcc -O2 -DSAFETY -DMEMLIM=2048 -o pan pan.c 2>>spin.log &&
+    if ! (cd "$d" && spin -a $defs "$model.pml" >spin.log 2>&1 && gcc -O2 -DSAFETY -DCOLLAPSE -DMEMLIM=4096 -o pan pan.c 2>>spin.log &&
           ./pan -m1000000 >pan.log 2>&1); then
         :
     fi
