@@ -27,6 +27,11 @@ cases=(
   "join   -DMUT_RELAXED_CHILD   refuted  a child's arrival relaxed, not release (its result unseen)"
   "join   -DMUT_RELAXED_PARENT  refuted  the parent's arrival relaxed (f->stack, sp or waiter unseen)"
   "join   -DMUT_RECORD_AFTER    refuted  f->stack recorded after the parent's arrival"
+  "ring   -DN=4               ok       deque ring: wrap and growth under 2 thieves, stores visible in any order"
+  "ring   -DREACH_GROW        refuted  (a growth happens in the model)"
+  "ring   -DREACH_WRAP        refuted  (a wrap-around happens in the model)"
+  "ring   -DMUT_RELAXED_PUBLISH  refuted  split_pub stored relaxed, not release (a slot public before its item)"
+  "ring   -DMUT_RELAXED_GROW     refuted  dq_buf stored relaxed (the new buffer seen before its copies)"
   "mpsc   -DP=2,-DK=2         ok       MPSC queue: 2 producers x 2 nodes, the consumer"
   "mpsc   -DP=3,-DK=2         ok       MPSC queue: 3 producers x 2 nodes"
   "mpsc   -DMUT_NO_STUB_CHECK refuted  pop hands out the last node without re-inserting the stub"
@@ -35,7 +40,8 @@ cases=(
 if [ "${MODEL_LONG:-0}" = 1 ]; then
     cases+=("lazy   -DG=2,-DM=2,-DR=1   ok       lazy sleep/wake: 2 groups of 2 workers, a root, stop"
             "lazy   -DG=1,-DM=2,-DR=2   ok       lazy sleep/wake: 1 group of 2 workers, 2 roots, stop"
-            "deque  -DN=5               ok       split deque, 5 items")
+            "deque  -DN=5               ok       split deque, 5 items"
+            "ring   -DN=5               ok       deque ring, 5 items")
 fi
 for c in "${cases[@]}"; do
     read -r model defs expect what <<< "$c"
