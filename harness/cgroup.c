@@ -273,8 +273,10 @@ int hx_cg_run_begin(hx_cg *cg, unsigned long long limit) {
         return -ENOTSUP;
     snprintf(cg->run, sizeof cg->run, "%s/run", cg->dir);
     rmdir(cg->run); /* a leftover of a run whose end was not seen */
-    if (mkdir(cg->run, 0755))
+    if (mkdir(cg->run, 0755) && errno != EEXIST) /* (EEXIST: a leftover still holds processes) */
         return -errno;
+    long long oom = field_of(cg->run, "memory.events", "oom_kill");
+    cg->oom0 = oom > 0 ? oom : 0; /* 0 in a fresh cgroup; a reused one counts on */
     int rc = write_file(cg->run, "memory.max", lim);
     if (!rc) {
         write_file(cg->run, "memory.swap.max", "0"); /* absent without swap accounting: fine */
@@ -298,7 +300,7 @@ int hx_cg_run_end(hx_cg *cg, long long *peak_kib) {
     }
     if (cg->kind != HX_CG_V2)
         return 0;
-    int oom = field_of(cg->run, "memory.events", "oom_kill") > 0;
+    int oom = field_of(cg->run, "memory.events", "oom_kill") > cg->oom0;
     char *peak = read_text(cg->run, "memory.peak");
     if (peak) {
         char *end;
@@ -307,9 +309,14 @@ int hx_cg_run_end(hx_cg *cg, long long *peak_kib) {
             *peak_kib = b / 1024;
         free(peak);
     }
-    /* the run's processes are reaped; the cgroup may lag a moment behind */
-    for (int i = 0; i < 100 && rmdir(cg->run) && errno == EBUSY; i++)
+    /* the run's process is reaped; the cgroup may lag a moment behind, and processes the
+     * run left running (a command's background children) are killed (cgroup.kill, Linux
+     * 5.14+) so that the next run gets a fresh cgroup */
+    for (int i = 0; i < 200 && rmdir(cg->run) && errno == EBUSY; i++) {
+        if (i == 50)
+            write_file(cg->run, "cgroup.kill", "1");
         nanosleep(&(struct timespec){0, 1000000}, NULL);
+    }
     return oom;
 }
 

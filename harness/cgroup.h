@@ -27,7 +27,7 @@ typedef struct hx_cg {
     hx_cg_kind kind;
     char dir[PATH_MAX];      /* forkscope-PID */
     char run[PATH_MAX + 8];  /* v2: dir/run while a run lasts */
-    long long oom0;          /* v1: oom_kill before the run */
+    long long oom0;          /* oom_kill before the run */
 } hx_cg;
 
 /* Sets cg up per want (see above; NULL = auto) and writes the mechanism's description. */
