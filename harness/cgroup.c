@@ -28,24 +28,12 @@ static int write_file(const char *dir, const char *file, const char *text) {
     return w == (ssize_t)len ? 0 : w < 0 ? -e : -EIO;
 }
 
-/* dir/file's text (at most 64 KiB), NUL-terminated, or NULL. */
+/* dir/file's text (dir NULL: file is the path), NUL-terminated, or NULL. */
 static char *read_text(const char *dir, const char *file) {
     char path[PATH_MAX + 64];
-    if (dir)
-        snprintf(path, sizeof path, "%s/%s", dir, file);
-    else
-        snprintf(path, sizeof path, "%s", file);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    size_t cap = 65536, n = 0;
-    char *buf = hx_xmalloc(cap + 1);
-    ssize_t r;
-    while (n < cap && (r = read(fd, buf + n, cap - n)) > 0)
-        n += (size_t)r;
-    close(fd);
-    buf[n] = 0;
-    return buf;
+    snprintf(path, sizeof path, "%s%s%s", dir ? dir : "", dir ? "/" : "", file);
+    size_t len;
+    return hx_read_file(path, &len);
 }
 
 static long long field_of(const char *dir, const char *file, const char *key) {
