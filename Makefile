@@ -13,6 +13,7 @@
 #   make check-small  deque and runtime tests with 4-slot deques (growth and wrap all the time)
 #   make check-chaos  deque and runtime tests with random yields/sleeps at protocol steps
 #   make check-fuzz   every parser's fuzz target: regressions, then 5 s from its corpus
+#   make check-selftest  the summary of make check fails on what it must (sabotaged copies)
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -268,7 +269,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 warnings bench run clean
+.PHONY: all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -289,54 +290,84 @@ all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRI
 setup:
 	@scripts/setup.sh
 
-# Build in parallel, then run the suites one after another (their output stays readable).
-check: setup
-	@rm -f build/test-totals
-	@$(MAKE) --no-print-directory $(foreach m,$(MODES),$(call rt_tests,$(m))) $(call suite_tests,rel) \
-	  $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope) \
-	  $(BUILD)/aarch64/tests/test_fiber $(small_tests) $(chaos_tests) $(FUZZERS)
-	@$(MAKE) --no-print-directory -j1 -k check-rel check-model check-slurm check-fuzz check-debug check-small check-chaos \
-	  check-tsan check-asan \
-	  check-aarch64; \
-	  scripts/run-tests.sh --summary
-
-check-rel: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
-	@scripts/run-tests.sh rel $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh \
-	  scripts/switch-smoke.sh
-check-aarch64: $(BUILD)/aarch64/tests/test_fiber
-	@scripts/run-tests.sh aarch64 scripts/qemu-aarch64-test.sh
-check-debug: $(call rt_tests,debug)
-	@scripts/run-tests.sh debug $^
-# (and the M:N workloads on fibers and on continuation stealing: their barriers, counters and
-# hand-offs are runtime code paths the runtime tests reach less often)
+# ---- make check: the suites, what each promises to run, and their summary ---------------------
+# SUITE_<name> lists what suite <name> runs (a test binary, BIN::CASE,... for some of its
+# cases, or a script that prints "N passed, N failed"); check-<name> runs exactly that list,
+# and `make check` writes the same lists to build/check-manifest, so that the summary
+# (scripts/run-tests.sh --summary) fails, naming it, for every promised binary that did not
+# run -- it did not build, its suite was skipped -- as well as for a non-zero exit, a skip
+# tests/skips does not expect, and a failed make.
+# (the M:N workloads under the sanitizers: their barriers, counters and hand-offs are runtime
+# code paths the runtime tests reach less often)
 MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
+SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
+SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh \
+                 scripts/switch-smoke.sh
+SUITE_model    = scripts/check-models.sh
+SUITE_slurm    = scripts/slurm-e2e.sh
+SUITE_fuzz     = scripts/run-fuzz.sh
+SUITE_debug    = $(call rt_tests,debug)
+SUITE_small    = $(small_tests)
+SUITE_chaos    = $(chaos_tests)
+SUITE_tsan     = $(call SAN_SUITE,tsan)
+SUITE_asan     = $(call SAN_SUITE,asan)
+SUITE_aarch64  = scripts/qemu-aarch64-test.sh
+SUITE_selftest = scripts/selftest.sh
+CHECK_SUITES   := rel model slurm fuzz debug small chaos tsan asan aarch64 selftest
+# What a suite's list needs built (binaries, not scripts; BIN::CASES is BIN)
+suite_bins = $(filter $(BUILD)/%,$(foreach b,$(SUITE_$(1)),$(firstword $(subst ::, ,$(b)))))
+CHECK_BUILD = $(sort $(foreach s,$(CHECK_SUITES),$(call suite_bins,$(s)))) $(DRIVERS) $(FK_SWITCH) \
+              $(BUILD)/bin/forkscope $(BUILD)/aarch64/tests/test_fiber $(FUZZERS)
+TEST_MANIFEST := $(BUILD)/check-manifest
+
+# Build in parallel (-k: all that builds), then run the suites one after another (their
+# output stays readable); the summary judges both makes' statuses with the manifest.
+check: setup
+	@rm -f $(BUILD)/test-totals; mkdir -p $(BUILD)
+	@printf '%s\t%s\n' $(foreach s,$(CHECK_SUITES),$(foreach b,$(SUITE_$(s)),$(s) $(b))) > $(TEST_MANIFEST)
+	@$(MAKE) --no-print-directory -k $(CHECK_BUILD); b=$$?; \
+	 $(MAKE) --no-print-directory -j1 -k $(addprefix check-,$(CHECK_SUITES)); s=$$?; \
+	 TEST_MANIFEST=$(TEST_MANIFEST) scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
+
+check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope
+	@scripts/run-tests.sh rel $(SUITE_rel)
+check-aarch64: $(BUILD)/aarch64/tests/test_fiber
+	@scripts/run-tests.sh aarch64 $(SUITE_aarch64)
+check-debug: $(call suite_bins,debug)
+	@scripts/run-tests.sh debug $(SUITE_debug)
 # Deques of 4 slots (growth and wrap under steals all the time), FK_DEBUG checks on
-check-small: $(small_tests)
-	@scripts/run-tests.sh small $^
+check-small: $(call suite_bins,small)
+	@scripts/run-tests.sh small $(SUITE_small)
 
 # The same with random yields and sleeps at every protocol step (FK_CHAOS, runtime/chaos.h)
-check-chaos: $(chaos_tests)
-	@TEST_TIMEOUT_SCALE=4 scripts/run-tests.sh chaos $^
+check-chaos: $(call suite_bins,chaos)
+	@TEST_TIMEOUT_SCALE=4 scripts/run-tests.sh chaos $(SUITE_chaos)
 
 # The protocols' SPIN models (models/), verified at small bounds, and their mutations refuted
 check-model:
-	@scripts/run-tests.sh model scripts/check-models.sh
+	@scripts/run-tests.sh model $(SUITE_model)
 
 # Every parser fuzzed briefly from its corpus, its regressions replayed (fuzz/)
 check-fuzz: $(FUZZERS)
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-tests.sh fuzz scripts/run-fuzz.sh
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-tests.sh fuzz $(SUITE_fuzz)
 # Long fuzzing: FUZZ_SECONDS per target (default 600), new inputs in build/fuzz/corpus/
 fuzz: $(FUZZERS)
 	@FUZZ_SECONDS=$(if $(filter command line,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),600) FUZZ_KEEP=1 scripts/run-fuzz.sh
 
 # forkscope slurm end to end on a one-node SLURM cluster started by the test (slurm-wlm, munge)
 check-slurm: $(BUILD)/bin/forkscope $(DRIVERS)
-	@scripts/run-tests.sh slurm scripts/slurm-e2e.sh
+	@scripts/run-tests.sh slurm $(SUITE_slurm)
 
-check-tsan: $(call rt_tests,tsan) $(call MN_SAN,tsan)
-	@TEST_TIMEOUT_SCALE=6 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1" scripts/run-tests.sh tsan $(call rt_tests,tsan) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,tsan))
-check-asan: $(call rt_tests,asan) $(call MN_SAN,asan)
-	@TEST_TIMEOUT_SCALE=4 ASAN_OPTIONS="detect_leaks=1 allocator_may_return_null=1" UBSAN_OPTIONS="print_stacktrace=1" scripts/run-tests.sh asan $(call rt_tests,asan) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,asan))
+check-tsan: $(call suite_bins,tsan)
+	@TEST_TIMEOUT_SCALE=6 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 allocator_may_return_null=1" scripts/run-tests.sh tsan $(SUITE_tsan)
+check-asan: $(call suite_bins,asan)
+	@TEST_TIMEOUT_SCALE=4 ASAN_OPTIONS="detect_leaks=1 allocator_may_return_null=1" UBSAN_OPTIONS="print_stacktrace=1" scripts/run-tests.sh asan $(SUITE_asan)
+
+# The suite tests itself: sabotaged copies in a temporary directory (a suite missing, a
+# non-zero exit after a clean closing line, a model search cut short, an unexpected skip)
+# must each make the summary fail, and the unsabotaged controls pass.
+check-selftest:
+	@scripts/run-tests.sh selftest $(SUITE_selftest)
 
 warnings:
 	@$(MAKE) --no-print-directory BUILD=build/warn-gcc CC=$(CC) WERROR=-Werror all

@@ -2,10 +2,19 @@
 # Model checks (SPIN, exhaustive at small bounds): each model in models/ with the defines
 # that must verify, and each mutation that SPIN must refute (a model that cannot fail proves
 # nothing).  Prints "N passed, N failed".
+#
+#   check-models.sh [PATTERN]   only the cases whose "model defines" match the extended regex
+#
+# "verified" means a complete search: pan's exit status 0, no error, and none of pan's words
+# for a search it cut short ("max search depth too small": the depth bound PAN_DEPTH;
+# "reached -DMEMLIM bound": the memory bound PAN_MEMLIM, MB; "Search not completed").  Each
+# of those fails the case, naming the bound to raise.  A refutation needs only the error
+# (a counterexample stands whether or not the search went on).
 set -u
+cd "$(dirname "$0")/.."
 command -v spin >/dev/null || { echo "FAIL spin not found (make setup installs Debian's spin)"; echo "0 passed, 1 failed"; exit 1; }
 pass=0; fail=0
-tmp=$(mktemp -d /tmp/fk_spin_XXXXXX)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fk_spin_XXXXXX")
 # model  defines  expect(ok|refuted)  what
 cases=(
   "deque  -DN=3               ok       split deque, x86-TSO store buffer, 2 thieves, 3 items"
@@ -48,26 +57,55 @@ if [ "${MODEL_LONG:-0}" = 1 ]; then
             "deque  -DN=5               ok       split deque, 5 items"
             "ring   -DN=5               ok       deque ring, 5 items")
 fi
+depth=${PAN_DEPTH:-1000000}
+memlim=${PAN_MEMLIM:-4096}
+only=${1:-}
 for c in "${cases[@]}"; do
     read -r model defs expect what <<< "$c"
+    if [ -n "$only" ] && ! grep -qE -- "$only" <<< "$model $defs"; then
+        continue
+    fi
     defs=${defs//,/ }
     d=$tmp/$model$(echo "$defs" | tr -dc 'A-Za-z0-9')
     mkdir -p "$d"
     cp "models/$model.pml" "$d/"
     start=$(date +%s.%N)
-    if ! (cd "$d" && spin -a $defs "$model.pml" >spin.log 2>&1 && gcc -O2 -DSAFETY -DCOLLAPSE -DMEMLIM=4096 -o pan pan.c 2>>spin.log &&
-          ./pan -m1000000 >pan.log 2>&1); then
-        :
+    rc=0
+    if ! (cd "$d" && spin -a $defs "$model.pml" >spin.log 2>&1); then
+        rc=spin
+    elif ! (cd "$d" && gcc -O2 -DSAFETY -DCOLLAPSE -DMEMLIM="$memlim" -o pan pan.c 2>>spin.log); then
+        rc=gcc
+    else
+        (cd "$d" && ./pan -m"$depth" >pan.log 2>&1) || rc=$?
     fi
     errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.log" 2>/dev/null | head -1)
     states=$(sed -n 's/^ *\([0-9e+.]*\) states, stored.*/\1/p' "$d/pan.log" 2>/dev/null | head -1)
+    reached=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$d/pan.log" 2>/dev/null | head -1)
+    cut=""
+    grep -q "max search depth too small" "$d/pan.log" 2>/dev/null &&
+        cut="the search hit its depth bound (max search depth too small): raise PAN_DEPTH (now $depth)"
+    grep -q "reached -DMEMLIM bound" "$d/pan.log" 2>/dev/null &&
+        cut="${cut:+$cut; }the search hit its memory bound (reached -DMEMLIM): raise PAN_MEMLIM (now $memlim MB)"
+    [ -z "$cut" ] && grep -q "Search not completed" "$d/pan.log" 2>/dev/null && [ "${errors:-0}" = 0 ] &&
+        cut="pan says the search was not completed"
     t=$(echo "$(date +%s.%N) - $start" | bc)
-    if [ -z "$errors" ]; then
-        echo "FAIL $model $defs: no verdict ($what)"; sed 's/^/  /' "$d/spin.log" "$d/pan.log" 2>/dev/null | tail -5
+    if [ "$rc" != 0 ] || [ -z "$errors" ]; then
+        case $rc in
+            spin) why="spin refused the model" ;; gcc) why="pan.c did not compile" ;;
+            0) why="pan printed no 'errors:' line" ;; *) why="pan exited with status $rc" ;;
+        esac
+        echo "FAIL $model $defs: no verdict ($what): $why"
+        sed 's/^/  /' "$d/spin.log" "$d/pan.log" 2>/dev/null | tail -5
         fail=$((fail + 1))
-    elif { [ "$expect" = ok ] && [ "$errors" = 0 ]; } || { [ "$expect" = refuted ] && [ "$errors" != 0 ]; }; then
-        printf "ok %s %s: %s (%s states, %.2f s): %s\n" "$model" "$defs" "$([ "$errors" = 0 ] && echo verified || echo refuted as it must be)" "$states" "$t" "$what"
+    elif [ "$expect" = refuted ] && [ "$errors" != 0 ]; then
+        printf "ok %s %s: refuted as it must be (%s states, depth %s, %.2f s): %s\n" "$model" "$defs" "$states" "$reached" "$t" "$what"
         pass=$((pass + 1))
+    elif [ "$expect" = ok ] && [ "$errors" = 0 ] && [ -z "$cut" ]; then
+        printf "ok %s %s: verified (%s states, depth %s, %.2f s): %s\n" "$model" "$defs" "$states" "$reached" "$t" "$what"
+        pass=$((pass + 1))
+    elif [ "$errors" = 0 ] && [ -n "$cut" ]; then
+        echo "FAIL $model $defs: $([ "$expect" = ok ] && echo "not verified" || echo "no counterexample"), and the search is incomplete: $cut ($states states, depth $reached; $what)"
+        fail=$((fail + 1))
     else
         echo "FAIL $model $defs: expected $expect, SPIN says errors: $errors ($what)"
         grep -m2 "assertion violated\|invalid end" "$d/pan.log" | sed 's/^/  /'
@@ -75,5 +113,6 @@ for c in "${cases[@]}"; do
     fi
 done
 [ "$fail" = 0 ] && rm -rf "$tmp"
+[ $((pass + fail)) -gt 0 ] || { echo "FAIL no model case matches '$only'"; fail=1; }
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -654,7 +654,8 @@ TEST(lazy_idle_cpu) {
     usleep(1000000);
     double cpu = cpu_seconds() - c0, wall = test_now() - t0;
     printf("  idle lazy pool (4 workers): %.1f ms CPU over %.2f s\n", cpu * 1e3, wall);
-    ASSERT_MSG(cpu < 0.02 * wall, "idle lazy pool burnt %.1f ms of CPU in %.2f s", cpu * 1e3, wall);
+    /* a timing check (retried once): a loaded machine delays the workers' way to sleep */
+    ASSERT_TIMING(cpu < 0.02 * wall, "idle lazy pool burnt %.1f ms of CPU in %.2f s", cpu * 1e3, wall);
     fk_pool_destroy(p);
 }
 
@@ -698,8 +699,9 @@ static void greedy_on(fk_sched sched) {
             }
             printf("  %u workers (%s), %s: %.0f ms (serial %.0f ms, ideal %.0f ms)\n", workers,
                    fk_sched_name(sched), c->what, best * 1e3, serial * 1e3, ideal * 1e3);
-            /* Well under the serial sum: at most halfway between the ideal and serial. */
-            ASSERT_MSG(best < (ideal + serial) / 2, "%s on %u workers took %.0f ms: serial is %.0f ms, ideal %.0f ms",
+            /* Well under the serial sum: at most halfway between the ideal and serial (a
+             * timing check, retried once: the other core may be busy with another test). */
+            ASSERT_TIMING(best < (ideal + serial) / 2, "%s on %u workers took %.0f ms: serial is %.0f ms, ideal %.0f ms",
                        c->what, workers, best * 1e3, serial * 1e3, ideal * 1e3);
         }
         fk_pool_destroy(p);
@@ -1357,7 +1359,8 @@ TEST(lazy_all_fibers_parked) {
         pthread_join(t, NULL);
         printf("  resume %s: root parked %.0f ms, %.1f ms CPU meanwhile (4 lazy workers)\n",
                fk_fiber_resume_name((fk_fiber_resume)mode), wall * 1e3, cpu * 1e3);
-        ASSERT_MSG(cpu < 0.25 * wall, "lazy workers burnt %.1f ms of CPU in %.0f ms with every fiber parked",
+        /* a timing check (retried once) */
+        ASSERT_TIMING(cpu < 0.25 * wall, "lazy workers burnt %.1f ms of CPU in %.0f ms with every fiber parked",
                    cpu * 1e3, wall * 1e3);
         fk_pool_destroy(p);
     }
@@ -1412,7 +1415,7 @@ TEST(counter_threads) {
  * node and nothing is stolen. */
 TEST(stats_counts) {
     if (!fk_stats_enabled())
-        return;
+        TEST_SKIP("the library was built with FK_STATS=0: every counter reads 0");
     fk_pool *p = make_pool(1, FK_SCHED_BUSY);
     int64_t r;
     fk_pool_stats_reset(p);
@@ -1575,7 +1578,8 @@ TEST(lazy_numa_thief_per_node) {
     pthread_join(th, NULL);
     printf("  %ld samples; a node without a thief while work ran: %.1f%% of node-samples, longest %.1f ms\n",
            samples, 50.0 * (double)bare / (double)samples, worst * 1e3);
-    ASSERT_MSG(worst < 0.25, "a NUMA node had no thief for %.0f ms while work ran", worst * 1e3);
+    /* a timing check, retried once: 8 threads on 2 cores wait for time slices */
+    ASSERT_TIMING(worst < 0.25, "a NUMA node had no thief for %.0f ms while work ran", worst * 1e3);
     fk_pool_destroy(p);
 }
 
@@ -1826,8 +1830,8 @@ static void deep_small_stack(void *arg) {
 
 TEST(stack_exhaustion_reported) {
     if (TEST_SANITIZED && FK_STACK != FK_STACK_LIN)
-        return; /* sanitizers need the address space that this test takes away (seg), and
-                   report C stack overflows themselves (native) */
+        TEST_SKIP("sanitizer build: it needs the address space this test takes away (seg), "
+                  "and reports C stack overflows itself (native, fiber)");
     char *err;
     int st = test_run_capturing(deep_small_stack, NULL, &err);
     ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
@@ -1859,7 +1863,7 @@ static void deep_small_cstack(void *arg) {
 
 TEST(cstack_overflow_reported) {
     if (TEST_SANITIZED)
-        return; /* the sanitizers report stack overflows themselves */
+        TEST_SKIP("sanitizer build: the sanitizer reports stack overflows itself");
     char *err;
     int st = test_run_capturing(deep_small_cstack, NULL, &err);
     ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
