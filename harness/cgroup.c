@@ -236,12 +236,21 @@ void hx_cg_setup(hx_cg *cg, const char *want, char *desc, size_t len) {
         snprintf(desc, len, "poll /proc/PID/statm every 10 ms (FORKSCOPE_MEMLIMIT=poll)");
         return;
     }
-    if ((any || !strcmp(want, "cgroup-v2")) && setup_v2(cg, why2, sizeof why2) == 0) {
+    /* what is not tried says why too: a forced choice, or a value that chooses nothing */
+    int try2 = any || !strcmp(want, "cgroup-v2"), try1 = any || !strcmp(want, "cgroup-v1");
+    if (!try2 && !try1)
+        snprintf(why2, sizeof why2, "FORKSCOPE_MEMLIMIT=%.64s is none of auto, cgroup, cgroup-v2, cgroup-v1, poll", want);
+    else if (!try2)
+        snprintf(why2, sizeof why2, "cgroup v2 not tried: FORKSCOPE_MEMLIMIT=%.64s", want);
+    else if (!try1)
+        snprintf(why1, sizeof why1, "cgroup-v1 not tried: FORKSCOPE_MEMLIMIT=%.64s", want);
+    if (try2 && setup_v2(cg, why2, sizeof why2) == 0) {
         snprintf(desc, len, "cgroup-v2 %s", cg->dir);
         return;
     }
-    if ((any || !strcmp(want, "cgroup-v1")) && setup_v1(cg, why1, sizeof why1) == 0) {
-        snprintf(desc, len, "cgroup-v1 %s%s%s%s", cg->dir, *why2 ? " (v2 not used: " : "", why2, *why2 ? ")" : "");
+    if (try1 && setup_v1(cg, why1, sizeof why1) == 0) {
+        snprintf(desc, len, "cgroup-v1 %s%s%s%s", cg->dir, !*why2 ? "" : try2 ? " (v2 not used: " : " (", why2,
+                 *why2 ? ")" : "");
         return;
     }
     snprintf(desc, len, "poll /proc/PID/statm every 10 ms%s%s%s%s%s", *why2 || *why1 ? " (" : "", why2,

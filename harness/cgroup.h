@@ -14,7 +14,8 @@
  * any other SIGKILL, and memory.peak (Linux 5.19+) is the run's peak memory as the kernel
  * charged it.  v1: one cgroup forkscope-PID, memory.limit_in_bytes per run,
  * memory.oom_control's oom_kill before and after.  The description (env.json's
- * memory_limit.mechanism) names the cgroup and, when v2 was not used, why. */
+ * memory_limit.mechanism) names the cgroup and, when v2 was not used, why; polling says why
+ * neither cgroup was (a forced choice or unknown FORKSCOPE_MEMLIMIT value included). */
 #ifndef HX_CGROUP_H
 #define HX_CGROUP_H
 

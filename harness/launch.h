@@ -14,15 +14,20 @@
  * RUSAGE_CHILDREN).  If the harness dies, the launcher sees its socket close, kills the
  * running driver and exits; the driver also has PR_SET_PDEATHSIG(SIGKILL).
  *
- * Memory limit mechanisms (FORKSCOPE_MEMLIMIT=auto|cgroup|poll, default auto):
- *   cgroup  a cgroup-v1 memory cgroup created under the launcher's own memory cgroup,
- *           memory.limit_in_bytes = limit; the kernel OOM-kills the driver at the limit
- *           (counted in memory.oom_control's oom_kill).  Drivers reserve large virtual
- *           areas (thread stacks, linear frame stacks, OMP_STACKSIZE), so RLIMIT_AS is no
- *           use; a cgroup counts what is resident (plus page cache the run touches).
+ * Memory limit mechanisms (FORKSCOPE_MEMLIMIT=auto|cgroup|cgroup-v2|cgroup-v1|poll, default
+ * auto; harness/cgroup.h):
+ *   cgroup  a memory cgroup for the runs (v2: a leaf per run, memory.max = limit; v1:
+ *           memory.limit_in_bytes = limit); the kernel OOM-kills the driver at the limit
+ *           (counted in memory.events' or memory.oom_control's oom_kill).  Drivers reserve
+ *           large virtual areas (thread stacks, linear frame stacks, OMP_STACKSIZE), so
+ *           RLIMIT_AS is no use; a cgroup counts what is charged to it: what the run makes
+ *           resident and the page cache it reads first, so the driver's resident set may pass
+ *           the limit by the pages of its executable and libraries that others read before.
  *   poll    /proc/PID/statm read every 10 ms; the group is killed when the resident set
- *           exceeds the limit (a fast allocator may overshoot by what it touches in 10 ms).
- * auto picks cgroup if one can be created (and written), else poll. */
+ *           exceeds the limit (a fast allocator may overshoot by what it touches between two
+ *           polls).
+ * auto picks cgroup v2, else v1, else poll; the mechanism's description says which, and why
+ * not the ones before it. */
 #ifndef HX_LAUNCH_H
 #define HX_LAUNCH_H
 
@@ -34,7 +39,8 @@ typedef struct hx_launcher hx_launcher;
  * allocating buffers).  Returns 0 and *out, or -errno. */
 int hx_launcher_start(hx_launcher **out);
 
-/* The memory-limit mechanism: "cgroup-v1 DIR" or "poll /proc/PID/statm every 10 ms". */
+/* The memory-limit mechanism: "cgroup-v2 DIR", "cgroup-v1 DIR (v2 not used: WHY)" or "poll
+ * /proc/PID/statm every 10 ms (WHY)". */
 const char *hx_launcher_mechanism(const hx_launcher *l);
 
 /* Closes the launcher (it removes its cgroup) and reaps it.  l may be NULL. */

@@ -57,7 +57,8 @@ static void help(FILE *out) {
             "Environment:\n"
             "  FORKSCOPE_DRIVER=PATH     run PATH as the driver of every variant (for tests); by\n"
             "                            default fk-bench-* next to this executable.\n"
-            "  FORKSCOPE_MEMLIMIT=auto|cgroup|poll   how the per-run memory limit is enforced.\n"
+            "  FORKSCOPE_MEMLIMIT=auto|cgroup|cgroup-v2|cgroup-v1|poll   how the per-run memory limit\n"
+            "                            is enforced (env.json's memory_limit says which, and why).\n"
             "\n"
             "Exit status (run, fit, plot, variants and errors before a driver starts):\n");
 #define X(name, code, text) fprintf(out, "  %d  %s\n", code, text);

@@ -35,17 +35,26 @@ static uint64_t slot_id(fk__slot *s) {
     return ((uintptr_t)atomic_load_explicit(&s->frame, memory_order_relaxed) >> 4) - 1;
 }
 static void push(uint64_t id) { fk__push(as_frame(id)); }
-static int pop(fk_frame *f) {
-    (void)f;
-    return fk__pop_fast() || fk__pop_settle(owner);
+/* Takes back the newest slot; *id (if id) is the item it held.  A frame's pop does not hand
+ * the frame back (its caller is that frame), so the item is read from the slot the pop took:
+ * index bottom - 1 before it, which stays as it is until the next push. */
+static int pop(uint64_t *id) {
+    uint64_t i = fk__deque_bottom(owner) - 1;
+    if (!fk__pop_fast() && !fk__pop_settle(owner))
+        return 0;
+    if (id)
+        *id = slot_id(&owner->hot->buf[i & owner->hot->mask]);
+    return 1;
 }
 #else
 static void dummy_thunk(const fk__record *r) { (void)r; }
 static uint64_t slot_id(fk__slot *s) { return atomic_load_explicit(&s->args[0], memory_order_relaxed); }
 static void push(uint64_t id) { fk__push_record(dummy_thunk, 0, NULL, &id, 1); }
-static int pop(fk_frame *f) {
-    (void)f;
-    return fk__pop_record() != NULL;
+static int pop(uint64_t *id) { /* *id: the item of the record the pop returned */
+    const fk__record *r = fk__pop_record();
+    if (r && id)
+        *id = slot_id((fk__slot *)r);
+    return r != NULL;
 }
 #endif
 
@@ -111,9 +120,7 @@ static void stress(uint64_t total, unsigned max_burst) {
     uint64_t cap = total * 4;
     taken = calloc(cap, sizeof *taken);
     ASSERT(taken);
-    uint64_t *ids = malloc(cap * sizeof *ids), nids = 0, next = 0, popped = 0;
-    fk_frame f;
-    memset(&f, 0, sizeof f);
+    uint64_t *ids = malloc(cap * sizeof *ids), nids = 0, next = 0, popped = 0, got;
     pthread_t th[THIEVES];
     start_thieves(th);
     double t0 = test_now();
@@ -128,8 +135,11 @@ static void stress(uint64_t total, unsigned max_burst) {
         }
         uint64_t pops = rnd() % (burst + 1);
         for (uint64_t k = 0; k < pops && nids; k++) {
-            if (pop(&f)) {
-                take(ids[--nids]);
+            if (pop(&got)) { /* the newest item the owner has not seen go */
+                ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
+                           (unsigned long long)ids[nids - 1]);
+                take(got);
+                nids--;
                 popped++;
             } else {
                 nids = 0; /* a failed pop: everything older was stolen too */
@@ -137,8 +147,11 @@ static void stress(uint64_t total, unsigned max_burst) {
         }
     }
     while (nids) {
-        if (pop(&f)) {
-            take(ids[--nids]);
+        if (pop(&got)) {
+            ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
+                       (unsigned long long)ids[nids - 1]);
+            take(got);
+            nids--;
             popped++;
         } else {
             nids = 0;
@@ -181,13 +194,13 @@ TEST(deque_forced_publication) {
         while (atomic_load(&stolen_live) == 0 && test_now() - t0 < 10)
             sched_yield(); /* "a long leaf": no push, no pop */
         uint64_t got = atomic_load(&stolen_live);
-        fk_frame f;
-        memset(&f, 0, sizeof f);
-        uint64_t popped = 0;
-        for (uint64_t id = N; id-- > 0;) {
-            if (!pop(&f))
+        uint64_t popped = 0, item;
+        for (uint64_t id = N; id-- > 0;) { /* the newest first: those the thieves left */
+            if (!pop(&item))
                 break;
-            take(id);
+            ASSERT_MSG(item == id, "round %d: popped item %llu, expected %llu", round, (unsigned long long)item,
+                       (unsigned long long)id);
+            take(item);
             popped++;
         }
         stop_thieves(th);
@@ -208,17 +221,19 @@ TEST(deque_forced_publication) {
 TEST(deque_small_bursts) { stress(400000, 8); }
 TEST(deque_long_bursts) { stress(1000000, 5000); }
 
-/* Without thieves: LIFO order, growth, and nothing public. */
+/* Without thieves: LIFO order (each pop takes the item pushed last of those left, as the
+ * popped slot itself says), growth, and nothing public. */
 TEST(deque_owner_only) {
     owner = make_owner();
-    fk_frame f;
-    memset(&f, 0, sizeof f);
     taken = calloc(100000, sizeof *taken);
     for (uint64_t id = 0; id < 100000; id++)
         push(id);
-    for (uint64_t id = 100000; id-- > 0;) {
-        ASSERT(pop(&f));
-        take(id);
+    for (uint64_t want = 100000; want-- > 0;) {
+        uint64_t got;
+        ASSERT_MSG(pop(&got), "the pop of item %llu failed", (unsigned long long)want);
+        ASSERT_MSG(got == want, "popped item %llu, expected %llu (the newest left)", (unsigned long long)got,
+                   (unsigned long long)want);
+        take(got);
     }
     for (uint64_t id = 0; id < 100000; id++)
         ASSERT_EQ(atomic_load(&taken[id]), 1);
@@ -235,16 +250,16 @@ TEST(deque_owner_only) {
  * on a second pool ran one stale record again.)  Every build's pop, and the fiber join's. */
 TEST(deque_pop_empty_takes_nothing) {
     owner = make_owner();
-    fk_frame f;
-    memset(&f, 0, sizeof f);
-    uint64_t n = owner->dq_cur->cap; /* fills the first buffer: its last slot is then written */
+    uint64_t n = owner->dq_cur->cap, got; /* fills the first buffer: its last slot is then written */
     for (int round = 0; round < 3; round++) {
         for (uint64_t id = 0; id < n; id++)
             push(id);
-        for (uint64_t id = n; id-- > 0;)
-            ASSERT(pop(&f));
+        for (uint64_t id = n; id-- > 0;) {
+            ASSERT(pop(&got));
+            ASSERT_EQ_U(got, id);
+        }
         ASSERT_EQ_U(fk__deque_bottom(owner), 0);
-        ASSERT_MSG(!pop(&f), "round %d: a pop from the empty deque took something", round);
+        ASSERT_MSG(!pop(&got), "round %d: a pop from the empty deque took something", round);
         ASSERT_EQ_U(fk__deque_bottom(owner), 0);
         ASSERT_EQ_U(atomic_load(&owner->top), 0);
 #if FK_STACK == FK_STACK_FIBER
@@ -256,15 +271,11 @@ TEST(deque_pop_empty_takes_nothing) {
     /* and the deque still works: LIFO after the failed pops */
     push(41);
     push(42);
-#if FK_STEAL == FK_STEAL_CHILD
-    const fk__record *r = fk__pop_record();
-    ASSERT(r);
-    ASSERT_EQ_U(slot_id((fk__slot *)r), 42);
-#else
-    ASSERT(pop(&f));
-#endif
-    ASSERT(pop(&f));
-    ASSERT(!pop(&f));
+    ASSERT(pop(&got));
+    ASSERT_EQ_U(got, 42);
+    ASSERT(pop(&got));
+    ASSERT_EQ_U(got, 41);
+    ASSERT(!pop(NULL));
     fk__deque_destroy(owner);
     free(owner);
 }
@@ -277,18 +288,18 @@ TEST(deque_pop_empty_takes_nothing) {
  * playing both parts. */
 TEST(deque_request_answered_at_pop) {
     owner = make_owner();
-    fk_frame f;
-    memset(&f, 0, sizeof f);
     for (uint64_t id = 0; id < 8; id++) /* all private: nobody asked yet */
         push(id);
     fk__slot s;
+    uint64_t got;
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* ... and asks */
-    ASSERT(pop(&f));                                   /* the owner takes back its newest (7) */
+    ASSERT(pop(&got));                                 /* the owner takes back its newest */
+    ASSERT_EQ_U(got, 7);
     ASSERT_MSG(fk__steal(owner, &s) == FK__STEAL_OK, "the owner popped without answering the thief's request");
     ASSERT_EQ_U(slot_id(&s), 0); /* the oldest */
     for (int k = 6; k >= 1; k--) /* the rest, newest first, every one once */
-        ASSERT_MSG(pop(&f) || fk__steal(owner, &s) == FK__STEAL_OK, "item %d lost", k);
-    ASSERT(!pop(&f));
+        ASSERT_MSG(pop(NULL) || fk__steal(owner, &s) == FK__STEAL_OK, "item %d lost", k);
+    ASSERT(!pop(NULL));
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY);
     fk__deque_destroy(owner);
     free(owner);

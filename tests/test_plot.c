@@ -73,6 +73,60 @@ static int exists_in_plots(const char *dir, const char *name) {
 
 static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 
+/* The words of the line of text that starts with prefix (after it), split at spaces, at most
+ * max; returns how many.  Words point into a copy owned by the caller (*buf, free it). */
+static int words_after(const char *text, const char *prefix, char **buf, char **w, int max) {
+    const char *l = text;
+    size_t n = strlen(prefix);
+    while (l && strncmp(l, prefix, n))
+        l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL;
+    ASSERT_MSG(l, "no line starting with '%s' in:\n%s", prefix, text);
+    *buf = strndup(l + n, strcspn(l + n, "\n"));
+    int k = 0;
+    for (char *t = strtok(*buf, " ,[]="); t && k < max; t = strtok(NULL, " ,[]="))
+        w[k++] = t;
+    return k;
+}
+
+/* What overhead.gp draws for variant var in benchmark bench's bar group: column pair k of
+ * overhead.dat (columns 2k and 2k + 1, counting from 1, the benchmark's name being column 1)
+ * is variant vname[ov_var[k]] of settings.gp, the pair the data file's "# columns:" header
+ * names the same.  A value checked here is in the place the figure takes it from. */
+static void overhead_value(const char *dir, const char *bench, const char *var, double *q, double *se) {
+    char p[PATH_MAX], *b1, *b2, *b3, *b4, *vname[32], *ovvar[32], *cols[64], *row[64];
+    snprintf(p, sizeof p, "%.2000s/plots/settings.gp", dir);
+    char *settings = slurp(p);
+    ASSERT(settings);
+    int nv = words_after(settings, "array vname", &b1, vname, 32) - 1, /* first word: "[3]"'s 3 */
+        nov = words_after(settings, "array ov_var", &b2, ovvar, 32) - 1;
+    snprintf(p, sizeof p, "%.2000s/plots/overhead.dat", dir);
+    char *data = slurp(p), quoted[128];
+    ASSERT(data);
+    int ncols = words_after(data, "# columns: ", &b3, cols, 64);
+    snprintf(quoted, sizeof quoted, "\"%s\" ", bench);
+    int nrow = words_after(data, quoted, &b4, row, 64) + 1; /* row[k]: column k + 2 */
+    ASSERT_EQ(ncols, 1 + 2 * nov);
+    ASSERT_EQ(nrow, ncols);
+    int k = 0; /* the pair, from 1 */
+    for (int i = 1; i <= nov; i++) {
+        int v = atoi(ovvar[i]);
+        ASSERT_MSG(v >= 1 && v <= nv, "ov_var[%d] = %d is not a variant (nvar %d)", i, v, nv);
+        char name[128];
+        snprintf(name, sizeof name, "%.*s", (int)strlen(vname[v]) - 2, vname[v] + 1); /* 'name' */
+        ASSERT_MSG(!strcmp(cols[2 * i - 1], name), "overhead.dat's column %d is %s, settings.gp says %s", 2 * i,
+                   cols[2 * i - 1], name);
+        if (!strcmp(name, var))
+            k = i;
+    }
+    ASSERT_MSG(k, "no column pair for %s in overhead.dat", var);
+    char *end;
+    *q = strtod(row[2 * k - 2], &end);
+    ASSERT_MSG(!*end, "column %d of %s's row: '%s'", 2 * k, bench, row[2 * k - 2]);
+    *se = strtod(row[2 * k - 1], &end);
+    ASSERT_MSG(!*end, "column %d of %s's row: '%s'", 2 * k + 1, bench, row[2 * k - 1]);
+    free(b1), free(b2), free(b3), free(b4), free(settings), free(data);
+}
+
 /* The vector format this gnuplot makes: pdf (pdfcairo) or svg. */
 static const char *vector_ext(void) {
     return system("gnuplot -e \"set terminal pdfcairo\" >/dev/null 2>&1") == 0 ? "pdf" : "svg";
@@ -131,12 +185,15 @@ TEST(plot_fixture_makes_every_file) {
     ASSERT_STR_CONTAINS(t, "# fib omp: a = ");
     ASSERT(!strstr(t, "# T1"));
     free(t);
-    snprintf(p, sizeof p, "%s/plots/overhead.dat", dir);
-    t = slurp(p);
-    /* T1/Ts: omp 1.5/1.0, cont-seg-busy 1.1/1.0 (columns in the style order: omp first) */
-    ASSERT_STR_CONTAINS(t, "\"fib\" 1.5 ");
-    ASSERT_STR_CONTAINS(t, " 1.1 ");
-    free(t);
+    /* T1/Ts from the fixture's medians: omp 1.5/1.0, cont-seg-busy 1.1/1.0, each with the
+     * ratio's standard error from the two medians' (0.0289 and 0.0115 over serial's 0.0115) */
+    double q, se;
+    overhead_value(dir, "fib", "omp", &q, &se);
+    ASSERT_NEAR(q, 1.5, 1e-9);
+    ASSERT_NEAR(se, 1.5 * sqrt(pow(0.02886751346 / 1.5, 2) + pow(0.01154700538 / 1.0, 2)), 1e-9);
+    overhead_value(dir, "fib", "cont-seg-busy", &q, &se);
+    ASSERT_NEAR(q, 1.1, 1e-9);
+    ASSERT_NEAR(se, 1.1 * sqrt(pow(0.01154700538 / 1.1, 2) + pow(0.01154700538 / 1.0, 2)), 1e-9);
     snprintf(p, sizeof p, "%s/plots/settings.gp", dir);
     t = slurp(p);
     ASSERT_STR_CONTAINS(t, "array vname[3] = ['serial', 'omp', 'cont-seg-busy']");
