@@ -51,16 +51,14 @@ static void fib_run(bench_ctx *c) {
 typedef struct {
     fk_frame fk;
     int64_t a, b;
-    int n;
 } fib_frame;
 
 FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
     if (n < 2)
         FK_RETURN(n);
     FK_BEGIN(f);
-    f->n = n;
     FK_FORK(&f->a, fib, n - 1);
-    FK_CALL(&f->b, fib, f->n - 2);
+    FK_CALL(&f->b, fib, n - 2);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END

@@ -97,9 +97,7 @@ FK_LEAF_TASK_DEFINE(msort_spawned, void, (int32_t *, a), (int32_t *, tmp), (size
 #define msort_task msort_spawned
 #elif FK_BENCH_RUNTIME
 typedef struct {
-    fk_frame fk;
-    int32_t *a, *tmp;
-    size_t n, mid, cutoff;
+    fk_frame fk; /* (the parameters are all the task reads after its fork) */
 } msort_frame;
 
 FK_TASK(msort_task, void, msort_frame *f, (int32_t *, a), (int32_t *, tmp), (size_t, n), (size_t, cutoff)) {
@@ -108,15 +106,10 @@ FK_TASK(msort_task, void, msort_frame *f, (int32_t *, a), (int32_t *, tmp), (siz
         FK_RETURN_VOID();
     }
     FK_BEGIN(f);
-    f->a = a;
-    f->tmp = tmp;
-    f->n = n;
-    f->mid = n / 2;
-    f->cutoff = cutoff;
-    FK_FORK(NULL, msort_task, f->a, f->tmp, f->mid, f->cutoff);
-    FK_CALL(NULL, msort_task, f->a + f->mid, f->tmp + f->mid, f->n - f->mid, f->cutoff); /* (frame fields only) */
+    FK_FORK(NULL, msort_task, a, tmp, n / 2, cutoff);
+    FK_CALL(NULL, msort_task, a + n / 2, tmp + n / 2, n - n / 2, cutoff);
     FK_JOIN();
-    msort_merge(f->a, f->tmp, f->n, f->mid);
+    msort_merge(a, tmp, n, n / 2);
     FK_RETURN_VOID();
 } FK_END
 #elif defined(FK_BASELINE_OMP)

@@ -1,4 +1,5 @@
 /* error.c — error codes, fatal errors and misuse reports. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,11 +41,32 @@ void fk__misuse(const char *what, const char *task, const char *file, int line) 
 }
 
 #if FK_DEBUG
-const _Alignas(64) unsigned char fk__poison[64] = {
-    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
-    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
-    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5,
-    0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5, 0xA5};
+/* A result address in the calling thread's C stack is a local of some task (frame-stack
+ * variants: FK__CHECK_SLOT).  The thread's stack bounds are looked up once per thread. */
+void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line) {
+    static _Thread_local const char *lo, *hi;
+    if (!hi) {
+        pthread_attr_t attr;
+        void *addr;
+        size_t size;
+        hi = (const char *)1; /* unknown: check nothing */
+        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+                lo = addr;
+                hi = lo + size;
+            }
+            pthread_attr_destroy(&attr);
+        }
+    }
+    if ((const char *)slot >= lo && (const char *)slot < hi) {
+        char msg[320];
+        snprintf(msg, sizeof msg,
+                 "%s is in the C stack (a local variable?): the task may continue on another worker from its "
+                 "frame, where no C local survives, and the child may finish after the local is gone; give the "
+                 "address of a frame field (&f->x)", what);
+        fk__misuse(msg, task, file, line);
+    }
+}
 
 /* FK_ALLOC in debug builds: each block has a header linking it to the task's previous
  * block, so that FK_FREE can check FILO order and FK_RETURN can check none is left. */

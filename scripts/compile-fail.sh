@@ -11,7 +11,8 @@ flags_of() {
     case $1 in
         cont-seg) echo "-DFK_STEAL=1 -DFK_STACK=1" ;; cont-lin) echo "-DFK_STEAL=1 -DFK_STACK=2" ;;
         child-seg) echo "-DFK_STEAL=2 -DFK_STACK=1" ;; child-lin) echo "-DFK_STEAL=2 -DFK_STACK=2" ;;
-        child-native) echo "-DFK_STEAL=2 -DFK_STACK=3" ;; cont-native) echo "-DFK_STEAL=1 -DFK_STACK=3" ;;
+        child-native) echo "-DFK_STEAL=2 -DFK_STACK=3" ;; child-fiber) echo "-DFK_STEAL=2 -DFK_STACK=4" ;;
+        cont-native) echo "-DFK_STEAL=1 -DFK_STACK=3" ;;
         *) echo "bad variant $1" >&2; return 1 ;;
     esac
 }

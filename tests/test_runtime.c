@@ -375,6 +375,121 @@ static void rtree_on(fk_sched sched) {
     }
 }
 
+/* ---- tasks as a newcomer writes them ------------------------------------------------------ *
+ * The task's own parameters read after a fork, a call and a join, never copied into the
+ * frame: a task may continue on another worker from its frame (continuation stealing after
+ * a fork; frame stacks after a join or call that waited), and must still see them.  These
+ * two computed 200 instead of 400 and 50 instead of 400 on cont-seg and cont-lin before
+ * FK_BEGIN saved the parameters. */
+FK_LEAF_TASK(nc_leaf, int64_t, (int, ms)) {
+    usleep((useconds_t)ms * 1000);
+    FK_RETURN(ms);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t a, b;
+} nc_pair_frame;
+
+FK_TASK(nc_pair, int64_t, nc_pair_frame *f, (int, ms)) {
+    FK_BEGIN(f);
+    FK_FORK(&f->a, nc_leaf, ms);
+    FK_CALL(&f->b, nc_leaf, ms); /* ms after a fork */
+    FK_JOIN();
+    FK_RETURN(f->a + f->b + ms); /* and after the join */
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t part[8];
+    int i;
+} nc_loop_frame;
+
+FK_TASK(nc_loop, int64_t, nc_loop_frame *f, (int, ms), (int, n)) {
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < n; f->i++) /* n and ms after each fork */
+        FK_FORK(&f->part[f->i], nc_leaf, ms);
+    FK_JOIN();
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += f->part[i];
+    FK_RETURN(sum + ms);
+} FK_END
+
+/* Every variant, 1..4 workers: right answers, and on 2 or more workers the work was shared
+ * (steals: the task did continue elsewhere, or its children ran elsewhere). */
+TEST(newcomer_parameters) {
+    for (unsigned w = 1; w <= 4; w++)
+        for (int lazy = 0; lazy <= 1; lazy++) {
+            fk_pool *p = make_pool(w, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+            fk_pool_stats_reset(p);
+            int64_t r = -1;
+            ASSERT_EQ(FK_RUN(p, &r, nc_pair, 20), 0);
+            ASSERT_MSG(r == 60, "fork + call of two leaves reading the parameter (20 ms) after the fork, on %u workers "
+                       "(%s): %lld, expected 60", w, lazy ? "lazy" : "busy", (long long)r);
+            ASSERT_EQ(FK_RUN(p, &r, nc_loop, 10, 8), 0);
+            ASSERT_MSG(r == 90, "a loop forking 8 leaves with the parameter (10 ms) on %u workers (%s): %lld, expected 90",
+                       w, lazy ? "lazy" : "busy", (long long)r);
+            fk_stats st;
+            fk_pool_stats(p, &st, NULL);
+            if (w > 1 && fk_stats_enabled())
+                ASSERT_MSG(st.steals > 0, "nothing was stolen on %u workers: the test saw no resumption", w);
+            fk_pool_destroy(p);
+        }
+}
+
+/* Randomized trees whose tasks read all their parameters (of several types) after forks,
+ * calls and joins, and keep nothing of them in the frame: the answer, computed serially,
+ * on 1..8 workers. */
+typedef struct {
+    fk_frame fk;
+    uint64_t r[MAXF], last;
+    int i;
+} pt_frame;
+
+static int pt_kids(uint64_t seed) { return (int)(mix(seed) % MAXF); }
+
+FK_TASK(ptree, uint64_t, pt_frame *f, (uint64_t, seed), (int, depth), (double, scale), (char, tag)) {
+    if (depth <= 0 || (mix(seed) & 7) == 0)
+        FK_RETURN(mix(seed) ^ (uint64_t)tag);
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < pt_kids(seed); f->i++)
+        FK_FORK(&f->r[f->i], ptree, mix(seed + (uint64_t)f->i), depth - 1, scale * 1.5, (char)(tag + 1));
+    FK_CALL(&f->last, ptree, seed ^ 0x5555, depth - 2, scale * 0.5, tag);
+    FK_JOIN();
+    uint64_t h = seed + (uint64_t)depth * 7 + (uint64_t)(scale * 8) + (uint64_t)tag;
+    for (int i = 0; i < pt_kids(seed); i++)
+        h = h * 31 + f->r[i];
+    FK_RETURN(h + f->last);
+} FK_END
+
+static uint64_t ptree_serial(uint64_t seed, int depth, double scale, char tag) {
+    if (depth <= 0 || (mix(seed) & 7) == 0)
+        return mix(seed) ^ (uint64_t)tag;
+    uint64_t r[MAXF];
+    for (int i = 0; i < pt_kids(seed); i++)
+        r[i] = ptree_serial(mix(seed + (uint64_t)i), depth - 1, scale * 1.5, (char)(tag + 1));
+    uint64_t last = ptree_serial(seed ^ 0x5555, depth - 2, scale * 0.5, tag);
+    uint64_t h = seed + (uint64_t)depth * 7 + (uint64_t)(scale * 8) + (uint64_t)tag;
+    for (int i = 0; i < pt_kids(seed); i++)
+        h = h * 31 + r[i];
+    return h + last;
+}
+
+TEST(parameters_survive_in_trees) {
+    int depth = TEST_SANITIZED ? 9 : 12;
+    for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
+        fk_pool *p = make_pool(worker_counts[k], k % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        for (uint64_t seed = 1; seed <= 6; seed++) {
+            uint64_t want = ptree_serial(seed, depth, 1.0, 'a'), got = 0;
+            ASSERT_EQ(FK_RUN(p, &got, ptree, seed, depth, 1.0, 'a'), 0);
+            ASSERT_MSG(got == want, "tree %llu on %u workers: got %llx, want %llx", (unsigned long long)seed,
+                       worker_counts[k], (unsigned long long)got, (unsigned long long)want);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
 TEST(rtree_busy) { rtree_on(FK_SCHED_BUSY); }
 TEST(rtree_lazy) { rtree_on(FK_SCHED_LAZY); }
 
@@ -1877,6 +1992,65 @@ TEST(cstack_overflow_reported) {
     free(err);
 }
 
+/* ---- a child's result in a C local ------------------------------------------------------- *
+ * With native frames (child-native, child-fiber) the task's C frame lives until it returns,
+ * so a local may take a child's result; with frames on frame stacks the task may continue
+ * elsewhere from its frame, and debug builds refuse such an address, naming the fix. */
+#if FK__NATIVE_FRAMES || FK_DEBUG
+typedef struct {
+    fk_frame fk;
+} empty_frame;
+
+/* (With frame stacks this is the misuse the test wants refused, and GCC sees the local read
+ * where the task would continue from its frame: the empty asm, which it takes to write the
+ * local, keeps it from warning.) */
+FK_TASK(local_call, int64_t, empty_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    int64_t b = -1;
+    FK_CALL(&b, fib, n);
+    __asm__ volatile("" : "+m"(b));
+    FK_RETURN(b);
+} FK_END
+
+FK_TASK(local_fork, int64_t, empty_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    int64_t a = -1;
+    FK_FORK(&a, fib, n);
+    FK_JOIN();
+    __asm__ volatile("" : "+m"(a));
+    FK_RETURN(a);
+} FK_END
+
+static int local_which;
+static void run_local(void *arg) {
+    (void)arg;
+    fk_pool *p = make_pool(2, FK_SCHED_BUSY);
+    int64_t r = -1;
+    if (local_which == 0)
+        FK_RUN(p, &r, local_call, 20);
+    else
+        FK_RUN(p, &r, local_fork, 20);
+    _exit(r == fib_serial(20) ? 0 : 3);
+}
+
+TEST(local_result_address) {
+    for (local_which = 0; local_which < 2; local_which++) {
+        const char *what = local_which ? "FK_FORK(&local, ...)" : "FK_CALL(&local, ...)";
+        char *err;
+        int st = test_run_capturing(run_local, NULL, &err);
+#if FK__NATIVE_FRAMES
+        ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s with native frames: status %d; stderr: %s", what, st, err);
+#else
+        ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "%s: expected an abort, got status %d", what, st);
+        ASSERT_STR_CONTAINS(err, local_which ? "local_fork" : "local_call");
+        ASSERT_STR_CONTAINS(err, "is in the C stack");
+        ASSERT_STR_CONTAINS(err, "&f->x");
+#endif
+        free(err);
+    }
+}
+#endif
+
 #if FK_DEBUG
 /* ---- misuse caught by FK_DEBUG builds ------------------------------------------------------ */
 
@@ -1964,6 +2138,8 @@ int main(int argc, char **argv) {
     return test_main(argc, argv, (struct test_case[]){
         TEST_CASE(fib_busy, 60),
         TEST_CASE(fib_lazy, 60),
+        TEST_CASE(newcomer_parameters, 60),
+        TEST_CASE(parameters_survive_in_trees, 120),
         TEST_CASE(rtree_busy, 120),
         TEST_CASE(rtree_lazy, 120),
         TEST_CASE(rtree_stress, 180),
@@ -2011,6 +2187,9 @@ int main(int argc, char **argv) {
         TEST_CASE(switch_in_trees, 120),
 #endif
         TEST_CASE(alloc_failure_reported, 60),
+#if FK__NATIVE_FRAMES || FK_DEBUG
+        TEST_CASE(local_result_address, 30),
+#endif
         TEST_CASE(stack_exhaustion_reported, 120),
         TEST_CASE(cstack_overflow_reported, 60),
 #if FK_DEBUG

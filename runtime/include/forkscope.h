@@ -12,9 +12,8 @@
  *       if (n < 2)
  *           FK_RETURN(n);               // a leaf: no frame is ever allocated
  *       FK_BEGIN(f);                    // allocate f on this worker's frame stack
- *       f->n = n;                       // n is read after the fork: keep it in the frame
  *       FK_FORK(&f->a, fib, n - 1);     // child may run in parallel with what follows
- *       FK_CALL(&f->b, fib, f->n - 2);  // child runs now; no fork (nothing left to overlap)
+ *       FK_CALL(&f->b, fib, n - 2);     // child runs now; no fork (nothing left to overlap)
  *       FK_JOIN();                      // wait for every child forked since the last join
  *       FK_RETURN(f->a + f->b);         // frees f, stores the result, returns
  *   } FK_END
@@ -30,14 +29,16 @@
  * records; a compile-time error names the task: pass a pointer instead).  The result type
  * may be void (then use FK_RETURN_VOID and pass a null result address).
  *
- * A LOOP that forks keeps its counter in the frame, since the task may continue on
- * another worker after each fork (rule 1):
+ * The parameters (n above) may be read anywhere in the task: FK_BEGIN saves them with the
+ * frame, and a task that continues on another worker gets them back.  They are const (a
+ * change would not survive that; the compiler refuses it).  A LOOP that forks keeps its
+ * counter in the frame, since the task may continue on another worker after each fork, where
+ * C locals are gone (rule 1):
  *
  *   FK_TASK(sum, int64_t, sum_frame *f, (const int *, v), (int, n)) {
  *       FK_BEGIN(f);
- *       f->v = v;  f->n = n;
- *       for (f->i = 0; f->i < f->n; f->i++)       // not: for (int i = 0; ...)
- *           FK_FORK(&f->part[f->i], leaf, f->v[f->i]);
+ *       for (f->i = 0; f->i < n; f->i++)          // not: for (int i = 0; ...)
+ *           FK_FORK(&f->part[f->i], leaf, v[f->i]);
  *       FK_JOIN();
  *       ...
  *
@@ -47,11 +48,13 @@
  * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *, and the
  * compiler those marked C)
  *  1. After the first FK_FORK or FK_CALL, a task may be resumed on another worker from its
- *     frame: its parameters and C locals are then gone (FK_DEBUG builds fill the parameters
- *     of a resumed task with 0xA5 bytes, so that a task breaking this rule computes
- *     garbage).  Anything read after a fork, call or join must live in the frame (f->...).
- *     The result address of a fork or call must point into the frame too (or to memory
- *     that outlives the join).
+ *     frame: its parameters come back (saved by FK_BEGIN), but its C locals are gone.  A
+ *     local read after a fork, call or join must live in the frame (f->...).  The result
+ *     address of a fork or call must point into the frame too (or to memory that outlives
+ *     the join), not to a local: with frames on frame stacks (seg, lin) FK_DEBUG builds
+ *     refuse an address in the C stack, naming the task.  (With native frames, child-native
+ *     and child-fiber, the task's C frame lives until it returns, and locals survive.)  *
+ *     A task's parameters are const.                                                    C
  *  2. FK_BEGIN stands at the top level of the body, once, before the first FK_FORK,
  *     FK_CALL, FK_JOIN or FK_ALLOC.                                                      C
  *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.

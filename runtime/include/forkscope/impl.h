@@ -496,6 +496,17 @@ FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
     fk__frame_init((fk_frame *)(void *)p, link, ret);
     return (fk_frame *)(void *)p;
 }
+
+/* Allocates and initialises a task frame of n bytes with room for argsz bytes (a multiple
+ * of FK__ALIGN, or none) just below it, where FK_BEGIN saves the task's parameters; returns
+ * the frame (the block starts argsz bytes lower: FK_RETURN frees from there). */
+FK__INLINE fk_frame *fk__frame_new_args(size_t n, size_t argsz, uintptr_t link, void *ret) {
+    if (!argsz)
+        return fk__frame_new(n, link, ret);
+    fk_frame *f = (fk_frame *)(void *)((char *)fk__alloc(argsz + n) + argsz);
+    fk__frame_init(f, link, ret);
+    return f;
+}
 #endif
 
 #if FK_DEBUG
@@ -506,10 +517,9 @@ FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
 #endif
 
 #if FK_DEBUG
-/* 0xA5 bytes: the parameters a resumed task receives in debug builds (see rule 1). */
-extern const _Alignas(64) unsigned char fk__poison[64];
 void *fk__dbg_alloc(fk_frame *f, size_t n, int has_frame, const char *task, const char *file, int line);
 void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int line);
+void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line);
 #endif
 
 /* ==== the task macros ======================================================================
@@ -576,7 +586,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     STORAGE void name(FK__LINK_PARAM RET *fk__ret FK__UNUSED FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
-        enum { fk__has_frame = 0 };                                                        \
+        enum { fk__has_frame = 0, fk__args_off = 0 };                                      \
         FK__LINK_UNUSED;                                                                   \
         {                                                                                  \
             {
@@ -643,8 +653,16 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
             fk__rt(r);                                                                     \
     } while (0)
 
-/* Result-address type check shared by the call forms. */
+/* Result-address type check shared by the call forms; with frames on frame stacks, debug
+ * builds also refuse an address in the C stack (a local: the task may continue on another
+ * worker from its frame, and the child may finish after the local's C frame is gone). */
+#if FK_DEBUG && !FK__NATIVE_FRAMES
+#define FK__CHECK_SLOT(slot, task)                                                         \
+    ((void)sizeof((slot) == (task##__ret_t *)0),                                           \
+     fk__dbg_check_slot((slot), "the result address of FK_FORK or FK_CALL", fk__task_name, __FILE__, __LINE__))
+#else
 #define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
+#endif
 
 /* Resume point number N (a __COUNTER__ value, expanded once by the public macro): its
  * descriptor, and the `case` a resumed task jumps to. */
@@ -735,26 +753,33 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
     do {                                                                                   \
         FK__DBG_END();                                                                     \
         if (fk__has_frame)                                                                 \
-            fk__free(fk__self);                                                            \
+            fk__free((char *)fk__self - fk__args_off);                                     \
     } while (0)
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     static void name##__resume(fk_frame *);                                                \
     FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
-                                 FK__PARAMS(FK__PDECL, __VA_ARGS__));                      \
+                                 FK__PARAMS(FK__PCONST, __VA_ARGS__));                     \
     STORAGE void name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));             \
     }                                                                                      \
+    /* A resumed task gets its parameters back from the copy FK_BEGIN saved below its frame. */ \
     static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                             \
-        name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ZERO, __VA_ARGS__)); \
+        const struct name##__args fk__a =                                                  \
+            *(const struct name##__args *)(const void *)((char *)fk__f - FK__ARGS_SAVED(name, __VA_ARGS__)); \
+        (void)fk__a; /* a task without parameters reads none */                            \
+        name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ARG, __VA_ARGS__)); \
     }                                                                                      \
     /* The slow clone never runs the code before FK_BEGIN, nor the fresh path after it (a  \
      * hint says so), but at -O1 GCC warns that it reads that code's locals. */            \
     _Pragma("GCC diagnostic push") FK__NO_MAYBE_UNINIT                                     \
     FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
-                                 FK__PARAMS(FK__PDECL, __VA_ARGS__)) {                     \
+                                 FK__PARAMS(FK__PCONST, __VA_ARGS__)) {                    \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
+        /* the parameters, saved by FK_BEGIN below the frame (fk__args_off bytes, or none) */ \
+        enum { fk__args_off = FK__ARGS_SAVED(name, __VA_ARGS__) };                         \
+        struct name##__args fk__args FK__UNUSED = {FK__MAP_NAMES(__VA_ARGS__)};            \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
         fk__thunk_fn *const fk__self_run FK__UNUSED = name##__run;                         \
         FK__SCOPE_LOCALS                                                                   \
@@ -779,8 +804,10 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         fk__idx = fk__self->rp->idx;                                                       \
     } else {                                                                               \
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                \
-        (var) = (void *)fk__frame_new(FK__ROUND(sizeof *(var)), fk__link, fk__ret);        \
+        (var) = (void *)fk__frame_new_args(FK__ROUND(sizeof *(var)), fk__args_off, fk__link, fk__ret); \
         fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
+        if (fk__args_off) /* for a resumption elsewhere: the task's parameters */          \
+            *(__typeof__(fk__args) *)(void *)((char *)fk__self - fk__args_off) = fk__args; \
         fk__has_frame = 1;                                                                 \
     }                                                                                      \
     if (fk__resuming && fk__idx < FK__RP_BASE)                                             \
@@ -929,7 +956,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     _Pragma("GCC diagnostic push")                                                         \
-    STORAGE void name(RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) {                   \
+    STORAGE void name(RET *fk__ret FK__PARAMS(FK__PCONST, __VA_ARGS__)) {                  \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
