@@ -86,7 +86,8 @@ typedef struct fk__task_info {
 } fk__task_info;
 typedef struct fk__rp {
     const fk__task_info *info;
-    uint64_t idx; /* the `case` of the resume point in the task's body */
+    uint64_t idx;      /* the `case` of the resume point in the task's body */
+    uint64_t args_at;  /* the task's saved parameters: this many bytes past its frame's start */
 } fk__rp;
 /* Resume points are numbered from here, so that an FK_FORK written inside a user's own
  * switch on an int is rejected by the compiler ("case label value exceeds maximum value
@@ -496,17 +497,6 @@ FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
     fk__frame_init((fk_frame *)(void *)p, link, ret);
     return (fk_frame *)(void *)p;
 }
-
-/* Allocates and initialises a task frame of n bytes with room for argsz bytes (a multiple
- * of FK__ALIGN, or none) just below it, where FK_BEGIN saves the task's parameters; returns
- * the frame (the block starts argsz bytes lower: FK_RETURN frees from there). */
-FK__INLINE fk_frame *fk__frame_new_args(size_t n, size_t argsz, uintptr_t link, void *ret) {
-    if (!argsz)
-        return fk__frame_new(n, link, ret);
-    fk_frame *f = (fk_frame *)(void *)((char *)fk__alloc(argsz + n) + argsz);
-    fk__frame_init(f, link, ret);
-    return f;
-}
 #endif
 
 #if FK_DEBUG
@@ -586,7 +576,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     STORAGE void name(FK__LINK_PARAM RET *fk__ret FK__UNUSED FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
-        enum { fk__has_frame = 0, fk__args_off = 0 };                                      \
+        enum { fk__has_frame = 0 };                                                        \
         FK__LINK_UNUSED;                                                                   \
         {                                                                                  \
             {
@@ -667,7 +657,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
 /* Resume point number N (a __COUNTER__ value, expanded once by the public macro): its
  * descriptor, and the `case` a resumed task jumps to. */
 #define FK__RP(N) FK__CAT(fk__rp, N)
-#define FK__RP_DECL(N) static const fk__rp FK__RP(N) = {&fk__info, FK__RP_BASE + (N)}
+#define FK__RP_DECL(N) static const fk__rp FK__RP(N) = {&fk__info, FK__RP_BASE + (N), fk__frame_bytes}
 #define FK__RP_CASE(N) case FK__RP_BASE + (N):;
 
 /* Child stealing's fork, with frames on frame stacks or native: the call goes into a record
@@ -753,7 +743,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     do {                                                                                   \
         FK__DBG_END();                                                                     \
         if (fk__has_frame)                                                                 \
-            fk__free((char *)fk__self - fk__args_off);                                     \
+            fk__free(fk__self);                                                            \
     } while (0)
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
@@ -763,10 +753,12 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     STORAGE void name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));             \
     }                                                                                      \
-    /* A resumed task gets its parameters back from the copy FK_BEGIN saved below its frame. */ \
+    /* A resumed task gets its parameters back from the copy FK_BEGIN saved past its frame  \
+     * (where its resume point says: only FK_BEGIN knows the frame's type). */             \
     static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                             \
         const struct name##__args fk__a =                                                  \
-            *(const struct name##__args *)(const void *)((char *)fk__f - FK__ARGS_SAVED(name, __VA_ARGS__)); \
+            FK__ISEMPTY(__VA_ARGS__) ? (struct name##__args){0}                            \
+                                     : *(const struct name##__args *)(const void *)((char *)fk__f + fk__f->rp->args_at); \
         (void)fk__a; /* a task without parameters reads none */                            \
         name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ARG, __VA_ARGS__)); \
     }                                                                                      \
@@ -777,8 +769,8 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
                                  FK__PARAMS(FK__PCONST, __VA_ARGS__)) {                    \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
-        /* the parameters, saved by FK_BEGIN below the frame (fk__args_off bytes, or none) */ \
-        enum { fk__args_off = FK__ARGS_SAVED(name, __VA_ARGS__) };                         \
+        /* the parameters, saved by FK_BEGIN past the frame (fk__args_bytes, or none) */   \
+        enum { fk__args_bytes = FK__ARGS_SAVED(name, __VA_ARGS__) };                       \
         struct name##__args fk__args FK__UNUSED = {FK__MAP_NAMES(__VA_ARGS__)};            \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
         fk__thunk_fn *const fk__self_run FK__UNUSED = name##__run;                         \
@@ -795,6 +787,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
 /* In the fast clone: allocate the frame.  In the slow clone: take the frame being resumed
  * and go to its resume point (the `case` put by the macro that set it). */
 #define FK__BEGIN(var)                                                                     \
+    enum { fk__frame_bytes = FK__ROUND(sizeof *(var)) };                                   \
     if (0) {                                                                               \
     fk__begin:                                                                             \
         fk__self = (fk_frame *)fk__link;                                                   \
@@ -804,10 +797,10 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         fk__idx = fk__self->rp->idx;                                                       \
     } else {                                                                               \
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                \
-        (var) = (void *)fk__frame_new_args(FK__ROUND(sizeof *(var)), fk__args_off, fk__link, fk__ret); \
+        (var) = (void *)fk__frame_new(fk__frame_bytes + fk__args_bytes, fk__link, fk__ret); \
         fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
-        if (fk__args_off) /* for a resumption elsewhere: the task's parameters */          \
-            *(__typeof__(fk__args) *)(void *)((char *)fk__self - fk__args_off) = fk__args; \
+        if (fk__args_bytes) /* for a resumption elsewhere: the task's parameters */        \
+            *(__typeof__(fk__args) *)(void *)((char *)fk__self + fk__frame_bytes) = fk__args; \
         fk__has_frame = 1;                                                                 \
     }                                                                                      \
     if (fk__resuming && fk__idx < FK__RP_BASE)                                             \
