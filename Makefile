@@ -318,16 +318,18 @@ CHECK_SUITES   := rel model slurm fuzz debug small chaos tsan asan aarch64 selft
 suite_bins = $(filter $(BUILD)/%,$(foreach b,$(SUITE_$(1)),$(firstword $(subst ::, ,$(b)))))
 CHECK_BUILD = $(sort $(foreach s,$(CHECK_SUITES),$(call suite_bins,$(s)))) $(DRIVERS) $(FK_SWITCH) \
               $(BUILD)/bin/forkscope $(BUILD)/aarch64/tests/test_fiber $(FUZZERS)
-TEST_MANIFEST := $(BUILD)/check-manifest
+# (exported: every suite's scripts/run-tests.sh writes and reads this build tree's files)
+export TEST_MANIFEST := $(BUILD)/check-manifest
+export TEST_TOTALS   := $(BUILD)/test-totals
 
 # Build in parallel (-k: all that builds), then run the suites one after another (their
 # output stays readable); the summary judges both makes' statuses with the manifest.
 check: setup
-	@rm -f $(BUILD)/test-totals; mkdir -p $(BUILD)
+	@rm -f $(TEST_TOTALS); mkdir -p $(BUILD)
 	@printf '%s\t%s\n' $(foreach s,$(CHECK_SUITES),$(foreach b,$(SUITE_$(s)),$(s) $(b))) > $(TEST_MANIFEST)
 	@$(MAKE) --no-print-directory -k $(CHECK_BUILD); b=$$?; \
 	 $(MAKE) --no-print-directory -j1 -k $(addprefix check-,$(CHECK_SUITES)); s=$$?; \
-	 TEST_MANIFEST=$(TEST_MANIFEST) scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
+	 scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
 
 check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope
 	@scripts/run-tests.sh rel $(SUITE_rel)

@@ -16,18 +16,29 @@ static _Thread_local char what[48];
 
 void fk__cstack_guard_install(void) { fk__guard_install(); }
 
+int fk__thread_stack(char **lo, char **hi) {
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    int rc = pthread_getattr_np(pthread_self(), &attr);
+    if (rc)
+        return -rc;
+    rc = pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    if (rc)
+        return -rc;
+    *lo = addr;
+    *hi = (char *)addr + size;
+    return 0;
+}
+
 /* On the worker thread, before it runs anything. */
 void fk__cstack_guard_enter(fk_worker *w) {
     if (!FK__GUARD_ACTIVE)
         return;
-    pthread_attr_t attr;
-    void *addr;
-    size_t size;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &addr, &size) == 0)
-            w->cstack_lo = addr;
-        pthread_attr_destroy(&attr);
-    }
+    char *hi;
+    if (fk__thread_stack(&w->cstack_lo, &hi))
+        w->cstack_lo = NULL;
     if (!w->cstack_lo || fk__guard_thread_enter() != 0)
         return;
     snprintf(what, sizeof what, "worker %u's C stack", w->id);

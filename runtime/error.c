@@ -1,10 +1,12 @@
 /* error.c — error codes, fatal errors and misuse reports. */
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "worker.h"
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
 
 #define MSG_ENTRY(name, msg) msg,
 #define NAME_ENTRY(name, msg) #name,
@@ -44,21 +46,19 @@ void fk__misuse(const char *what, const char *task, const char *file, int line) 
 /* A result address in the calling thread's C stack is a local of some task (frame-stack
  * variants: FK__CHECK_SLOT).  The thread's stack bounds are looked up once per thread. */
 void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line) {
-    static _Thread_local const char *lo, *hi;
-    if (!hi) {
-        pthread_attr_t attr;
-        void *addr;
-        size_t size;
-        hi = (const char *)1; /* unknown: check nothing */
-        if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-            if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
-                lo = addr;
-                hi = lo + size;
-            }
-            pthread_attr_destroy(&attr);
-        }
-    }
-    if ((const char *)slot >= lo && (const char *)slot < hi) {
+    static _Thread_local int known; /* 1: [lo, hi) is this thread's stack; -1: unknown */
+    static _Thread_local char *lo, *hi;
+    if (!slot)
+        return; /* no result (a void task) */
+    if (!known)
+        known = fk__thread_stack(&lo, &hi) == 0 ? 1 : -1;
+    int local = known == 1 && (const char *)slot >= lo && (const char *)slot < hi;
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan's use-after-return detection (on by default from GCC 13 and Clang 15) moves
+     * address-taken locals to a "fake stack" on the heap */
+    local = local || __asan_addr_is_in_fake_stack(__asan_get_current_fake_stack(), (void *)(uintptr_t)slot, NULL, NULL);
+#endif
+    if (local) {
         char msg[320];
         snprintf(msg, sizeof msg,
                  "%s is in the C stack (a local variable?): the task may continue on another worker from its "

@@ -19,7 +19,8 @@
  *
  * Timing checks (a wall-clock bound that holds on a quiet machine) use ASSERT_TIMING: when
  * one fails, the case runs once more, and "retry NAME: ..." says so; a second failure fails
- * the case.  Every other assertion fails at once. */
+ * the case.  Every other assertion fails at once.  (A case's process exit statuses 77 and
+ * 78 are these two; call TEST_SKIP from the case's own thread.) */
 #ifndef FK_TESTLIB_H
 #define FK_TESTLIB_H
 

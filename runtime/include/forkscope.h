@@ -54,7 +54,7 @@
  *     the join), not to a local: with frames on frame stacks (seg, lin) FK_DEBUG builds
  *     refuse an address in the C stack, naming the task.  (With native frames, child-native
  *     and child-fiber, the task's C frame lives until it returns, and locals survive.)  *
- *     A task's parameters are const.                                                    C
+ *     An FK_TASK's parameters are const (an FK_LEAF_TASK's need not be).              C
  *  2. FK_BEGIN stands at the top level of the body, once, before the first FK_FORK,
  *     FK_CALL, FK_JOIN or FK_ALLOC.                                                      C
  *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.

@@ -10,12 +10,13 @@
  *                   never resumes anything, so it has no dispatch at its entry, and a leaf
  *                   (a task that returns before FK_BEGIN) costs what a C leaf costs;
  *     name__slow    the slow clone: entered only to resume a frame (after a steal, a join
- *                   that waited, a hop).  FK_BEGIN opens a `switch` on the frame's resume
+ *                   that waited, a hop), with the parameters FK_BEGIN saved past the
+ *                   frame.  FK_BEGIN opens a `switch` on the frame's resume
  *                   point and every FK_FORK, FK_CALL, FK_JOIN and FK_SWITCH_TO puts a `case`
  *                   after itself (Duff's device): that is how a resumed task continues in
  *                   the middle of its body.
- *   A resume point is a static descriptor {task info, index}; the frame holds a pointer to
- *   the last one passed.  Tasks return void; a task whose C frame must die because its
+ *   A resume point is a static descriptor {task info, index, offset of the saved
+ *   parameters}; the frame holds a pointer to the last one passed.  Tasks return void; a task whose C frame must die because its
  *   rest runs elsewhere sets the worker's `unwinding` flag and returns; its callers see
  *   the flag (after FK_CALL) or a failed pop (after FK_FORK) and return too, up to the
  *   worker's loop, which clears it.
@@ -643,15 +644,15 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
             fk__rt(r);                                                                     \
     } while (0)
 
-/* Result-address type check shared by the call forms; with frames on frame stacks, debug
- * builds also refuse an address in the C stack (a local: the task may continue on another
- * worker from its frame, and the child may finish after the local's C frame is gone). */
-#if FK_DEBUG && !FK__NATIVE_FRAMES
-#define FK__CHECK_SLOT(slot, task)                                                         \
-    ((void)sizeof((slot) == (task##__ret_t *)0),                                           \
-     fk__dbg_check_slot((slot), "the result address of FK_FORK or FK_CALL", fk__task_name, __FILE__, __LINE__))
-#else
+/* Result-address type check shared by the call forms (slot is not evaluated). */
 #define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
+/* With frames on frame stacks, debug builds also refuse a result address p (evaluated once,
+ * by the caller) in the C stack: a local, while the task may continue on another worker
+ * from its frame, and the child may finish after the local's C frame is gone. */
+#if FK_DEBUG && !FK__NATIVE_FRAMES
+#define FK__DBG_SLOT(p) fk__dbg_check_slot((p), "the result address of FK_FORK or FK_CALL", fk__task_name, __FILE__, __LINE__)
+#else
+#define FK__DBG_SLOT(p) ((void)0)
 #endif
 
 /* Resume point number N (a __COUNTER__ value, expanded once by the public macro): its
@@ -673,8 +674,10 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
             struct task##__args a;                                                         \
             uint64_t w[FK__ARG_WORDS(struct task##__args)];                                \
         } fk__u;                                                                           \
+        task##__ret_t *const fk__fslot = (slot);                                           \
+        FK__DBG_SLOT(fk__fslot);                                                           \
         fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
-        fk__push_record(task##__thunk, (uintptr_t)fk__self, (slot), fk__u.w,               \
+        fk__push_record(task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w,            \
                         FK__ARG_WORDS(struct task##__args));                               \
         fk__last = task##__thunk;                                                          \
         fk__nrec++;                                                                        \
@@ -830,10 +833,12 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
         FK__CALL_PROLOGUE(slot, task);                                                     \
+        task##__ret_t *const fk__cslot = (slot);                                           \
+        FK__DBG_SLOT(fk__cslot);                                                           \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
-        task((uintptr_t)fk__self | FK__LINK_CALLED, (slot) __VA_OPT__(, ) __VA_ARGS__);    \
+        task((uintptr_t)fk__self | FK__LINK_CALLED, fk__cslot __VA_OPT__(, ) __VA_ARGS__); \
         FK__UNWIND_CHECK();                                                                \
     FK__RP_CASE(L)                                                                         \
     } while (0)
@@ -871,6 +876,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         FK__SCOPE_OPEN();                                                                  \
         FK__STAT_INC(n_fork);                                                              \
         task##__ret_t *const fk__res = (slot);                                             \
+        FK__DBG_SLOT(fk__res);                                                             \
         const struct task##__args fk__fa = {__VA_ARGS__};                                  \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \

@@ -44,12 +44,12 @@
 /* A task's parameters are const in its body: a resumed task gets back the values it was
  * called with (saved by FK_BEGIN), so a parameter changed before a fork would silently
  * revert; the compiler refuses the change instead ("read-only parameter"). */
-#define FK__PCONST(t, n) t const n
+#define FK__PCONST(t, n) __typeof__(t) const n /* (typeof: no duplicate const for a const t) */
 /* The initializer of the argument struct from the parameters' names ({0} for none). */
 #define FK__MAP_NAMES(...) FK__CAT(FK__MAP_NAMES_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
 #define FK__MAP_NAMES_0(...) FK__MAP(FK__PNAME, FK__COMMA, __VA_ARGS__)
 #define FK__MAP_NAMES_1(...) 0
-/* Bytes saved below a task's frame for its parameters: none for a task without any. */
+/* Bytes saved past a task's frame for its parameters: none for a task without any. */
 #define FK__ARGS_SAVED(name, ...) (FK__ISEMPTY(__VA_ARGS__) ? 0 : FK__ROUND(sizeof(struct name##__args)))
 
 #endif
