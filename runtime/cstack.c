@@ -5,7 +5,6 @@
  * large guard region below its stack (FK_CSTACK_GUARD_BYTES); the handler of guard.c,
  * running on a small signal stack, recognises a fault in it and says which setting to
  * raise. */
-#include <pthread.h>
 #include <stdio.h>
 
 #include "guard.h"
@@ -15,22 +14,6 @@ static _Thread_local fk__guard_zone zone;
 static _Thread_local char what[48];
 
 void fk__cstack_guard_install(void) { fk__guard_install(); }
-
-int fk__thread_stack(char **lo, char **hi) {
-    pthread_attr_t attr;
-    void *addr;
-    size_t size;
-    int rc = pthread_getattr_np(pthread_self(), &attr);
-    if (rc)
-        return -rc;
-    rc = pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    if (rc)
-        return -rc;
-    *lo = addr;
-    *hi = (char *)addr + size;
-    return 0;
-}
 
 /* On the worker thread, before it runs anything. */
 void fk__cstack_guard_enter(fk_worker *w) {

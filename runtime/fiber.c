@@ -214,18 +214,9 @@ fk__fiber *fk__fiber_current(void) { return current; }
 
 int fk__fiber_thread_init(fk__fiber *main) {
     memset(main, 0, sizeof *main);
-    pthread_attr_t attr;
-    void *addr;
-    size_t size;
-    int rc = pthread_getattr_np(pthread_self(), &attr);
+    int rc = fk__thread_stack(&main->lo, &main->hi);
     if (rc)
-        return -rc;
-    rc = pthread_attr_getstack(&attr, &addr, &size);
-    pthread_attr_destroy(&attr);
-    if (rc)
-        return -rc;
-    main->lo = addr;
-    main->hi = (char *)addr + size;
+        return rc;
 #if defined(__SANITIZE_THREAD__)
     main->tsan = __tsan_get_current_fiber();
 #endif

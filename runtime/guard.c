@@ -67,6 +67,22 @@ static void install(void) {
     sigaction(SIGSEGV, &sa, &previous);
 }
 
+int fk__thread_stack(char **lo, char **hi) {
+    pthread_attr_t attr;
+    void *addr;
+    size_t size;
+    int rc = pthread_getattr_np(pthread_self(), &attr);
+    if (rc)
+        return -rc;
+    rc = pthread_attr_getstack(&attr, &addr, &size);
+    pthread_attr_destroy(&attr);
+    if (rc)
+        return -rc;
+    *lo = addr;
+    *hi = (char *)addr + size;
+    return 0;
+}
+
 void fk__guard_install(void) {
     if (FK__GUARD_ACTIVE)
         pthread_once(&installed, install);

@@ -32,6 +32,9 @@ typedef struct fk__guard_zone {
 extern _Thread_local const fk__guard_zone *fk__guard_thread_zone;
 extern _Thread_local const fk__guard_zone *fk__guard_fiber_zone;
 
+/* The calling thread's C stack, [*lo, *hi): 0, or -errno. */
+int fk__thread_stack(char **lo, char **hi);
+
 /* Installs the process's handler once (thread-safe).  No-op under the sanitizers. */
 void fk__guard_install(void);
 /* Gives the calling thread an alternate signal stack if it has none (the handler cannot run

@@ -180,7 +180,6 @@ void fk__fiber_wake(void *fiber);
 #endif
 
 /* cstack.c */
-int fk__thread_stack(char **lo, char **hi); /* the calling thread's C stack: 0, or -errno */
 void fk__cstack_guard_install(void);
 void fk__cstack_guard_enter(fk_worker *w);
 void fk__cstack_guard_leave(fk_worker *w);
