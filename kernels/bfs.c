@@ -152,15 +152,13 @@ static int32_t bfs_serial(bfs *b) {
 #if FK_BENCH_RUNTIME
 typedef struct {
     fk_frame fk;
-    bfs *b;
 } bfs_frame;
 
 FK_TASK(bfs_root, void, bfs_frame *f, (bfs *, b)) {
     FK_BEGIN(f);
-    f->b = b;
-    while (f->b->front_len) {
-        FK_CALL(NULL, mn_each_task, bfs_body, f->b, bfs_tasks(f->b));
-        bfs_advance(f->b);
+    while (b->front_len) {
+        FK_CALL(NULL, mn_each_task, bfs_body, b, bfs_tasks(b));
+        bfs_advance(b);
     }
     FK_RETURN_VOID();
 } FK_END

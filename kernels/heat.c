@@ -106,14 +106,12 @@ FK_LEAF_TASK(heat_root, void, (heat *, h)) {
 #elif FK_BENCH_RUNTIME
 typedef struct {
     fk_frame fk;
-    heat *h;
 } heat_frame;
 
 FK_TASK(heat_root, void, heat_frame *f, (heat *, h)) {
     FK_BEGIN(f);
-    f->h = h;
-    for (f->h->t = 0; f->h->t < f->h->steps; f->h->t++)
-        FK_CALL(NULL, mn_each_task, heat_body, f->h, f->h->strips);
+    for (h->t = 0; h->t < h->steps; h->t++)
+        FK_CALL(NULL, mn_each_task, heat_body, h, h->strips);
     FK_RETURN_VOID();
 } FK_END
 #endif

@@ -68,7 +68,7 @@ static void integrate_run(bench_ctx *c) {
 typedef struct {
     fk_frame fk;
     double a, b;
-    double x0, y0, x2, y2, ar; /* the right half, needed after the fork */
+    double x0, y0, ar; /* locals needed after the fork (the parameters come back by themselves) */
 } integrate_frame;
 
 FK_TASK(integrate, double, integrate_frame *f, (double, x1), (double, y1), (double, x2), (double, y2),
@@ -80,11 +80,9 @@ FK_TASK(integrate, double, integrate_frame *f, (double, x1), (double, y1), (doub
     FK_BEGIN(f);
     f->x0 = x0;
     f->y0 = y0;
-    f->x2 = x2;
-    f->y2 = y2;
     f->ar = ar;
     FK_FORK(&f->a, integrate, x1, y1, x0, y0, al);
-    FK_CALL(&f->b, integrate, f->x0, f->y0, f->x2, f->y2, f->ar);
+    FK_CALL(&f->b, integrate, f->x0, f->y0, x2, y2, f->ar);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END

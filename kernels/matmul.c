@@ -96,14 +96,11 @@ static void matmul_run(bench_ctx *c) {
 #else
 typedef struct {
     fk_frame fk;
-    const float *a, *b;
-    float *r;
-    int m, s, add; /* m = n / 2 */
 } mm_frame;
 
-/* Block offsets of the current frame (read after forks: frame fields only). */
-#define O01 ((size_t)f->m)
-#define O10 ((size_t)f->m * (size_t)f->s)
+/* Block offsets (m = n / 2). */
+#define O01 ((size_t)(n / 2))
+#define O10 ((size_t)(n / 2) * (size_t)s)
 #define O11 (O10 + O01)
 
 FK_TASK(matmul, void, mm_frame *f, (const float *, a), (const float *, b), (float *, r), (int, n), (int, s),
@@ -112,22 +109,16 @@ FK_TASK(matmul, void, mm_frame *f, (const float *, a), (const float *, b), (floa
         base(a, b, r, s, add);
         FK_RETURN_VOID();
     }
-    FK_BEGIN(f);
-    f->a = a;
-    f->b = b;
-    f->r = r;
-    f->m = n / 2;
-    f->s = s;
-    f->add = add;
-    FK_FORK(NULL, matmul, f->a, f->b, f->r, f->m, f->s, f->add);
-    FK_FORK(NULL, matmul, f->a, f->b + O01, f->r + O01, f->m, f->s, f->add);
-    FK_FORK(NULL, matmul, f->a + O10, f->b, f->r + O10, f->m, f->s, f->add);
-    FK_CALL(NULL, matmul, f->a + O10, f->b + O01, f->r + O11, f->m, f->s, f->add);
+    FK_BEGIN(f); /* (a frame with nothing of its own: the parameters come back by themselves) */
+    FK_FORK(NULL, matmul, a, b, r, n / 2, s, add);
+    FK_FORK(NULL, matmul, a, b + O01, r + O01, n / 2, s, add);
+    FK_FORK(NULL, matmul, a + O10, b, r + O10, n / 2, s, add);
+    FK_CALL(NULL, matmul, a + O10, b + O01, r + O11, n / 2, s, add);
     FK_JOIN();
-    FK_FORK(NULL, matmul, f->a + O01, f->b + O10, f->r, f->m, f->s, 1);
-    FK_FORK(NULL, matmul, f->a + O01, f->b + O11, f->r + O01, f->m, f->s, 1);
-    FK_FORK(NULL, matmul, f->a + O11, f->b + O10, f->r + O10, f->m, f->s, 1);
-    FK_CALL(NULL, matmul, f->a + O11, f->b + O11, f->r + O11, f->m, f->s, 1);
+    FK_FORK(NULL, matmul, a + O01, b + O10, r, n / 2, s, 1);
+    FK_FORK(NULL, matmul, a + O01, b + O11, r + O01, n / 2, s, 1);
+    FK_FORK(NULL, matmul, a + O11, b + O10, r + O10, n / 2, s, 1);
+    FK_CALL(NULL, matmul, a + O11, b + O11, r + O11, n / 2, s, 1);
     FK_JOIN();
     FK_RETURN_VOID();
 } FK_END

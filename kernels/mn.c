@@ -52,18 +52,13 @@ FK_LEAF_TASK_DEFINE(mn_each_task, void, (mn_body *, body), (void *, ctx), (size_
 #else
 typedef struct {
     fk_frame fk;
-    mn_body *body;
-    void *ctx;
-    size_t n, i;
+    size_t i; /* the loop counter: a fork may continue elsewhere (rule 1) */
 } each_frame;
 
 FK_TASK_DEFINE(mn_each_task, void, each_frame *f, (mn_body *, body), (void *, ctx), (size_t, n)) {
     FK_BEGIN(f);
-    f->body = body;
-    f->ctx = ctx;
-    f->n = n;
-    for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(NULL, mn_each_one, f->body, f->ctx, f->i);
+    for (f->i = 0; f->i < n; f->i++)
+        FK_FORK(NULL, mn_each_one, body, ctx, f->i);
     FK_JOIN();
     FK_RETURN_VOID();
 } FK_END

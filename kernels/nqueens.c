@@ -81,7 +81,7 @@ static void nqueens_run(bench_ctx *c) {
 #else
 typedef struct {
     fk_frame fk;
-    int j, n, i;
+    int i;
     char *buf;    /* n x n child boards, on the frame stack (FK_ALLOC) */
     int64_t *res; /* the children's counts, in the same block */
 } nq_frame;
@@ -90,8 +90,6 @@ FK_TASK(nqueens, int64_t, nq_frame *f, (int, j), (const char *, board), (int, n)
     if (j == n)
         FK_RETURN(1);
     FK_BEGIN(f);
-    f->j = j;
-    f->n = n;
     f->res = FK_ALLOC(int64_t, (size_t)n + ((size_t)n * (size_t)n + 7) / 8);
     f->buf = (char *)(f->res + n);
     for (int i = 0; i < n; i++) {
@@ -100,15 +98,16 @@ FK_TASK(nqueens, int64_t, nq_frame *f, (int, j), (const char *, board), (int, n)
         child[j] = (char)i;
         f->res[i] = 0;
     }
-    /* The loop below forks: from here on, only frame fields. */
-    for (f->i = 0; f->i < f->n; f->i++) {
-        char *child = f->buf + f->i * f->n;
-        if (!conflict(child, f->j))
-            FK_FORK(&f->res[f->i], nqueens, f->j + 1, child, f->n);
+    /* The loop below forks: its counter lives in the frame (the parameters come back by
+     * themselves after a steal; C locals do not). */
+    for (f->i = 0; f->i < n; f->i++) {
+        char *child = f->buf + f->i * n;
+        if (!conflict(child, j))
+            FK_FORK(&f->res[f->i], nqueens, j + 1, child, n);
     }
     FK_JOIN();
     int64_t sum = 0;
-    for (int i = 0; i < f->n; i++)
+    for (int i = 0; i < n; i++)
         sum += f->res[i];
     FK_FREE(f->res);
     FK_RETURN(sum);

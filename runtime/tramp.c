@@ -1,7 +1,8 @@
 /* tramp.c — slow calls that preserve every register (x86-64).
  *
  * The task macros call a few slow paths from the middle of a task (frame allocation past a
- * stacklet's end, FK_ALLOC past it, a push that grows the deque or serves a thief).  As
+ * stacklet's end, FK_ALLOC past it, the free that empties a stacklet, a push that grows
+ * the deque or serves a thief).  As
  * ordinary calls they would clobber the caller-saved registers, and every value the task
  * keeps across them would need a callee-saved register: that costs the fast path (and
  * leaves, which share the prologue) more than the slow path ever costs.  So the macros
@@ -32,8 +33,12 @@ __attribute__((constructor)) static void stub_setup(void) {
     fk__stub_xsave = 1;
 }
 
-/* One stub: fn is the C function (arguments in rdi, rsi, rdx; result in rax). */
-#define STUB(fn)                                                                                  \
+/* One stub: fn is the C function (arguments in rdi, rsi, rdx; result in rax).  A stub for a
+ * function without a result (VOID_STUB) keeps rax as well: a task's own result may be
+ * there. */
+#define STUB(fn) STUB_(fn, "", "  mov %rbx, %rax\n", "-72", "")
+#define VOID_STUB(fn) STUB_(fn, "  push %rax\n", "", "-80", "  pop %rax\n")
+#define STUB_(fn, PUSH_RAX, RESULT, SAVED, POP_RAX)                                       \
     __asm__(".text\n"                                                                             \
             ".globl " #fn "_stub\n"                                                               \
             ".type " #fn "_stub, @function\n" #fn "_stub:\n"                                      \
@@ -44,7 +49,7 @@ __attribute__((constructor)) static void stub_setup(void) {
             "  mov %rsp, %rbp\n"                                                                  \
             "  .cfi_def_cfa_register %rbp\n"                                                      \
             "  push %rcx\n push %rdx\n push %rsi\n push %rdi\n push %r8\n push %r9\n"             \
-            "  push %r10\n push %r11\n push %rbx\n"                                               \
+            "  push %r10\n push %r11\n push %rbx\n" PUSH_RAX                                      \
             "  sub fk__stub_save_bytes(%rip), %rsp\n"                                             \
             "  and $-64, %rsp\n"                                                                  \
             "  cmpb $0, fk__stub_xsave(%rip)\n"                                                   \
@@ -66,8 +71,8 @@ __attribute__((constructor)) static void stub_setup(void) {
             "  xrstor (%rsp)\n"                                                                   \
             "  jmp 4f\n"                                                                          \
             "3: fxrstor (%rsp)\n"                                                                 \
-            "4: mov %rbx, %rax\n"                                                                 \
-            "  lea -72(%rbp), %rsp\n"                                                             \
+            "4:" RESULT                                                                           \
+            "  lea " SAVED "(%rbp), %rsp\n" POP_RAX                                               \
             "  pop %rbx\n pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rdi\n pop %rsi\n"        \
             "  pop %rdx\n pop %rcx\n"                                                             \
             "  pop %rbp\n"                                                                        \
@@ -80,6 +85,7 @@ __attribute__((constructor)) static void stub_setup(void) {
 STUB(fk__frame_new_slow);
 #endif
 STUB(fk__alloc_slow);
+VOID_STUB(fk__free_slow);
 STUB(fk__push_slow);
 
 #else

@@ -500,6 +500,107 @@ TEST(parameters_survive_in_trees) {
     }
 }
 
+/* Results of every kind, delivered on every path (a child finished inline, run by a
+ * thief, resumed elsewhere after it suspended, run by its parent's join): a 24-byte struct
+ * (returned through memory), a small struct and a double (in registers), a byte, void (a
+ * side effect only), and a root whose result is discarded (FK_RUN with a null address). */
+typedef struct {
+    uint64_t h, n, d;
+} rk_big;
+typedef struct {
+    uint32_t lo;
+    uint16_t mid;
+} rk_small;
+static _Atomic uint64_t rk_side;
+
+FK_LEAF_TASK(rk_dbl, double, (uint64_t, s)) { FK_RETURN((double)(s % 1000) * 0.25); } FK_END
+FK_LEAF_TASK(rk_sm, rk_small, (uint64_t, s)) {
+    FK_RETURN(((rk_small){(uint32_t)s, (uint16_t)(s >> 40)}));
+} FK_END
+FK_LEAF_TASK(rk_byte, uint8_t, (uint64_t, s)) { FK_RETURN((uint8_t)(s >> 7)); } FK_END
+FK_LEAF_TASK(rk_void, void, (uint64_t, s)) {
+    atomic_fetch_add_explicit(&rk_side, s % 1000, memory_order_relaxed);
+    FK_RETURN_VOID();
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    rk_big big[MAXF], last;
+    double dbl;
+    rk_small sm;
+    uint8_t byte;
+    int i;
+} rk_frame;
+
+static rk_big rk_combine(uint64_t seed, const rk_big *big, int k, rk_big last, double dbl, rk_small sm, uint8_t byte) {
+    rk_big r = {seed ^ (uint64_t)(dbl * 4) ^ ((uint64_t)sm.lo << 3) ^ ((uint64_t)sm.mid << 17) ^ byte, 1, 0};
+    for (int i = 0; i < k; i++) {
+        r.h = r.h * 31 + big[i].h;
+        r.n += big[i].n;
+        r.d = big[i].d > r.d ? big[i].d : r.d;
+    }
+    r.h = r.h * 31 + last.h;
+    r.n += last.n;
+    r.d = 1 + (last.d > r.d ? last.d : r.d);
+    return r;
+}
+
+FK_TASK(rk_tree, rk_big, rk_frame *f, (uint64_t, seed), (int, depth)) {
+    if (depth <= 0 || (mix(seed) & 7) == 0)
+        FK_RETURN(((rk_big){mix(seed), 1, 0}));
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < pt_kids(seed); f->i++)
+        FK_FORK(&f->big[f->i], rk_tree, mix(seed + (uint64_t)f->i), depth - 1);
+    FK_FORK(&f->dbl, rk_dbl, seed);
+    FK_FORK(NULL, rk_void, seed);
+    FK_FORK(&f->byte, rk_byte, seed);
+    FK_CALL(&f->sm, rk_sm, seed);
+    FK_CALL(&f->last, rk_tree, seed ^ 0x3333, depth - 1);
+    FK_JOIN();
+    FK_RETURN(rk_combine(seed, f->big, pt_kids(seed), f->last, f->dbl, f->sm, f->byte));
+} FK_END
+
+static rk_big rk_serial(uint64_t seed, int depth, uint64_t *side) {
+    if (depth <= 0 || (mix(seed) & 7) == 0)
+        return (rk_big){mix(seed), 1, 0};
+    rk_big big[MAXF];
+    for (int i = 0; i < pt_kids(seed); i++)
+        big[i] = rk_serial(mix(seed + (uint64_t)i), depth - 1, side);
+    *side += seed % 1000;
+    rk_small sm = {(uint32_t)seed, (uint16_t)(seed >> 40)};
+    rk_big last = rk_serial(seed ^ 0x3333, depth - 1, side);
+    return rk_combine(seed, big, pt_kids(seed), last, (double)(seed % 1000) * 0.25, sm, (uint8_t)(seed >> 7));
+}
+
+TEST(result_kinds) {
+    int depth = TEST_SANITIZED ? 7 : 9;
+    for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
+        fk_pool *p = make_pool(worker_counts[k], k % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        fk_pool_stats_reset(p);
+        for (uint64_t seed = 1; seed <= 4 || (worker_counts[k] > 1 && seed <= 200 && !pool_steals(p)); seed++) {
+            uint64_t side = 0;
+            rk_big want = rk_serial(seed, depth, &side), got = {0, 0, 0};
+            atomic_store(&rk_side, 0);
+            ASSERT_EQ(FK_RUN(p, &got, rk_tree, seed, depth), 0);
+            ASSERT_MSG(got.h == want.h && got.n == want.n && got.d == want.d,
+                       "tree %llu on %u workers: got {%llx, %llu, %llu}, want {%llx, %llu, %llu}",
+                       (unsigned long long)seed, worker_counts[k], (unsigned long long)got.h,
+                       (unsigned long long)got.n, (unsigned long long)got.d, (unsigned long long)want.h,
+                       (unsigned long long)want.n, (unsigned long long)want.d);
+            ASSERT_MSG(atomic_load(&rk_side) == side, "void children of tree %llu on %u workers: %llu, want %llu",
+                       (unsigned long long)seed, worker_counts[k], (unsigned long long)atomic_load(&rk_side),
+                       (unsigned long long)side);
+            /* the same tree, its result discarded: it still runs, every void child included */
+            atomic_store(&rk_side, 0);
+            ASSERT_EQ(FK_RUN(p, NULL, rk_tree, seed, depth), 0);
+            ASSERT_EQ(atomic_load(&rk_side), side);
+        }
+        if (worker_counts[k] > 1 && fk_stats_enabled())
+            ASSERT_MSG(pool_steals(p) > 0, "nothing stolen in 200 trees on %u workers", worker_counts[k]);
+        fk_pool_destroy(p);
+    }
+}
+
 TEST(rtree_busy) { rtree_on(FK_SCHED_BUSY); }
 TEST(rtree_lazy) { rtree_on(FK_SCHED_LAZY); }
 
@@ -2105,6 +2206,19 @@ FK_TASK(bad_alloc_in_scope, int64_t, alloc_frame *f, (int, n)) {
     FK_RETURN(0);
 } FK_END
 
+FK_TASK(bad_null_call, int64_t, fib_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_CALL(NULL, fib, n); /* fib returns a value: where to? */
+    FK_RETURN(0);
+} FK_END
+
+FK_TASK(bad_null_fork, int64_t, fib_frame *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_FORK(NULL, fib, n);
+    FK_JOIN();
+    FK_RETURN(0);
+} FK_END
+
 static int misuse_which;
 static void run_misuse(void *arg) {
     (void)arg;
@@ -2115,6 +2229,8 @@ static void run_misuse(void *arg) {
     case 3: FK_RUN(p, &r, bad_free_order, 3); break;
     case 4: FK_RUN(p, &r, bad_leak_alloc, 3); break;
     case 5: FK_RUN(p, &r, bad_alloc_in_scope, 3); break;
+    case 6: FK_RUN(p, &r, bad_null_call, 3); break;
+    case 7: FK_RUN(p, &r, bad_null_fork, 3); break;
     }
     _exit(0);
 }
@@ -2127,8 +2243,10 @@ TEST(misuse_detected) {
         {"bad_free_order", "FK_FREE out of order"},
         {"bad_leak_alloc", "FK_ALLOC blocks not freed"},
         {"bad_alloc_in_scope", "FK_ALLOC inside a fork-join scope"},
+        {"bad_null_call", "returns a value was given no result address"},
+        {"bad_null_fork", "returns a value was given no result address"},
     };
-    for (misuse_which = 0; misuse_which < 6; misuse_which++) {
+    for (misuse_which = 0; misuse_which < 8; misuse_which++) {
         if (misuse_which == 0 || misuse_which == 2)
             continue; /* does not compile (see above) */
         char *err;
@@ -2150,6 +2268,7 @@ int main(int argc, char **argv) {
         TEST_CASE(fib_lazy, 60),
         TEST_CASE(newcomer_parameters, 60),
         TEST_CASE(parameters_survive_in_trees, 120),
+        TEST_CASE(result_kinds, 120),
         TEST_CASE(rtree_busy, 120),
         TEST_CASE(rtree_lazy, 120),
         TEST_CASE(rtree_stress, 180),

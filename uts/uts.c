@@ -115,14 +115,12 @@ typedef struct uts_node {
     int32_t height;
 } uts_node;
 
-/* Everything read after the first fork lives here (forkscope.h, rule 1): the node's own
- * state and height (children are derived from them between forks), the loop counter and
- * the results array. */
+/* The locals read after the first fork live here (forkscope.h, rule 1): the number of
+ * children, the loop counter and the results array.  The node itself is the task's
+ * parameter, which comes back by itself after a steal. */
 typedef struct {
     fk_frame fk;
     uts_result *res;
-    uts_state s;
-    int32_t height;
     int32_t n, i;
 } node_frame;
 
@@ -131,22 +129,20 @@ FK_TASK(uts_visit, uts_result, node_frame *f, (uts_node, nd)) {
     if (n == 0)
         FK_RETURN(uts_result_leaf(nd.height)); /* a leaf never allocates a frame */
     FK_BEGIN(f);
-    f->s = nd.s;
-    f->height = nd.height;
     f->n = n;
     f->res = alloc_stack ? FK_ALLOC(uts_result, (size_t)n) : heap_results(n);
     for (f->i = 0; f->i < f->n - 1; f->i++) {
-        uts_node child = {.height = f->height + 1};
-        uts_child(&tree, &child.s, &f->s, f->i);
+        uts_node child = {.height = nd.height + 1};
+        uts_child(&tree, &child.s, &nd.s, f->i);
         FK_FORK(&f->res[f->i], uts_visit, child);
     }
     {
-        uts_node last = {.height = f->height + 1};
-        uts_child(&tree, &last.s, &f->s, f->n - 1);
+        uts_node last = {.height = nd.height + 1};
+        uts_child(&tree, &last.s, &nd.s, f->n - 1);
         FK_CALL(&f->res[f->n - 1], uts_visit, last);
     }
     FK_JOIN();
-    uts_result r = uts_result_inner(f->height);
+    uts_result r = uts_result_inner(nd.height);
     for (int i = 0; i < f->n; i++)
         uts_result_add(&r, &f->res[i]);
     if (alloc_stack)

@@ -15,7 +15,7 @@
  *       FK_FORK(&f->a, fib, n - 1);     // child may run in parallel with what follows
  *       FK_CALL(&f->b, fib, n - 2);     // child runs now; no fork (nothing left to overlap)
  *       FK_JOIN();                      // wait for every child forked since the last join
- *       FK_RETURN(f->a + f->b);         // frees f, stores the result, returns
+ *       FK_RETURN(f->a + f->b);         // frees f, returns the result (in registers)
  *   } FK_END
  *
  *   fk_pool *pool;  int64_t r;
@@ -27,7 +27,10 @@
  * FK_FORK(&f->r, tick)), of at most FK_RECORD_ARG_WORDS 8-byte words in all, in every
  * build (a root's arguments, and with child stealing a fork's, are copied into fixed-size
  * records; a compile-time error names the task: pass a pointer instead).  The result type
- * may be void (then use FK_RETURN_VOID and pass a null result address).
+ * may be void (then use FK_RETURN_VOID and pass a null result address).  A task returns
+ * its result as a C function does, and the fork or call that ran it stores it at the
+ * address it was given, so the compiler usually needs no reload (FK_DEBUG builds refuse a
+ * null address for a task that returns a value).
  *
  * The parameters (n above) may be read anywhere in the task: FK_BEGIN saves them with the
  * frame, and a task that continues on another worker gets them back.  They are const (a
@@ -231,7 +234,7 @@ void fk_pool_destroy(fk_pool *pool);
 unsigned fk_pool_workers(const fk_pool *pool);
 
 /* FK_RUN(pool, &result, task, args...): runs task(args) as a root on the pool and waits
- * for it; result receives its value.  Any ordinary thread may call it, several at once.
+ * for it; result receives its value (a null address drops it).  Any ordinary thread may call it, several at once.
  * Returns 0, FK_EDEADLK (called from one of this pool's workers) or FK_ESHUTDOWN (the
  * pool is shutting down or shut down: the root did not run). */
 #define FK_RUN(pool, ret, task, ...) FK_RUN_ON(pool, -1, ret, task, __VA_ARGS__)

@@ -16,10 +16,11 @@
  *                   after itself (Duff's device): that is how a resumed task continues in
  *                   the middle of its body.
  *   A resume point is a static descriptor {task info, index, offset of the saved
- *   parameters}; the frame holds a pointer to the last one passed.  Tasks return void; a task whose C frame must die because its
- *   rest runs elsewhere sets the worker's `unwinding` flag and returns; its callers see
- *   the flag (after FK_CALL) or a failed pop (after FK_FORK) and return too, up to the
- *   worker's loop, which clears it.
+ *   parameters}; the frame holds a pointer to the last one passed.  A task returns its
+ *   result (see RESULTS below); a task whose C frame must die because its rest runs
+ *   elsewhere sets the worker's `unwinding` flag and returns no value; its callers see
+ *   the flag (after FK_CALL) or a failed pop (after FK_FORK), store nothing and return
+ *   too, up to the worker's loop, which clears it.
  *
  * THE WORKER'S HOT STATE is thread-local (struct fk__hot, one per thread; workers use
  * theirs): the fast path reaches the frame-stack pointer and the deque cursor with one
@@ -63,6 +64,13 @@ typedef struct fk__record fk__record;
 #define FK__RELAXED memory_order_relaxed
 #if defined(__clang__)
 #define FK__NO_MAYBE_UNINIT
+#elif __GNUC__ >= 12
+/* (and -Wdangling-pointer: in a slow clone, whose resume points jump into the middle of
+ * blocks, GCC 12 takes the address of a fork's argument or result temporary, used in the
+ * block where it lives, for one used after the block) */
+#define FK__NO_MAYBE_UNINIT                                                                \
+    _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")                            \
+    _Pragma("GCC diagnostic ignored \"-Wdangling-pointer\"")
 #else
 #define FK__NO_MAYBE_UNINIT _Pragma("GCC diagnostic ignored \"-Wmaybe-uninitialized\"")
 #endif
@@ -123,10 +131,8 @@ struct fk_frame {
 };
 #else
 /* Native frames live in the task's C stack frame and are never resumed: the header is the
- * join cell through which thieves report the children they took, and the result address
- * (kept here rather than in a callee-saved register across the task's calls). */
+ * join cell through which thieves report the children they took. */
 struct fk_frame {
-    void *ret;
     union {
         struct {
             _Atomic uint32_t done;  /* stolen children of the current scope that finished
@@ -309,6 +315,8 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
         fk__sr;                                                                            \
     })
 /* (rax is the stubs' result register: a void slow path still changes it.) */
+/* (The free's stub keeps rax too: a task's result may be there.) */
+#define FK__SLOW_FREE(p) FK__STUB_CALL_(fk__free_slow_stub, : "D"(p))
 #if FK_STEAL == FK_STEAL_CONT
 #define FK__SLOW_PUSH(f)                                                                   \
     do {                                                                                   \
@@ -327,6 +335,7 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
 #else
 #define FK__SLOW_FRAME_NEW(n, link, ret) fk__frame_new_slow((link), (ret), (n))
 #define FK__SLOW_ALLOC(n) fk__alloc_slow(n)
+#define FK__SLOW_FREE(p) fk__free_slow(p)
 #if FK_STEAL == FK_STEAL_CONT
 #define FK__SLOW_PUSH(f) fk__push_slow(f)
 #else
@@ -355,7 +364,7 @@ FK__INLINE void fk__free(void *p) {
     struct fk__hot *h = FK__H;
 #if FK_STACK != FK_STACK_LIN
     if (FK__UNLIKELY((char *)p == h->lo)) { /* the stacklet becomes empty */
-        fk__free_slow(p);
+        FK__SLOW_FREE(p); /* (a stub: a task's result lives across it in a register) */
         return;
     }
 #endif
@@ -516,45 +525,100 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
 /* ==== the task macros ======================================================================
  * Common to every variant: the argument struct, the thunk that runs a record, and an
  * apply function that calls the task with arguments evaluated earlier (a fork evaluates
- * them before it pushes the parent: once pushed, the parent may run elsewhere at once). */
+ * them before it pushes the parent: once pushed, the parent may run elsewhere at once).
+ *
+ * RESULTS: a task's C function returns its result (in registers), and whoever called it
+ * stores it where the fork or call said: the parent's fork or call (which then often needs
+ * no reload: the compiler sees the store), a record's thunk, a join that runs its own
+ * record.  A void task returns a one-byte dummy (struct fk__none), so that every task has
+ * a value type and the store, skipped for it, still type-checks.  With frames on frame
+ * stacks a task also gets its result address (fk__ret): a task that finishes in its slow
+ * clone, resumed elsewhere, has no caller waiting for a value and stores it itself; a
+ * caller whose child unwound (its C frame died: FK__H->unwinding) stores nothing, since
+ * the child will. */
 
+struct fk__none {
+    char fk__c;
+};
+#define FK__IS_VOID(T) __builtin_types_compatible_p(T, void)
+/* The type a task of result type RET returns: RET, or struct fk__none for void. */
+#define FK__RV_T(RET) __typeof__(__builtin_choose_expr(FK__IS_VOID(RET), (struct fk__none){0}, *(RET *)0))
+
+/* A task's C parameters: with frames on frame stacks the link to its parent and its result
+ * address first; native frames need neither.  FK__SIG declares them (M: FK__PDECL or
+ * FK__PCONST for the task's own), FK__CARGS passes them (the user's own expressions), and
+ * FK__RARGS a record's or argument struct's (fields fk__a.NAME). */
 #if FK__NATIVE_FRAMES
-#define FK__LINK_PARAM
-#define FK__LINK_ARG(l)
+#define FK__SIG(M, RET, ...) FK__PLIST(M, __VA_ARGS__)
+#define FK__CARGS(link, ret, ...) (__VA_ARGS__)
+#define FK__RARGS(link, ret, ...) FK__ALIST(FK__ARG, __VA_ARGS__)
 #define FK__LINK_UNUSED ((void)0)
 #else
-#define FK__LINK_PARAM uintptr_t fk__link,
-#define FK__LINK_ARG(l) (l),
-#define FK__LINK_UNUSED ((void)fk__link)
+#define FK__SIG(M, RET, ...) uintptr_t fk__link, RET *fk__ret FK__PARAMS(M, __VA_ARGS__)
+#define FK__CARGS(link, ret, ...) ((link), (ret)__VA_OPT__(, ) __VA_ARGS__)
+#define FK__RARGS(link, ret, ...) (link), (ret)FK__PARAMS(FK__ARG, __VA_ARGS__)
+#define FK__LINK_UNUSED ((void)fk__link, (void)fk__ret)
 #endif
+
+/* The store of a result v of task type T (its rv_t) to dst, by the one that called it;
+ * nothing for a void task. */
+#define FK__STORE_RV(T, dst, v)                                                            \
+    do {                                                                                   \
+        if (!FK__IS_VOID(T##__ret_t))                                                      \
+            *(T##__rv_t *)(void *)(dst) = (v);                                             \
+    } while (0)
+/* A fork or call of a task that returns a value needs somewhere to put it (FK_DEBUG). */
+#define FK__CHECK_DST(T, dst)                                                              \
+    FK__CHECK(FK__IS_VOID(T##__ret_t) || (dst) != NULL, "a task that returns a value was given no result address")
+
+/* A task that returns without a value (it unwound: its caller stores nothing). */
+#define FK__RETURN_UNWOUND() return (fk__rv_t){0}
 
 /* What a caller needs to fork, call or run task name: its prototype, argument struct,
  * result type, thunk and apply.  STORAGE: static (FK_TASK) or extern (FK_TASK_DECLARE). */
 #define FK__TASK_IFACE(name, RET, STORAGE, ...)                                            \
-    STORAGE void name(FK__LINK_PARAM RET * FK__PARAMS(FK__PDECL, __VA_ARGS__));            \
+    typedef RET name##__ret_t;                                                             \
+    typedef FK__RV_T(RET) name##__rv_t;                                                    \
+    STORAGE name##__rv_t name(FK__SIG(FK__PDECL, RET, __VA_ARGS__));                       \
     struct name##__args {                                                                  \
         FK__FIELDS(__VA_ARGS__)                                                            \
     };                                                                                     \
-    typedef RET name##__ret_t;                                                             \
     _Static_assert(sizeof(struct name##__args) <= 8 * FK_RECORD_ARG_WORDS,                 \
                    "the arguments of task " #name " do not fit a record (FK_RECORD_ARG_WORDS " \
                    "8-byte words): pass a pointer");                                       \
-    FK__INLINE void name##__run(const fk__record *fk__r) {                                 \
+    /* Runs the call a record holds and returns its value (the record is read before: its  \
+     * slot may be reused by the child's own forks). */                                    \
+    FK__INLINE name##__rv_t name##__run(const fk__record *fk__r) {                         \
         struct name##__args fk__a;                                                         \
         fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
-        name(FK__LINK_ARG(fk__record_link(fk__r))(RET *) fk__record_ret(fk__r)             \
-             FK__PARAMS(FK__ARG, __VA_ARGS__));                                            \
+        (void)fk__a; /* a task without parameters reads none */                            \
+        return name(FK__RARGS(fk__record_link(fk__r), (RET *)fk__record_ret(fk__r), __VA_ARGS__)); \
     }                                                                                      \
     STORAGE void name##__thunk(const fk__record *fk__r);                                   \
-    FK__INLINE void name##__apply(FK__LINK_PARAM RET *fk__ret, const struct name##__args *fk__ap) { \
+    FK__INLINE name##__rv_t name##__apply(uintptr_t fk__link, RET *fk__ret, const struct name##__args *fk__ap) { \
         const struct name##__args fk__a = *fk__ap;                                         \
         (void)fk__a; /* a task without parameters reads none */                            \
-        name(FK__LINK_ARG(fk__link) fk__ret FK__PARAMS(FK__ARG, __VA_ARGS__));             \
+        (void)fk__link;                                                                    \
+        (void)fk__ret;                                                                     \
+        return name(FK__RARGS(fk__link, fk__ret, __VA_ARGS__));                            \
     }
 
-/* The thunk a record of the task runs (defined with the task). */
+/* The thunk a record of the task runs (defined with the task): the call, then the store of
+ * its value to the record's result address (none: the value is dropped), unless the
+ * child unwound. */
 #define FK__TASK_THUNK(name, STORAGE)                                                      \
-    STORAGE FK__UNUSED void name##__thunk(const fk__record *fk__r) { name##__run(fk__r); }
+    STORAGE FK__UNUSED void name##__thunk(const fk__record *fk__r) {                       \
+        void *const fk__dst = fk__record_ret(fk__r);                                       \
+        name##__rv_t fk__v = name##__run(fk__r);                                           \
+        if (fk__dst && !FK__CHILD_UNWOUND())                                               \
+            FK__STORE_RV(name, fk__dst, fk__v);                                            \
+    }
+
+#if FK__NATIVE_FRAMES
+#define FK__CHILD_UNWOUND() 0
+#else
+#define FK__CHILD_UNWOUND() FK__UNLIKELY(FK__H->unwinding)
+#endif
 
 #define FK__TASK_COMMON(name, RET, ...)                                                    \
     FK__TASK_IFACE(name, RET, static, __VA_ARGS__)                                         \
@@ -572,29 +636,36 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     FK__TASK_COMMON(name, RET, __VA_ARGS__)                                                \
     FK__TASK_BODY(name, RET, FRAMEDECL, static, __VA_ARGS__)
 
+/* The names every task body declares: its result types, and that it is not resuming (a
+ * task body on frame stacks has a parameter of that name instead). */
+#define FK__BODY_TYPES(name)                                                               \
+    typedef name##__ret_t fk__ret_t FK__UNUSED;                                            \
+    typedef name##__rv_t fk__rv_t FK__UNUSED
+
 #define FK__LEAF_BODY(name, RET, STORAGE, ...)                                             \
     _Pragma("GCC diagnostic push")                                                         \
-    STORAGE void name(FK__LINK_PARAM RET *fk__ret FK__UNUSED FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
+    STORAGE name##__rv_t name(FK__SIG(FK__PDECL, RET, __VA_ARGS__)) {                      \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
+        FK__BODY_TYPES(name);                                                              \
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
-        enum { fk__has_frame = 0 };                                                        \
+        enum { fk__has_frame = 0, fk__resuming = 0 };                                      \
         FK__LINK_UNUSED;                                                                   \
         {                                                                                  \
             {
 
+/* FK_RETURN: the value goes back in registers.  A task finishing in its slow clone (frames
+ * on frame stacks, resumed: no caller waits for a value) stores it first. */
 #define FK__RETURN_VALUE(v)                                                                \
     do {                                                                                   \
-        __typeof__(*fk__ret) fk__v = (v);                                                  \
-        __typeof__(fk__ret) fk__r = FK__RET_PTR();                                         \
-        FK__CHECK(fk__r != NULL, "FK_RETURN: the parent gave no result address");          \
-        *fk__r = fk__v; /* before the free: nothing has to live across its slow path */    \
+        fk__rv_t fk__v = (v);                                                              \
+        FK__RETURN_STORE(fk__v);                                                           \
         FK__RETURN_FREE();                                                                 \
-        return;                                                                            \
+        return fk__v;                                                                      \
     } while (0)
 #define FK__RETURN_NOVALUE()                                                               \
     do {                                                                                   \
         FK__RETURN_FREE();                                                                 \
-        return;                                                                            \
+        return (fk__rv_t){0};                                                              \
     } while (0)
 
 /* FK_ALLOC / FK_FREE, on the worker's frame stack in every variant. */
@@ -635,13 +706,19 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
  * fork (a call between a fork and the join leaves the deque as it found it), whose task
  * the compiler usually knows (fk__last, a constant in straight-line code): a direct call.
  * Later ones go through the thunk they carry, or a direct call to our own task. */
-#define FK__RUN_RECORD(known, r)                                                           \
+#define FK__RUN_RECORD(known, r, AFTER)                                                    \
     do {                                                                                   \
         fk__thunk_fn *fk__rt = (known) ? (known) : fk__record_thunk(r);                    \
-        if (fk__rt == fk__self_thunk)                                                      \
-            fk__self_run(r); /* inlined: a direct call of the task */                      \
-        else                                                                               \
+        if (fk__rt == fk__self_thunk) {                                                    \
+            /* the last fork's record: its result address is known too (fk__lastslot) */   \
+            void *const fk__dst = (known) ? fk__lastslot : fk__record_ret(r);              \
+            fk__rv_t fk__jv = fk__self_run(r); /* inlined: a direct call of the task */    \
+            AFTER                                                                          \
+            FK__STORE_RV(fk, fk__dst, fk__jv);                                            \
+        } else {                                                                           \
             fk__rt(r);                                                                     \
+            AFTER                                                                          \
+        }                                                                                  \
     } while (0)
 
 /* Result-address type check shared by the call forms (slot is not evaluated). */
@@ -676,10 +753,12 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         } fk__u;                                                                           \
         task##__ret_t *const fk__fslot = (slot);                                           \
         FK__DBG_SLOT(fk__fslot);                                                           \
+        FK__CHECK_DST(task, fk__fslot);                                                    \
         fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
         fk__push_record(task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w,            \
                         FK__ARG_WORDS(struct task##__args));                               \
         fk__last = task##__thunk;                                                          \
+        fk__lastslot = fk__fslot;                                                          \
         fk__nrec++;                                                                        \
     } while (0)
 
@@ -734,49 +813,59 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
             break;                                                                         \
         }                                                                                  \
         fk__nrec--;                                                                        \
-        FK__RUN_RECORD(fk__t, fk__r);                                                      \
-        AFTER                                                                              \
+        FK__RUN_RECORD(fk__t, fk__r, AFTER);                                               \
     }
 
 #if !FK__NATIVE_FRAMES
 /* ==== frame-stack variants: fast and slow clones ============================================ */
 
-#define FK__RET_PTR() (fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret)
 #define FK__RETURN_FREE()                                                                  \
     do {                                                                                   \
         FK__DBG_END();                                                                     \
         if (fk__has_frame)                                                                 \
             fk__free(fk__self);                                                            \
     } while (0)
+/* The slow clone stores its result: nobody waits for it in a register.  (A null address:
+ * a root whose result is dropped; the forms that fork or call check theirs.) */
+#define FK__RETURN_STORE(v)                                                                \
+    do {                                                                                   \
+        if (fk__resuming && !FK__IS_VOID(fk__ret_t) && fk__self->ret)                      \
+            *(fk__rv_t *)fk__self->ret = (v);                                              \
+    } while (0)
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
+    static name##__rv_t name##__resume_v(fk_frame *);                                      \
     static void name##__resume(fk_frame *);                                                \
-    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
-                                 FK__PARAMS(FK__PCONST, __VA_ARGS__));                     \
-    STORAGE void name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
-        name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));             \
+    FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
+                                         FK__PARAMS(FK__PCONST, __VA_ARGS__));             \
+    STORAGE name##__rv_t name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
+        return name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));      \
     }                                                                                      \
     /* A resumed task gets its parameters back from the copy FK_BEGIN saved past its frame  \
-     * (where its resume point says: only FK_BEGIN knows the frame's type). */             \
-    static FK__NOINLINE void name##__resume(fk_frame *fk__f) {                             \
+     * (where its resume point says: only FK_BEGIN knows the frame's type).  It stores its \
+     * result itself, and also returns it, for a fast clone that resumed it inline. */      \
+    static FK__NOINLINE name##__rv_t name##__resume_v(fk_frame *fk__f) {                   \
         const struct name##__args fk__a =                                                  \
             FK__ISEMPTY(__VA_ARGS__) ? (struct name##__args){0}                            \
                                      : *(const struct name##__args *)(const void *)((char *)fk__f + fk__f->rp->args_at); \
         (void)fk__a; /* a task without parameters reads none */                            \
-        name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ARG, __VA_ARGS__)); \
+        return name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ARG, __VA_ARGS__)); \
     }                                                                                      \
+    static void name##__resume(fk_frame *fk__f) { (void)name##__resume_v(fk__f); }         \
     /* The slow clone never runs the code before FK_BEGIN, nor the fresh path after it (a  \
      * hint says so), but at -O1 GCC warns that it reads that code's locals. */            \
     _Pragma("GCC diagnostic push") FK__NO_MAYBE_UNINIT                                     \
-    FK__INLINE void name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret  \
-                                 FK__PARAMS(FK__PCONST, __VA_ARGS__)) {                    \
+    FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
+                                         FK__PARAMS(FK__PCONST, __VA_ARGS__)) {            \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
+        FK__BODY_TYPES(name);                                                              \
+        name##__rv_t (*const fk__resume_v)(fk_frame *) FK__UNUSED = name##__resume_v;      \
         /* the parameters, saved by FK_BEGIN past the frame (fk__args_bytes, or none) */   \
         enum { fk__args_bytes = FK__ARGS_SAVED(name, __VA_ARGS__) };                       \
         struct name##__args fk__args FK__UNUSED = {FK__MAP_NAMES(__VA_ARGS__)};            \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
-        fk__thunk_fn *const fk__self_run FK__UNUSED = name##__run;                         \
+        name##__rv_t (*const fk__self_run)(const fk__record *) FK__UNUSED = name##__run;    \
         FK__SCOPE_LOCALS                                                                   \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
@@ -820,14 +909,13 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     do {                                                                                   \
         if (fk__resuming)                                                                  \
             goto fk__dispatch;                                                             \
-        fk__info.resume(fk__self);                                                         \
-        return;                                                                            \
+        return fk__resume_v(fk__self);                                                     \
     } while (0)
 
 #define FK__UNWIND_CHECK()                                                                 \
     do {                                                                                   \
         if (FK__UNLIKELY(FK__H->unwinding))                                                \
-            return;                                                                        \
+            FK__RETURN_UNWOUND();                                                          \
     } while (0)
 
 #define FK__CALL(L, slot, task, ...)                                                       \
@@ -835,11 +923,14 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         FK__CALL_PROLOGUE(slot, task);                                                     \
         task##__ret_t *const fk__cslot = (slot);                                           \
         FK__DBG_SLOT(fk__cslot);                                                           \
+        FK__CHECK_DST(task, fk__cslot);                                                    \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
-        task((uintptr_t)fk__self | FK__LINK_CALLED, fk__cslot __VA_OPT__(, ) __VA_ARGS__); \
-        FK__UNWIND_CHECK();                                                                \
+        /* (+, not |: the frame is aligned, and + is one lea) */                           \
+        task##__rv_t fk__cv = task((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot __VA_OPT__(, ) __VA_ARGS__); \
+        FK__UNWIND_CHECK(); /* (then the child stores its result when it finishes) */     \
+        FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     FK__RP_CASE(L)                                                                         \
     } while (0)
 
@@ -853,7 +944,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         if (fk__k != fk__worker_id()) {                                                    \
             fk__self->rp = &FK__RP(L);                                                     \
             fk__switch(fk__self, fk__k);                                                   \
-            return;                                                                        \
+            FK__RETURN_UNWOUND();                                                          \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
     } while (0)
@@ -877,15 +968,22 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         FK__STAT_INC(n_fork);                                                              \
         task##__ret_t *const fk__res = (slot);                                             \
         FK__DBG_SLOT(fk__res);                                                             \
+        FK__CHECK_DST(task, fk__res);                                                      \
         const struct task##__args fk__fa = {__VA_ARGS__};                                  \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         fk__push(fk__self);                                                                \
-        task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);                              \
-        if (FK__UNLIKELY(!fk__pop_fast())) {                                               \
+        task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
+        if (FK__LIKELY(fk__pop_fast())) {                                                  \
+            FK__STORE_RV(task, fk__res, fk__fv);                                           \
+        } else {                                                                           \
+            /* the child finished here (store its value before we arrive at our join), or  \
+             * it unwound and stores it itself when it finishes */                         \
+            if (!FK__H->unwinding)                                                         \
+                FK__STORE_RV(task, fk__res, fk__fv);                                       \
             int fk__p = fk__pop_slow(fk__self);                                            \
             if (fk__p == FK__POP_UNWIND)                                                   \
-                return;                                                                    \
+                FK__RETURN_UNWOUND();                                                      \
             if (fk__p == FK__POP_RESUME)                                                   \
                 FK__CONTINUE_AT_RP();                                                      \
         }                                                                                  \
@@ -904,7 +1002,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         if (fk__resuming && fk__self->steals != 0) {                                       \
             fk__self->rp = &FK__RP(L);                                                     \
             if (!fk__join(fk__self))                                                       \
-                return;                                                                    \
+                FK__RETURN_UNWOUND();                                                      \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
     } while (0)
@@ -917,7 +1015,8 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
  * has none, and the resumer after an unwound call has counted them as steals. */
 #define FK__SCOPE_LOCALS                                                                   \
     uint32_t fk__nrec FK__UNUSED = 0;                                                      \
-    fk__thunk_fn *fk__last FK__UNUSED = NULL;
+    fk__thunk_fn *fk__last FK__UNUSED = NULL;                                              \
+    void *fk__lastslot FK__UNUSED = NULL;
 #define FK__SAVE_NREC() (fk__self->nrec = fk__nrec)
 
 #define FK__FORK(L, slot, task, ...) FK__CHILD_FORK(slot, task, __VA_ARGS__)
@@ -935,12 +1034,12 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
         FK__JOIN_LOCAL(fk__self->steals, if (FK__UNLIKELY(FK__H->unwinding)) {             \
             fk__self->rp = &FK__RP(L);                                                     \
             fk__join_unwound(fk__self, 1 + fk__nrec);                                      \
-            return;                                                                        \
+            FK__RETURN_UNWOUND();                                                          \
         });                                                                                \
         if (FK__UNLIKELY(fk__self->steals != 0)) {                                         \
             fk__self->rp = &FK__RP(L);                                                     \
             if (!fk__join(fk__self))                                                       \
-                return;                                                                    \
+                FK__RETURN_UNWOUND();                                                      \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
     } while (0)
@@ -950,21 +1049,23 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
 #else
 /* ==== native frames (child stealing): the frame is in the C stack frame, a join waits ====== */
 
-#define FK__RET_PTR() (fk__has_frame ? (__typeof__(fk__ret))fk__self->ret : fk__ret)
 #define FK__RETURN_FREE() FK__DBG_END()
+#define FK__RETURN_STORE(v) ((void)0) /* the caller stores: a native task returns where it began */
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     _Pragma("GCC diagnostic push")                                                         \
-    STORAGE void name(RET *fk__ret FK__PARAMS(FK__PCONST, __VA_ARGS__)) {                  \
+    STORAGE name##__rv_t name(FK__SIG(FK__PCONST, RET, __VA_ARGS__)) {                     \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
+        FK__BODY_TYPES(name);                                                              \
+        enum { fk__resuming = 0 };                                                         \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
         int fk__has_frame FK__UNUSED = 0;                                                  \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
-        fk__thunk_fn *const fk__self_run FK__UNUSED = name##__run;                         \
+        name##__rv_t (*const fk__self_run)(const fk__record *) FK__UNUSED = name##__run;    \
         uint32_t fk__nrec FK__UNUSED = 0, fk__stolen FK__UNUSED = 0;                       \
         fk__thunk_fn *fk__last FK__UNUSED = NULL;                                          \
-        (void)fk__ret;                                                                     \
+        void *fk__lastslot FK__UNUSED = NULL;                                              \
         if (0)                                                                             \
             goto fk__begin; /* a task without FK_BEGIN does not compile */                 \
         {                                                                                  \
@@ -997,16 +1098,19 @@ fk__begin:;                                                                     
 
 #if FK_DEBUG
 #define FK__NATIVE_INIT(f)                                                                 \
-    ((f)->sync0 = 0, (f)->ret = fk__ret, (f)->dbg_magic = FK__DBG_MAGIC, (f)->dbg_scope = 0, \
+    ((f)->sync0 = 0, (f)->dbg_magic = FK__DBG_MAGIC, (f)->dbg_scope = 0,                    \
      (f)->dbg_top_alloc = NULL)
 #else
-#define FK__NATIVE_INIT(f) ((f)->sync0 = 0, (f)->ret = fk__ret)
+#define FK__NATIVE_INIT(f) ((f)->sync0 = 0)
 #endif
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
         FK__CALL_PROLOGUE(slot, task);                                                     \
-        task((slot) __VA_OPT__(, ) __VA_ARGS__);                                           \
+        task##__ret_t *const fk__cslot = (slot);                                           \
+        FK__CHECK_DST(task, fk__cslot);                                                    \
+        task##__rv_t fk__cv = task(__VA_ARGS__);                                           \
+        FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     } while (0)
 
 #define FK__FORK(L, slot, task, ...) FK__CHILD_FORK(slot, task, __VA_ARGS__)

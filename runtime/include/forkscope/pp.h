@@ -29,6 +29,11 @@
 
 /* ", M(p1), M(p2)..." for the pairs, or nothing. */
 #define FK__PARAMS(M, ...) __VA_OPT__(, FK__MAP(M, FK__COMMA, __VA_ARGS__))
+/* "M(p1), M(p2)..." for the pairs, or `void` (a parameter list) / nothing (an argument list). */
+#define FK__PLIST(M, ...) FK__CAT(FK__PLIST_, FK__ISEMPTY(__VA_ARGS__))(M, __VA_ARGS__)
+#define FK__PLIST_0(M, ...) FK__MAP(M, FK__COMMA, __VA_ARGS__)
+#define FK__PLIST_1(M, ...) void
+#define FK__ALIST(M, ...) __VA_OPT__(FK__MAP(M, FK__COMMA, __VA_ARGS__))
 /* 1 if there are no arguments, else 0. */
 #define FK__ISEMPTY(...) FK__ISEMPTY_(__VA_OPT__(0, ) 1, 0)
 #define FK__ISEMPTY_(a, ...) a
