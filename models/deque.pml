@@ -1,7 +1,8 @@
 /* deque.pml — the split deque of runtime/deque.c, model-checked with SPIN (make check-model).
  *
  * One owner pushes N items, answering a thief's request at each push (publish the oldest
- * private slot) and at each pop (answer_at_pop), then pops everything back: private slots on
+ * half of the private slots, at least one) and at each pop (answer_at_pop: the oldest half
+ * of those below the slot taken), then pops everything back: private slots on
  * the fast path, public ones through reclaim (Chase-Lev's pop: store split_pub, seq_cst fence,
  * load top, a CAS race for the last one).  THIEVES thieves steal (load top, fence, load
  * split_pub, CAS top) and ask for work when nothing is public.  The property: every item is
@@ -83,7 +84,7 @@ active proctype owner() {
         if
         :: request ->                              /* push_slow_end: lim == NULL */
             request = 0;
-            split++;                               /* publish(w, 1): the oldest private slot */
+            split = split + (bottom - split + 1) / 2;  /* publish(w, publish_count(n)): the oldest half */
             store_split_pub(split)                 /* release store of split_pub */
         :: else -> skip
         fi
@@ -109,7 +110,7 @@ active proctype owner() {
             if                                     /* answer_at_pop: publish below i */
             :: request && i > split ->
                 request = 0;
-                split++;
+                split = split + (i - split + 1) / 2;   /* the oldest half below i, at least one */
                 store_split_pub(split)
             :: else -> skip
             fi;

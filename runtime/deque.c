@@ -10,7 +10,8 @@
  * `bottom` with plain stores while the slot is private; that is the fast path (inline, in
  * forkscope/impl.h).  A thief that finds nothing public asks for work by storing 0 into the
  * owner's `limit`; the owner's next push then takes the slow path here, writes its slot and
- * publishes its oldest private slot, the new one included (release store of split_pub).
+ * publishes the oldest half of its private slots, the new one included (release store of
+ * split_pub).
  * When the owner pops a slot that is public it takes it back as Chase-Lev's pop does, with
  * one seq_cst fence and, for the last public slot, a CAS race on `top`.  The fence-free
  * owner path is Lace's idea (van Dijk & van de Pol); the public part follows Chase-Lev with
@@ -48,9 +49,15 @@
 #include "worker.h"
 #include "chaos.h"
 
-#ifndef FK_PUBLISH_BATCH
-#define FK_PUBLISH_BATCH 1 /* private slots made public per request (the oldest ones) */
+/* How many of n private slots a request makes public: the oldest half, at least one (as
+ * Lace does, and as a forced publication does).  One per request made a thief of a loop of
+ * forks (a time step's strips, a BFS level's chunks) come back for every slot, and wait
+ * each time for the owner's next push or pop: a whole leaf when the owner runs one.
+ * -DFK_PUBLISH_ONE=1 restores one per request (for A/B comparisons). */
+#ifndef FK_PUBLISH_ONE
+#define FK_PUBLISH_ONE 0
 #endif
+static uint64_t publish_count(uint64_t n) { return FK_PUBLISH_ONE || n < 2 ? (n ? 1 : 0) : (n + 1) / 2; }
 
 /* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's
  * fast pop test (cur - 1 >= splitp: "private") fails and the pop takes its slow path, which
@@ -217,8 +224,7 @@ static void answer_at_pop(fk_worker *w, uint64_t i) {
     uint64_t s = w->hot->split;
     if (i <= s || i + 1 == atomic_load_explicit(&w->top, memory_order_relaxed))
         return; /* nothing private below the slot being taken (the request stays) */
-    uint64_t n = i - s;
-    publish(w, n > FK_PUBLISH_BATCH ? FK_PUBLISH_BATCH : n);
+    publish(w, publish_count(i - s));
     FK__WSTAT(w, publishes);
     fk__slot *lim = NULL; /* a later request keeps its NULL (the CAS fails) */
     atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim,
@@ -244,8 +250,7 @@ static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
 static void push_slow_end(fk_worker *w, uint64_t t) {
     fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
     if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
-        uint64_t n = fk__deque_bottom(w) - w->hot->split;
-        publish(w, n > FK_PUBLISH_BATCH ? FK_PUBLISH_BATCH : n);
+        publish(w, publish_count(fk__deque_bottom(w) - w->hot->split));
         FK__WSTAT(w, publishes);
     }
     /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
