@@ -11,7 +11,9 @@
  * forkscope/impl.h).  A thief that finds nothing public asks for work by storing 0 into the
  * owner's `limit`; the owner's next push then takes the slow path here, writes its slot and
  * publishes the oldest half of its private slots, the new one included (release store of
- * split_pub).
+ * split_pub).  Under continuation stealing a frame that was stolen asks for itself before
+ * each of its forks (FK__PUBLISH_NEXT_PUSH in forkscope/impl.h): its continuations are
+ * published as they are pushed.
  * When the owner pops a slot that is public it takes it back as Chase-Lev's pop does, with
  * one seq_cst fence and, for the last public slot, a CAS race on `top`.  The fence-free
  * owner path is Lace's idea (van Dijk & van de Pol); the public part follows Chase-Lev with

@@ -934,6 +934,53 @@ static void greedy_on(fk_sched sched) {
     }
 }
 
+#if FK_STEAL == FK_STEAL_CONT
+/* A loop of forks whose frame was stolen: each continuation must reach the idle worker when
+ * it is pushed, not through a forced publication (a membarrier) after the thief waited
+ * force_after_us.  64 leaves of 300 us on 2 workers: the thief of the loop forks the next
+ * leaf while the other runs one; before, about every other leaf was handed over by forcing. */
+FK_LEAF_TASK(spin_us, int64_t, (int, us)) {
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    do
+        clock_gettime(CLOCK_MONOTONIC, &b);
+    while ((b.tv_sec - a.tv_sec) * 1000000L + (b.tv_nsec - a.tv_nsec) / 1000 < us);
+    FK_RETURN(1);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int64_t res[64];
+    int i;
+} spin_loop_frame;
+
+FK_TASK(spin_loop, int64_t, spin_loop_frame *f, (int, n), (int, us)) {
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < n; f->i++)
+        FK_FORK(&f->res[f->i], spin_us, us);
+    FK_JOIN();
+    FK_RETURN(sum64(f->res, n));
+} FK_END
+
+TEST(stolen_loop_publishes) {
+    if (!fk_stats_enabled())
+        TEST_SKIP("statistics are off in this build");
+    fk_pool *p = make_pool(2, FK_SCHED_BUSY);
+    fk_pool_stats_reset(p);
+    int64_t r = 0;
+    ASSERT_EQ(FK_RUN(p, &r, spin_loop, 64, 300), 0);
+    ASSERT_EQ(r, 64);
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    printf("  64 forked 300 us leaves on 2 workers: %llu steals, %llu forced publications\n",
+           (unsigned long long)st.steals, (unsigned long long)st.forced);
+    ASSERT_TIMING(st.steals >= 16, "only %llu steals of 64 leaves' continuations", (unsigned long long)st.steals);
+    ASSERT_TIMING(st.forced <= 4, "%llu forced publications: continuations of a stolen loop stayed private",
+                  (unsigned long long)st.forced);
+    fk_pool_destroy(p);
+}
+#endif
+
 /* The forcing delay is a setting (FORKSCOPE_FORCE_AFTER, microseconds; 0: never force), for
  * A/B tests of the trade-off between idle thieves and interrupted owners.  Parsed, a bad
  * value ignored with a message; 0 forces nothing even when a leaf holds work from a thief. */
@@ -2283,6 +2330,9 @@ int main(int argc, char **argv) {
         TEST_CASE(lazy_no_hang, 120),
         TEST_CASE(lazy_idle_cpu, 30),
         TEST_CASE(force_after_setting, 30),
+#if FK_STEAL == FK_STEAL_CONT
+        TEST_CASE(stolen_loop_publishes, 30),
+#endif
         TEST_CASE(greedy_busy, 60),
         TEST_CASE(greedy_lazy, 60),
         TEST_CASE(greedy_meet_busy, 90),

@@ -954,6 +954,13 @@ struct fk__none {
 #define FK__SCOPE_LOCALS
 #define FK__SAVE_NREC() ((void)0)
 
+/* A frame that was stolen (its slow clone runs) publishes the continuation of each of its
+ * forks at once, as if a thief had asked: where one thief took a frame, another will want
+ * its next continuation when its own work ends (a loop of forks: strips, chunks, loop
+ * bodies), and a private continuation reaches it only through a forced publication, one
+ * leaf later.  The fast clone, never stolen, keeps the fence-free private push. */
+#define FK__PUBLISH_NEXT_PUSH() atomic_store_explicit(&FK__H->limit, NULL, memory_order_relaxed)
+
 /* Evaluate the child's result address and arguments (they may read the frame), push our
  * continuation, run the child, pop.  A failed pop: a thief has our continuation, or the
  * child's C frame died (it set `unwinding`; then ours is dead too, or the child hopped to
@@ -972,6 +979,8 @@ struct fk__none {
         const struct task##__args fk__fa = {__VA_ARGS__};                                  \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
+        if (fk__resuming)                                                                  \
+            FK__PUBLISH_NEXT_PUSH();                                                       \
         fk__push(fk__self);                                                                \
         task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
         if (FK__LIKELY(fk__pop_fast())) {                                                  \
