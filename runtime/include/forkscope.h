@@ -79,7 +79,8 @@
  * WHAT RUNS WHERE
  *  - Continuation stealing (FK_STEAL_CONT, default): FK_FORK runs the child at once, as a
  *    plain C call; the parent's continuation sits in the worker's deque and an idle worker
- *    may steal it.  On one worker the order of execution is the serial projection's.
+ *    may steal it (a frame that was stolen once makes its later continuations public as it
+ *    pushes them).  On one worker the order of execution is the serial projection's.
  *  - Child stealing (FK_STEAL_CHILD): FK_FORK records the call in the deque and the parent
  *    goes on; FK_JOIN runs the children still there, newest first.  With frames on frame
  *    stacks (seg, lin), a join whose child was stolen and has not finished suspends the
