@@ -10,17 +10,17 @@
  * `bottom` with plain stores while the slot is private; that is the fast path (inline, in
  * forkscope/impl.h).  A thief that finds nothing public asks for work by storing 0 into the
  * owner's `limit`; the owner's next push then takes the slow path here, writes its slot and
- * publishes the oldest half of its private slots, the new one included (release store of
- * split_pub).  Under continuation stealing a frame that was stolen asks for itself before
- * each of its forks (FK__PUBLISH_NEXT_PUSH in forkscope/impl.h): its continuations are
- * published as they are pushed.
+ * publishes the oldest half of its private slots, the new one counted among them (release
+ * store of split_pub).  Under continuation stealing a frame that was stolen pushes through
+ * fk__push_published, which asks for itself: its continuations are published as they are
+ * pushed.
  * When the owner pops a slot that is public it takes it back as Chase-Lev's pop does, with
  * one seq_cst fence and, for the last public slot, a CAS race on `top`.  The fence-free
  * owner path is Lace's idea (van Dijk & van de Pol); the public part follows Chase-Lev with
  * the orderings of Lê et al. (2013).
  *
  * GREEDINESS: FORCED PUBLICATION
- * An owner serves requests only when it pushes.  One that runs a long leaf (or works
+ * An owner serves requests when it pushes or pops.  One that runs a long leaf (or works
  * through a long join without forking) would keep its private slots from idle thieves for
  * as long as that takes; a scheduler that lets a worker idle while work waits is not
  * greedy, and the bound T_P <= T1/P + O(T_inf) needs one that is.  So a thief whose
@@ -59,7 +59,7 @@
 #ifndef FK_PUBLISH_ONE
 #define FK_PUBLISH_ONE 0
 #endif
-static uint64_t publish_count(uint64_t n) { return FK_PUBLISH_ONE || n < 2 ? (n ? 1 : 0) : (n + 1) / 2; }
+static uint64_t publish_count(uint64_t n) { return (FK_PUBLISH_ONE || n < 2) ? (n ? 1 : 0) : (n + 1) / 2; }
 
 /* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's
  * fast pop test (cur - 1 >= splitp: "private") fails and the pop takes its slow path, which
@@ -270,6 +270,12 @@ void fk__push_slow(fk_frame *f) {
     atomic_store_explicit(&s->frame, f, memory_order_relaxed);
     atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
     push_slow_end(w, t);
+}
+
+/* A push whose slot is published at once, as if a thief had asked (a stolen frame's forks). */
+void fk__push_published(fk_frame *f) {
+    atomic_store_explicit(&FK__H->limit, NULL, memory_order_relaxed);
+    fk__push_slow(f);
 }
 #else
 void fk__push_slow(void) {

@@ -17,8 +17,9 @@
  *   freed in FILO order on every stack (Williams & Elliott, Algorithms 4 and 5).
  *
  * UNWINDING
- *   A task returns 1 when it completed and 0 when its C frame is dead because the rest of it
- *   (or of a descendant) will run elsewhere.  A resumed frame is entered from `trampoline`,
+ *   A task whose C frame is dead because the rest of it (or of a descendant) will run
+ *   elsewhere sets its worker's `unwinding` flag and returns (no value: it stores its
+ *   result itself when it finishes).  A resumed frame is entered from `trampoline`,
  *   never from deep C recursion, so the C stack of a worker stays as deep as one strand of
  *   fast-path calls. */
 

@@ -282,7 +282,7 @@ TEST(deque_pop_empty_takes_nothing) {
 
 /* A thief's request is answered when the owner pops, not only when it pushes (Lace answers at
  * both spawn and sync): an owner that pushed a burst and now pops it back (a join running its
- * children one after another) hands the oldest to an idle thief at its next pop.  Without it
+ * children one after another) hands the oldest half to an idle thief at its next pop.  Without it
  * the thief waited for the owner's next push, or for a forced publication (100 us later):
  * the M:N heat workload's fork-join per time step barely sped up.  Deterministic, one thread
  * playing both parts. */
@@ -297,7 +297,15 @@ TEST(deque_request_answered_at_pop) {
     ASSERT_EQ_U(got, 7);
     ASSERT_MSG(fk__steal(owner, &s) == FK__STEAL_OK, "the owner popped without answering the thief's request");
     ASSERT_EQ_U(slot_id(&s), 0); /* the oldest */
-    for (int k = 6; k >= 1; k--) /* the rest, newest first, every one once */
+    /* The answer was the oldest half of the 7 private slots below the one taken back: 0..3
+     * (one per request made a thief come back for every slot). */
+    for (uint64_t id = 1; id <= 3; id++) {
+        ASSERT_MSG(fk__steal(owner, &s) == FK__STEAL_OK, "slot %llu was not published with the first answer",
+                   (unsigned long long)id);
+        ASSERT_EQ_U(slot_id(&s), id);
+    }
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* 4..6 stay private (and the thief asks again) */
+    for (int k = 6; k >= 4; k--) /* the rest, newest first, every one once */
         ASSERT_MSG(pop(NULL) || fk__steal(owner, &s) == FK__STEAL_OK, "item %d lost", k);
     ASSERT(!pop(NULL));
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY);

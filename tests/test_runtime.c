@@ -549,11 +549,13 @@ FK_TASK(rk_tree, rk_big, rk_frame *f, (uint64_t, seed), (int, depth)) {
     if (depth <= 0 || (mix(seed) & 7) == 0)
         FK_RETURN(((rk_big){mix(seed), 1, 0}));
     FK_BEGIN(f);
-    for (f->i = 0; f->i < pt_kids(seed); f->i++)
-        FK_FORK(&f->big[f->i], rk_tree, mix(seed + (uint64_t)f->i), depth - 1);
     FK_FORK(&f->dbl, rk_dbl, seed);
     FK_FORK(NULL, rk_void, seed);
     FK_FORK(&f->byte, rk_byte, seed);
+    /* the task's own forks last: a join then runs the last one's record itself, storing
+     * its 24-byte result at the fork's known address */
+    for (f->i = 0; f->i < pt_kids(seed); f->i++)
+        FK_FORK(&f->big[f->i], rk_tree, mix(seed + (uint64_t)f->i), depth - 1);
     FK_CALL(&f->sm, rk_sm, seed);
     FK_CALL(&f->last, rk_tree, seed ^ 0x3333, depth - 1);
     FK_JOIN();
@@ -577,7 +579,7 @@ TEST(result_kinds) {
     for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
         fk_pool *p = make_pool(worker_counts[k], k % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
         fk_pool_stats_reset(p);
-        for (uint64_t seed = 1; seed <= 4 || (worker_counts[k] > 1 && seed <= 200 && !pool_steals(p)); seed++) {
+        for (uint64_t seed = 1; seed <= 12 || (worker_counts[k] > 1 && seed <= 200 && !pool_steals(p)); seed++) {
             uint64_t side = 0;
             rk_big want = rk_serial(seed, depth, &side), got = {0, 0, 0};
             atomic_store(&rk_side, 0);
@@ -965,7 +967,13 @@ FK_TASK(spin_loop, int64_t, spin_loop_frame *f, (int, n), (int, us)) {
 TEST(stolen_loop_publishes) {
     if (!fk_stats_enabled())
         TEST_SKIP("statistics are off in this build");
-    fk_pool *p = make_pool(2, FK_SCHED_BUSY);
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.sched = FK_SCHED_BUSY;
+    o.force_after_us = 100; /* forcing on, whatever FORKSCOPE_FORCE_AFTER says: the count means something */
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
     fk_pool_stats_reset(p);
     int64_t r = 0;
     ASSERT_EQ(FK_RUN(p, &r, spin_loop, 64, 300), 0);

@@ -29,7 +29,7 @@
  *
  * SLOW PATHS THAT MUST NOT COST THE FAST PATH REGISTERS (x86-64): a slow call in the
  * middle of a task (frame allocation past a stacklet's end, a push that serves a thief's
- * request or grows the deque) would make every value live across it need a callee-saved
+ * request or grows the deque, the free that empties a stacklet) would make every value live across it need a callee-saved
  * register, which the compiler then saves in the prologue that leaves share.  These are
  * called through an asm stub that preserves every register, the vector state included
  * (runtime/tramp.c), so to the compiler they cost nothing.  Elsewhere (other
@@ -377,8 +377,9 @@ FK__INLINE void fk__free(void *p) {
  * stores and becomes visible to thieves only when the owner publishes it (a release store
  * of split_pub in deque.c, paired with the thief's acquire load).  Slow path (limit
  * reached: the buffer's end, a full buffer, or a thief's request): the slow path writes the
- * slot itself and, if a thief asked, publishes the oldest private slots, the new one
- * included (so a parent that forks and then runs a long leaf can be stolen at once). */
+ * slot itself and, if a thief asked, publishes the oldest half of the private slots, the
+ * new one counted among them (so a parent that forks and then runs a long leaf can be
+ * stolen at once when it is the only one). */
 #if FK_STEAL == FK_STEAL_CONT
 FK__INLINE void fk__push(fk_frame *f) {
     struct fk__hot *h = FK__H;
@@ -546,16 +547,14 @@ struct fk__none {
 
 /* A task's C parameters: with frames on frame stacks the link to its parent and its result
  * address first; native frames need neither.  FK__SIG declares them (M: FK__PDECL or
- * FK__PCONST for the task's own), FK__CARGS passes them (the user's own expressions), and
- * FK__RARGS a record's or argument struct's (fields fk__a.NAME). */
+ * FK__PCONST for the task's own), FK__RARGS passes a record's or argument struct's
+ * (fields fk__a.NAME). */
 #if FK__NATIVE_FRAMES
 #define FK__SIG(M, RET, ...) FK__PLIST(M, __VA_ARGS__)
-#define FK__CARGS(link, ret, ...) (__VA_ARGS__)
 #define FK__RARGS(link, ret, ...) FK__ALIST(FK__ARG, __VA_ARGS__)
 #define FK__LINK_UNUSED ((void)0)
 #else
 #define FK__SIG(M, RET, ...) uintptr_t fk__link, RET *fk__ret FK__PARAMS(M, __VA_ARGS__)
-#define FK__CARGS(link, ret, ...) ((link), (ret)__VA_OPT__(, ) __VA_ARGS__)
 #define FK__RARGS(link, ret, ...) (link), (ret)FK__PARAMS(FK__ARG, __VA_ARGS__)
 #define FK__LINK_UNUSED ((void)fk__link, (void)fk__ret)
 #endif
@@ -664,6 +663,8 @@ struct fk__none {
     } while (0)
 #define FK__RETURN_NOVALUE()                                                               \
     do {                                                                                   \
+        _Static_assert(FK__IS_VOID(fk__ret_t), "FK_RETURN_VOID in a task that returns a value: " \
+                                               "use FK_RETURN(value)");                    \
         FK__RETURN_FREE();                                                                 \
         return (fk__rv_t){0};                                                              \
     } while (0)
@@ -768,6 +769,7 @@ struct fk__none {
 #define FK__SPAWN(counter, slot, task, ...)                                                \
     do {                                                                                   \
         FK__CHECK_SLOT(slot, task);                                                        \
+        FK__CHECK_DST(task, (slot));                                                       \
         fk_counter *const fk__sc = (counter);                                              \
         fk_counter_add(fk__sc, 1);                                                         \
         union {                                                                            \
@@ -954,12 +956,13 @@ struct fk__none {
 #define FK__SCOPE_LOCALS
 #define FK__SAVE_NREC() ((void)0)
 
-/* A frame that was stolen (its slow clone runs) publishes the continuation of each of its
- * forks at once, as if a thief had asked: where one thief took a frame, another will want
+/* A frame that was stolen (its slow clone runs) publishes at each of its forks, as if a
+ * thief had asked (the oldest half of the private slots, its new continuation counted
+ * among them; usually it is the only one): where one thief took a frame, another will want
  * its next continuation when its own work ends (a loop of forks: strips, chunks, loop
  * bodies), and a private continuation reaches it only through a forced publication, one
  * leaf later.  The fast clone, never stolen, keeps the fence-free private push. */
-#define FK__PUBLISH_NEXT_PUSH() atomic_store_explicit(&FK__H->limit, NULL, memory_order_relaxed)
+void fk__push_published(fk_frame *f);
 
 /* Evaluate the child's result address and arguments (they may read the frame), push our
  * continuation, run the child, pop.  A failed pop: a thief has our continuation, or the
@@ -979,9 +982,10 @@ struct fk__none {
         const struct task##__args fk__fa = {__VA_ARGS__};                                  \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
-        if (fk__resuming)                                                                  \
-            FK__PUBLISH_NEXT_PUSH();                                                       \
-        fk__push(fk__self);                                                                \
+        if (fk__resuming) /* (a plain call: the slow clone spares the register-saving stub) */ \
+            fk__push_published(fk__self);                                                  \
+        else                                                                               \
+            fk__push(fk__self);                                                            \
         task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
         if (FK__LIKELY(fk__pop_fast())) {                                                  \
             FK__STORE_RV(task, fk__res, fk__fv);                                           \
