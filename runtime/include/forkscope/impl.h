@@ -566,6 +566,15 @@ struct fk__none {
         if (!FK__IS_VOID(T##__ret_t))                                                      \
             *(T##__rv_t *)(void *)(dst) = (v);                                             \
     } while (0)
+/* FK_SPAWN's, which may stand in a plain function (no task name there: the spawned one's). */
+#if FK_DEBUG
+#define FK__CHECK_SPAWN_DST(T, dst)                                                        \
+    ((FK__IS_VOID(T##__ret_t) || (dst) != NULL)                                            \
+         ? (void)0                                                                         \
+         : fk__misuse("FK_SPAWN of a task that returns a value, with no result address", #T, __FILE__, __LINE__))
+#else
+#define FK__CHECK_SPAWN_DST(T, dst) ((void)0)
+#endif
 /* A fork or call of a task that returns a value needs somewhere to put it (FK_DEBUG). */
 #define FK__CHECK_DST(T, dst)                                                              \
     FK__CHECK(FK__IS_VOID(T##__ret_t) || (dst) != NULL, "a task that returns a value was given no result address")
@@ -769,7 +778,7 @@ struct fk__none {
 #define FK__SPAWN(counter, slot, task, ...)                                                \
     do {                                                                                   \
         FK__CHECK_SLOT(slot, task);                                                        \
-        FK__CHECK_DST(task, (slot));                                                       \
+        FK__CHECK_SPAWN_DST(task, (slot));                                                 \
         fk_counter *const fk__sc = (counter);                                              \
         fk_counter_add(fk__sc, 1);                                                         \
         union {                                                                            \
