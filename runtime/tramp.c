@@ -18,7 +18,7 @@
 
 #include "worker.h"
 
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(FK_NO_STUBS)
+#if FK__STUBS
 
 /* Read by the stubs: bytes of the save area (a multiple of 64), and whether to use XSAVE. */
 uint64_t fk__stub_save_bytes = 512;
@@ -35,10 +35,28 @@ __attribute__((constructor)) static void stub_setup(void) {
 
 /* One stub: fn is the C function (arguments in rdi, rsi, rdx; result in rax).  A stub for a
  * function without a result (VOID_STUB) keeps rax as well: a task's own result may be
- * there. */
-#define STUB(fn) STUB_(fn, "", "  mov %rbx, %rax\n", "-72", "")
-#define VOID_STUB(fn) STUB_(fn, "  push %rax\n", "", "-80", "  pop %rax\n")
-#define STUB_(fn, PUSH_RAX, RESULT, SAVED, POP_RAX)                                       \
+ * there.  A QUICK stub first calls fn_quick, compiled to use the general registers only
+ * (FK__GPR_ONLY), with the same arguments: if it returns non-zero (a pointer, or an int
+ * for a void fn), the slow path is done and no vector state needs saving (the common
+ * slow paths are a few pointer moves: stepping into the cached stacklet and back, which a
+ * recursion whose depth swings across a stacklet's end does at every swing); else fn runs
+ * with everything saved. */
+#define QUICK_CALL(fn, TEST, ARG)                                                          \
+    "  and $-16, %rsp\n" ARG                                                               \
+    "  call " #fn "_quick\n"                                                               \
+    "  " TEST "\n"                                                                         \
+    "  jz 6f\n"                                                                            \
+    "  mov %rax, %rbx\n"                                                                   \
+    "  jmp 4f\n"                                                                           \
+    "6:\n"
+#define STUB(fn) STUB_(fn, "", "", "", "  mov %rbx, %rax\n", "-72", "")
+/* fk__alloc_slow takes its argument in rax, which no task parameter uses (a frame is
+ * allocated at a task's entry, where rdi, rsi, rdx... hold the task's own arguments). */
+#define QUICK_STUB_RAX(fn)                                                                 \
+    STUB_(fn, "  push %rax\n", QUICK_CALL(fn, "test %rax, %rax", "  mov %rax, %rdi\n"),      \
+          "  mov -80(%rbp), %rdi\n", "  mov %rbx, %rax\n", "-72", "")
+#define QUICK_VOID_STUB(fn) STUB_(fn, "  push %rax\n", QUICK_CALL(fn, "test %eax, %eax", ""), "", "", "-80", "  pop %rax\n")
+#define STUB_(fn, PUSH_RAX, QUICK, ARGS, RESULT, SAVED, POP_RAX)                                \
     __asm__(".text\n"                                                                             \
             ".globl " #fn "_stub\n"                                                               \
             ".type " #fn "_stub, @function\n" #fn "_stub:\n"                                      \
@@ -49,7 +67,7 @@ __attribute__((constructor)) static void stub_setup(void) {
             "  mov %rsp, %rbp\n"                                                                  \
             "  .cfi_def_cfa_register %rbp\n"                                                      \
             "  push %rcx\n push %rdx\n push %rsi\n push %rdi\n push %r8\n push %r9\n"             \
-            "  push %r10\n push %r11\n push %rbx\n" PUSH_RAX                                      \
+            "  push %r10\n push %r11\n push %rbx\n" PUSH_RAX QUICK                                \
             "  sub fk__stub_save_bytes(%rip), %rsp\n"                                             \
             "  and $-64, %rsp\n"                                                                  \
             "  cmpb $0, fk__stub_xsave(%rip)\n"                                                   \
@@ -62,7 +80,7 @@ __attribute__((constructor)) static void stub_setup(void) {
             "  xsave (%rsp)\n"                                                                    \
             "  jmp 2f\n"                                                                          \
             "1: fxsave (%rsp)\n"                                                                  \
-            "2: mov -32(%rbp), %rdi\n mov -24(%rbp), %rsi\n mov -16(%rbp), %rdx\n"                \
+            "2: mov -32(%rbp), %rdi\n mov -24(%rbp), %rsi\n mov -16(%rbp), %rdx\n" ARGS            \
             "  call " #fn "\n"                                                                    \
             "  mov %rax, %rbx\n"                                                                  \
             "  cmpb $0, fk__stub_xsave(%rip)\n"                                                   \
@@ -81,11 +99,8 @@ __attribute__((constructor)) static void stub_setup(void) {
             "  .cfi_endproc\n"                                                                    \
             ".size " #fn "_stub, .-" #fn "_stub\n")
 
-#if !FK__NATIVE_FRAMES
-STUB(fk__frame_new_slow);
-#endif
-STUB(fk__alloc_slow);
-VOID_STUB(fk__free_slow);
+QUICK_STUB_RAX(fk__alloc_slow);
+QUICK_VOID_STUB(fk__free_slow);
 STUB(fk__push_slow);
 
 #else

@@ -201,6 +201,17 @@ int fk__pop_leftover(fk_worker *w, fk__slot *out);
 uint64_t fk__deque_bottom(const fk_worker *w); /* the owner's bottom index */
 
 /* stack.c */
+/* The common cases of the frame stack's slow paths (fk__alloc_slow, fk__free_slow), which
+ * the register-saving stubs (tramp.c) try first: compiled to use the general registers
+ * only, so that the stub need not save the vector state around them.  NULL / 0: not done,
+ * the full slow path must run. */
+#if FK__STUBS
+#define FK__GPR_ONLY __attribute__((target("general-regs-only")))
+#else
+#define FK__GPR_ONLY
+#endif
+FK__GPR_ONLY void *fk__alloc_slow_quick(size_t n);
+FK__GPR_ONLY int fk__free_slow_quick(void *p);
 int fk__stack_init(fk_worker *w);
 void fk__stack_destroy(fk_worker *w);
 int fk__stack_empty(const fk_worker *w);

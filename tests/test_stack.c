@@ -193,12 +193,80 @@ TEST(memory_returned) {
     fk_pool_destroy(p); /* LeakSanitizer (asan builds) checks the rest */
 }
 
+/* Values a task keeps in registers across its frame's allocation (doubles in vector
+ * registers, integers in general ones: the compiler sees the allocation's slow path as an
+ * asm that clobbers nothing) survive that slow path, in both of its forms: stepping into
+ * the cached stacklet and back (the quick path, which must touch no vector register) and
+ * allocating or freeing a stacklet (everything saved).  Stacklets of 256 bytes and frames
+ * of about 256: every level of the recursion crosses into another stacklet. */
+typedef struct {
+    fk_frame fk;
+    double r, before;
+    char pad[192];
+} swing_frame;
+
+static double swing_serial(int d, double x) {
+    double a = x * 1.5, b = x + 2.25, c = x * x, e = a * b - c;
+    uint64_t g = (uint64_t)(x * 1000.0) ^ 0x5bd1e995u;
+    if (d == 0)
+        return a + b + c + e + (double)(g & 0xffff);
+    double before = a + 2 * b + 3 * c + 4 * e + (double)(g % 977);
+    return before + swing_serial(d - 1, x + 1);
+}
+
+FK_TASK(swing, double, swing_frame *f, (int, d), (double, x)) {
+    double a = x * 1.5, b = x + 2.25, c = x * x, e = a * b - c;
+    uint64_t g = (uint64_t)(x * 1000.0) ^ 0x5bd1e995u;
+    if (d == 0)
+        FK_RETURN(a + b + c + e + (double)(g & 0xffff));
+    FK_BEGIN(f); /* a, b, c, e and g are live across the allocation */
+    f->before = a + 2 * b + 3 * c + 4 * e + (double)(g % 977);
+    FK_CALL(&f->r, swing, d - 1, x + 1);
+    FK_RETURN(f->before + f->r);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int i;
+    double r, sum;
+} swinger_frame;
+
+FK_TASK(swinger, double, swinger_frame *f, (int, k)) {
+    FK_BEGIN(f);
+    f->sum = 0;
+    for (f->i = 0; f->i < k; f->i++) {
+        FK_CALL(&f->r, swing, 6, f->i * 0.37);
+        f->sum += f->r;
+    }
+    FK_RETURN(f->sum);
+} FK_END
+
+TEST(registers_survive_stacklet_swings) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    o.stacklet_bytes = 256;
+    fk_pool *p;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    double want = 0, got = -1;
+    for (int i = 0; i < 2000; i++)
+        want += swing_serial(6, i * 0.37);
+    ASSERT_EQ(FK_RUN(p, &got, swinger, 2000), 0);
+    ASSERT(got == want);
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    if (!FK__NATIVE_FRAMES && FK_STACK != FK_STACK_LIN) /* it did swing across stacklets */
+        ASSERT_GE(st.stacklets_alloc, 2);
+    fk_pool_destroy(p);
+}
+
 int main(int argc, char **argv) {
     printf("# test_stack: variant %s\n", fk_build_variant());
     return test_main(argc, argv, (struct test_case[]){
         TEST_CASE(stack_rules, 30),
         TEST_CASE(frames_survive_deep_recursion, 60),
         TEST_CASE(memory_returned, 60),
+        TEST_CASE(registers_survive_stacklet_swings, 30),
         {0},
     });
 }

@@ -269,7 +269,6 @@ FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
 enum { FK__POP_CONTINUE, FK__POP_RESUME, FK__POP_UNWIND };
 
 void *fk__alloc_slow(size_t n);
-fk_frame *fk__frame_new_slow(uintptr_t link, void *ret, size_t n);
 void fk__free_slow(void *p);
 #if FK_STEAL == FK_STEAL_CONT
 void fk__push_slow(fk_frame *f);
@@ -296,22 +295,21 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
 
 /* Slow calls that preserve every register (see the top of this file). */
 #if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(FK_NO_STUBS)
+#define FK__STUBS 1
+#else
+#define FK__STUBS 0
+#endif
+#if FK__STUBS
 #define FK__STUB_CALL_(stub, ...)                                                          \
     __asm__ volatile("lea -128(%%rsp), %%rsp\n\t" /* step over the red zone */             \
                      "call " #stub "\n\t"                                                  \
                      "lea 128(%%rsp), %%rsp"                                               \
                      : __VA_ARGS__                                                         \
                      : "memory", "cc")
-#define FK__SLOW_FRAME_NEW(n, link, ret)                                                   \
-    ({                                                                                     \
-        fk_frame *fk__sr;                                                                  \
-        FK__STUB_CALL_(fk__frame_new_slow_stub, "=a"(fk__sr) : "D"(link), "S"(ret), "d"((size_t)(n))); \
-        fk__sr;                                                                            \
-    })
 #define FK__SLOW_ALLOC(n)                                                                  \
     ({                                                                                     \
         void *fk__sr;                                                                      \
-        FK__STUB_CALL_(fk__alloc_slow_stub, "=a"(fk__sr) : "D"((size_t)(n)));              \
+        FK__STUB_CALL_(fk__alloc_slow_stub, "=a"(fk__sr) : "0"((size_t)(n)));              \
         fk__sr;                                                                            \
     })
 /* (rax is the stubs' result register: a void slow path still changes it.) */
@@ -333,7 +331,6 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
     } while (0)
 #endif
 #else
-#define FK__SLOW_FRAME_NEW(n, link, ret) fk__frame_new_slow((link), (ret), (n))
 #define FK__SLOW_ALLOC(n) fk__alloc_slow(n)
 #define FK__SLOW_FREE(p) fk__free_slow(p)
 #if FK_STEAL == FK_STEAL_CONT
@@ -497,14 +494,15 @@ FK__INLINE void fk__frame_init(fk_frame *f, uintptr_t link, void *ret) {
 #endif
 }
 
-/* Allocates and initialises a task frame of n bytes.  The slow path (a new stacklet) does
- * the initialisation itself. */
+/* Allocates and initialises a task frame of n bytes (past the end of the current stacklet
+ * or region: the slow path allocates, then the same stores initialise it). */
 FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
     struct fk__hot *h = FK__H;
     char *p = h->sp;
     if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
-        return FK__SLOW_FRAME_NEW(n, link, ret);
-    h->sp = p + n;
+        p = FK__SLOW_ALLOC(n);
+    else
+        h->sp = p + n;
     fk__frame_init((fk_frame *)(void *)p, link, ret);
     return (fk_frame *)(void *)p;
 }
