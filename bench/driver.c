@@ -93,11 +93,12 @@ static double cpu_now(void) {
 
 #if FK_BENCH_RUNTIME
 static json_t *stats_json(const fk_stats *s) {
-    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "enabled",
+    return json_pack("{s:b, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "enabled",
                      fk_stats_enabled(), "forks", (json_int_t)s->forks, "calls", (json_int_t)s->calls, "roots",
                      (json_int_t)s->roots, "steals", (json_int_t)s->steals, "steal_empty",
                      (json_int_t)s->steal_empty, "steal_lost", (json_int_t)s->steal_lost, "publishes",
-                     (json_int_t)s->publishes, "forced", (json_int_t)s->forced, "reclaims", (json_int_t)s->reclaims, "suspends",
+                     (json_int_t)s->publishes, "forced", (json_int_t)s->forced,
+                     "force_tries", (json_int_t)s->force_tries, "reclaims", (json_int_t)s->reclaims, "suspends",
                      (json_int_t)s->suspends, "leaps", (json_int_t)s->leaps, "sleeps", (json_int_t)s->sleeps, "stacklets_alloc",
                      (json_int_t)s->stacklets_alloc, "stacklets_freed", (json_int_t)s->stacklets_freed,
                      "stack_bytes_peak", (json_int_t)s->stack_bytes_peak);

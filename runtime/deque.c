@@ -526,7 +526,9 @@ int fk__deque_has_private(const fk_worker *v) {
     return sp == SPLIT_ASK || atomic_load_explicit(&v->hot->cur, memory_order_relaxed) > sp;
 }
 
-int fk__force_publish(fk_worker *v) {
+int fk__force_publish(fk_worker *v, int *tried) {
+    if (tried)
+        *tried = 0;
     if (!fk__force_available() || !dq_trylock(v))
         return 0;
     int published = 0;
@@ -534,6 +536,8 @@ int fk__force_publish(fk_worker *v) {
     if (b > s) {
         uint64_t k = (b - s + 1) / 2; /* half of the private slots, the oldest, at least one */
         set_split(v, s + k);
+        if (tried)
+            *tried = 1;
         /* The owner's fence, supplied by the kernel (see the comment at the top). */
         if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
             set_split(v, s);

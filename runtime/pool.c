@@ -409,6 +409,7 @@ static void worker_stats(const fk_worker *w, fk_stats *s) {
     s->steal_lost = LOAD(w->st.steal_lost);
     s->publishes = LOAD(w->st.publishes);
     s->forced = LOAD(w->st.forced);
+    s->force_tries = LOAD(w->st.force_tries);
     s->reclaims = LOAD(w->st.reclaims);
     s->suspends = LOAD(w->st.suspends);
     s->sleeps = LOAD(w->st.sleeps);
@@ -423,7 +424,7 @@ static void worker_stats(const fk_worker *w, fk_stats *s) {
 }
 
 /* The counters of fk_stats, for summing and subtracting field by field. */
-#define COUNTERS(X) X(forks) X(calls) X(roots) X(steals) X(steal_empty) X(steal_lost) X(publishes) X(forced) \
+#define COUNTERS(X) X(forks) X(calls) X(roots) X(steals) X(steal_empty) X(steal_lost) X(publishes) X(forced) X(force_tries) \
     X(reclaims) X(suspends) X(sleeps) X(leaps) X(fibers) X(migrations) X(stacklets_alloc) X(stacklets_freed)
 #define ADD(f) t->f += w->f;
 #define SUB(f) s->f -= b->f;

@@ -352,6 +352,11 @@ static void check_counts(const fk_pool *p, unsigned g) {
 
 static void become_active(fk_worker *w) {
     fk_pool *p = w->pool;
+    /* A thief's hunger (for forcing a publication) counts from when it last had work, not
+     * from before a root or a leftover came through its own queues: a worker that ran the
+     * root after 100 ms idle forced a membarrier() every 50 us through a whole run (2,400
+     * per run of heat on cont-seg at P = 2, every one of them while it did find work). */
+    w->hungry_since = 0;
     if (atomic_load_explicit(&w->state, memory_order_relaxed) == FK__W_ACTIVE)
         return;
     atomic_store_explicit(&w->state, FK__W_ACTIVE, memory_order_relaxed);
@@ -577,7 +582,8 @@ static void run_stolen(fk_worker *w, fk__slot *s) {
 
 /* A thief that has found nothing for opts.force_after_us (FK_FORCE_AFTER_NS) forces a victim
  * that holds private work to publish it (deque.c), at most once per half that time in the
- * whole pool: each forcing costs every busy worker an interrupt. */
+ * whole pool, and per FK_FORCE_SPACING times what the last one took: each forcing costs
+ * every busy worker an interrupt. */
 static int try_force(fk_worker *w, fk_worker *v) {
     fk_pool *p = w->pool;
     uint64_t after = (uint64_t)p->opts.force_after_us * 1000;
@@ -594,7 +600,22 @@ static int try_force(fk_worker *w, fk_worker *v) {
     if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, now + after / 2,
                                                                memory_order_relaxed, memory_order_relaxed))
         return 0;
-    if (!fk__force_publish(v))
+    int tried;
+    int published = fk__force_publish(v, &tried);
+    if (tried) {
+        FK__WSTAT(w, force_tries);
+        /* What it cost is paid by every worker (membarrier() interrupts each of them, and the
+         * victim may wait for its deque's lock meanwhile): none again for FK_FORCE_SPACING
+         * times what this one took, so that forcing costs the pool about 1/FK_FORCE_SPACING
+         * of its time at most wherever it runs (in this VM a membarrier() takes 20-40 us, and
+         * one every 50 us doubled the time of heat on cont-seg at P = 2). */
+        uint64_t until = now + (now_ns() - now) * FK_FORCE_SPACING;
+        next = now + after / 2;
+        if (until > next)
+            atomic_compare_exchange_strong_explicit(&p->force_next, &next, until, memory_order_relaxed,
+                                                    memory_order_relaxed);
+    }
+    if (!published)
         return 0;
     FK__WSTAT(w, forced);
     return 1;
@@ -609,7 +630,6 @@ static int steal_round(fk_worker *w) {
         fk__slot s;
         int r = fk__steal(v, &s);
         if (r == FK__STEAL_OK) {
-            w->hungry_since = 0;
             run_stolen(w, &s);
             return 1;
         }
@@ -624,7 +644,6 @@ static int steal_round(fk_worker *w) {
     if (hoarder && try_force(w, hoarder)) {
         fk__slot s;
         if (fk__steal(hoarder, &s) == FK__STEAL_OK) {
-            w->hungry_since = 0;
             run_stolen(w, &s);
             return 1;
         }

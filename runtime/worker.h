@@ -15,7 +15,8 @@
 /* Per-worker statistics that are not on the fork fast path (those live in fk__hot).
  * Only the owner writes them (FK__COUNT: load + store); anyone may read them. */
 typedef struct fk__wstats {
-    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, forced, reclaims, suspends, sleeps, leaps;
+    _Atomic uint64_t roots, steals, steal_empty, steal_lost, publishes, forced, force_tries, reclaims, suspends, sleeps,
+        leaps;
     _Atomic uint64_t fibers, migrations;
     _Atomic uint64_t stacklets_alloc, stacklets_freed;
 } fk__wstats;
@@ -194,7 +195,8 @@ int fk__steal(fk_worker *victim, fk__slot *out);
  * the membarrier() it needs.  fk__deque_has_private: a hint, read without locking. */
 int fk__force_available(void);
 int fk__deque_has_private(const fk_worker *victim);
-int fk__force_publish(fk_worker *victim);
+/* 1 if it published; *tried (if not NULL) says whether it issued a membarrier(). */
+int fk__force_publish(fk_worker *victim, int *tried);
 void fk__deque_publish_all(fk_worker *w);
 int fk__pop_settle(fk_worker *w);
 int fk__pop_leftover(fk_worker *w, fk__slot *out);

@@ -74,7 +74,7 @@ static void *thief(void *arg) {
             fails = 0;
         } else if (++fails >= 64) {
             fails = 0;
-            if (fk__deque_has_private(owner) && fk__force_publish(owner))
+            if (fk__deque_has_private(owner) && fk__force_publish(owner, NULL))
                 forced++;
         }
     }

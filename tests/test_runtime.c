@@ -10,6 +10,9 @@
 #include <time.h>
 #include <sys/resource.h>
 #include <sys/time.h>
+#include <sys/syscall.h>
+#include <linux/membarrier.h>
+#include <unistd.h>
 
 #include "forkscope.h"
 #include "runtime/worker.h" /* white-box checks of the lazy scheduler's groups */
@@ -936,11 +939,6 @@ static void greedy_on(fk_sched sched) {
     }
 }
 
-#if FK_STEAL == FK_STEAL_CONT
-/* A loop of forks whose frame was stolen: each continuation must reach the idle worker when
- * it is pushed, not through a forced publication (a membarrier) after the thief waited
- * force_after_us.  64 leaves of 300 us on 2 workers: the thief of the loop forks the next
- * leaf while the other runs one; before, about every other leaf was handed over by forcing. */
 FK_LEAF_TASK(spin_us, int64_t, (int, us)) {
     struct timespec a, b;
     clock_gettime(CLOCK_MONOTONIC, &a);
@@ -950,6 +948,98 @@ FK_LEAF_TASK(spin_us, int64_t, (int, us)) {
     FK_RETURN(1);
 } FK_END
 
+/* Forcing a publication costs every worker an interrupt (membarrier()), and the victim may
+ * wait for its deque's lock meanwhile: after each forcing tried, the pool tries none for
+ * FK_FORCE_SPACING times what it took (and force_after / 2 at least).  The pattern of the
+ * M:N report's heat (steps of a flat loop of 64 forked 3-12 us leaves, then a join) made
+ * thieves that hold nothing try forcings back to back: 815 membarrier() calls in 100 steps
+ * on cont-seg at P = 2, at 20-40 us each in this VM, doubling the run's time.  Bound: the
+ * forcings tried are at most elapsed / spacing, with the spacing taken from the cheapest
+ * membarrier() measured here.  (Before the spacing, two runs in three of this test tried
+ * 200-ish forcings in 60 ms.) */
+typedef struct {
+    fk_frame fk;
+    int i;
+    int64_t r[64];
+} strips_frame;
+
+FK_TASK(strips, int64_t, strips_frame *f) {
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < 64; f->i++)
+        FK_FORK(&f->r[f->i], spin_us, f->i >= 21 && f->i < 43 ? 12 : 3);
+    FK_JOIN();
+    FK_RETURN(sum64(f->r, 64));
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int t;
+    int64_t r;
+} steps_frame;
+
+FK_TASK(steps_of_strips, int64_t, steps_frame *f, (int, steps)) {
+    FK_BEGIN(f);
+    f->r = 0;
+    for (f->t = 0; f->t < steps; f->t++)
+        FK_CALL(&f->r, strips); /* a fresh frame each step, as heat's */
+    FK_RETURN(f->r);
+} FK_END
+
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+TEST(forcing_spaced_by_its_cost) {
+    if (!fk_stats_enabled())
+        TEST_SKIP("statistics are off in this build");
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.sched = FK_SCHED_BUSY;
+    o.force_after_us = 100;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int64_t r = 0;
+    ASSERT_EQ(FK_RUN(p, &r, steps_of_strips, 1), 0); /* the workers are up (and registered) */
+    uint64_t cheapest = UINT64_MAX;
+    for (int k = 0; k < 20 && fk__force_available(); k++) {
+        uint64_t t0 = mono_ns();
+        syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+        uint64_t t = mono_ns() - t0;
+        cheapest = t < cheapest ? t : cheapest;
+    }
+    /* (half of FK_FORCE_SPACING's: one forcing in the run may be cheaper than any measured here) */
+    uint64_t spacing = (uint64_t)o.force_after_us * 500;
+    if (cheapest != UINT64_MAX && cheapest * FK_FORCE_SPACING / 2 > spacing)
+        spacing = cheapest * FK_FORCE_SPACING / 2;
+    fk_stats st;
+    for (int run = 0; run < 3; run++) { /* (the old policy went wrong in about half the runs) */
+        fk_pool_stats_reset(p);
+        uint64_t t0 = mono_ns();
+        ASSERT_EQ(FK_RUN(p, &r, steps_of_strips, 200), 0);
+        uint64_t took = mono_ns() - t0;
+        ASSERT_EQ(r, 64);
+        fk_pool_stats(p, &st, NULL);
+        uint64_t bound = took / spacing + 2;
+        printf("  200 steps of 64 forked 3-12 us leaves on 2 workers: %.1f ms, %llu forcings tried (at most %llu: "
+               "one per %.0f us; the cheapest membarrier() here %.1f us), %llu forced, %llu steals\n",
+               took / 1e6, (unsigned long long)st.force_tries, (unsigned long long)bound, spacing / 1e3,
+               cheapest == UINT64_MAX ? 0.0 : cheapest / 1e3, (unsigned long long)st.forced,
+               (unsigned long long)st.steals);
+        ASSERT_MSG(st.force_tries <= bound, "%llu forcings tried in %.1f ms: more than one per %.0f us",
+                   (unsigned long long)st.force_tries, took / 1e6, spacing / 1e3);
+    }
+    ASSERT(st.forced <= st.force_tries);
+    fk_pool_destroy(p);
+}
+
+#if FK_STEAL == FK_STEAL_CONT
+/* A loop of forks whose frame was stolen: each continuation must reach the idle worker when
+ * it is pushed, not through a forced publication (a membarrier) after the thief waited
+ * force_after_us.  64 leaves of 300 us on 2 workers: the thief of the loop forks the next
+ * leaf while the other runs one; before, about every other leaf was handed over by forcing. */
 typedef struct {
     fk_frame fk;
     int64_t res[64];
@@ -1023,6 +1113,31 @@ TEST(force_after_setting) {
     fk_stats sum;
     fk_pool_stats(p, &sum, NULL);
     ASSERT_EQ_U(sum.forced, 0);
+    fk_pool_destroy(p);
+}
+
+/* A thief forces a publication once it has been hungry for force_after_us; its hunger counts
+ * from when it last had work.  A worker that idled (failing steal rounds) and then got a root
+ * through its queue is not hungry while it runs it: before, it forced a membarrier() every
+ * 50 us through a whole run of heat on cont-seg (2,400 per run at P = 2). */
+FK_LEAF_TASK(read_hunger, uint64_t) { FK_RETURN(FK__H->w->hungry_since); } FK_END
+
+TEST(hunger_counts_from_last_work) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.sched = FK_SCHED_BUSY;
+    fk_pool *p;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    uint64_t h = 1;
+    ASSERT_EQ(FK_RUN_ON(p, 0, &h, read_hunger), 0); /* (a first root: the pool is up) */
+    struct timespec nap = {0, 30 * 1000 * 1000};
+    nanosleep(&nap, NULL); /* both idle, failing steal rounds: hungry */
+    ASSERT_MSG(atomic_load_explicit(&p->workers[1]->state, memory_order_relaxed) != FK__W_ACTIVE,
+               "an idle worker is not a thief");
+    h = 1;
+    ASSERT_EQ(FK_RUN_ON(p, 1, &h, read_hunger), 0);
+    ASSERT_MSG(h == 0, "worker 1 ran a root while hungry since %llu ns (monotonic)", (unsigned long long)h);
     fk_pool_destroy(p);
 }
 
@@ -2338,6 +2453,8 @@ int main(int argc, char **argv) {
         TEST_CASE(lazy_no_hang, 120),
         TEST_CASE(lazy_idle_cpu, 30),
         TEST_CASE(force_after_setting, 30),
+        TEST_CASE(hunger_counts_from_last_work, 30),
+        TEST_CASE(forcing_spaced_by_its_cost, 60),
 #if FK_STEAL == FK_STEAL_CONT
         TEST_CASE(stolen_loop_publishes, 30),
 #endif

@@ -291,6 +291,8 @@ typedef struct fk_stats {
     uint64_t publishes, reclaims;   /* owner made deque slots public / took public slots back */
     uint64_t forced;                /* publications this thief forced on an owner that did not
                                        answer its requests (greediness; see deque.c) */
+    uint64_t force_tries;           /* forcings it tried (each a membarrier(), which interrupts
+                                       every worker), published something or not */
     uint64_t suspends;              /* joins (explicit or implicit) that could not continue at once
                                        (native frames: joins that waited for stolen children) */
     uint64_t leaps;                 /* native frames: children stolen back from the thief of an

@@ -132,6 +132,12 @@
 #ifndef FK_FORCE_AFTER_NS
 #define FK_FORCE_AFTER_NS 100000u
 #endif
+/* ... and after a forcing that took t ns (the membarrier() mostly), none for SPACING x t:
+ * forcing then costs the pool about 1/SPACING of its time at most, whatever a membarrier()
+ * costs on the machine. */
+#ifndef FK_FORCE_SPACING
+#define FK_FORCE_SPACING 20u
+#endif
 /* Native frames: a join waiting for stolen children first steals back from their thief
  * (leapfrogging: only the awaited child's descendants, so the C stack grows only as deep as
  * the task tree).  After this many failed tries it also steals from anyone, but only
