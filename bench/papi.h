@@ -3,7 +3,10 @@
  * The driver names the events (--papi A,B,...).  Each counting thread (a worker, an OpenMP
  * thread, or the measuring thread of the serial projection) has its own PAPI event set,
  * opened, started and stopped on that thread; counts are summed over threads and over the
- * timed repetitions.  An event PAPI cannot count here (on this VM every hardware event) is
+ * timed repetitions.  The kernel's software events (perf::TASK-CLOCK, PAGE-FAULTS, ...)
+ * that PAPI cannot count here (its perf_event component disables itself on processors
+ * libpfm4 does not know) are counted with perf_event_open() instead, and the report says
+ * so ("via").  An event PAPI cannot count here (on this VM every hardware event) is
  * reported as unavailable with PAPI's reason, and the run goes on.  If the available events
  * do not fit the counters together, the event sets are multiplexed (PAPI scales the
  * counts) and the report says so. */
@@ -24,7 +27,8 @@ void bench_papi_start(bench_papi *s, unsigned t);
 /* On thread t: stop counting and add the counts to thread t's totals. */
 void bench_papi_stop(bench_papi *s, unsigned t);
 /* {"library": ..., "domain": "all" (user and kernel) | "user", "multiplexed": bool, "events": {name: {"available": true, "total": n,
- *  "per_thread": [...] (if per_thread)} | {"available": false, "reason": ...}}} */
+ *  "per_thread": [...] (if per_thread), "via": {...} (counted by the kernel's interface, and
+ *  what PAPI said)} | {"available": false, "reason": ...}}} */
 json_t *bench_papi_report(const bench_papi *s, int per_thread);
 void bench_papi_close(bench_papi *s);
 

@@ -596,25 +596,30 @@ static int try_force(fk_worker *w, fk_worker *v) {
     }
     if (now - w->hungry_since < after)
         return 0;
+    /* One forcing at a time pool-wide: the slot is taken (UINT64_MAX) while it runs, then set
+     * to when the next may start. */
     uint64_t next = atomic_load_explicit(&p->force_next, memory_order_relaxed);
-    if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, now + after / 2,
+    if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, UINT64_MAX,
                                                                memory_order_relaxed, memory_order_relaxed))
         return 0;
     int tried;
     int published = fk__force_publish(v, &tried);
+    next = now + after / 2;
     if (tried) {
         FK__WSTAT(w, force_tries);
         /* What it cost is paid by every worker (membarrier() interrupts each of them, and the
          * victim may wait for its deque's lock meanwhile): none again for FK_FORCE_SPACING
-         * times what this one took, so that forcing costs the pool about 1/FK_FORCE_SPACING
-         * of its time at most wherever it runs (in this VM a membarrier() takes 20-40 us, and
-         * one every 50 us doubled the time of heat on cont-seg at P = 2). */
-        uint64_t until = now + (now_ns() - now) * FK_FORCE_SPACING;
-        next = now + after / 2;
-        if (until > next)
-            atomic_compare_exchange_strong_explicit(&p->force_next, &next, until, memory_order_relaxed,
-                                                    memory_order_relaxed);
+         * times what this one took (at most FK_FORCE_SPACING_MAX_NS: a thief preempted in the
+         * call must not switch forcing off for long), so that forcing costs the pool about
+         * 1/FK_FORCE_SPACING of its time wherever it runs (in this VM a membarrier() took
+         * 1-100 us; one every 50 us doubled the time of heat on cont-seg at P = 2). */
+        uint64_t gap = (now_ns() - now) * FK_FORCE_SPACING;
+        if (gap > FK_FORCE_SPACING_MAX_NS)
+            gap = FK_FORCE_SPACING_MAX_NS;
+        if (now + gap > next)
+            next = now + gap;
     }
+    atomic_store_explicit(&p->force_next, next, memory_order_relaxed);
     if (!published)
         return 0;
     FK__WSTAT(w, forced);

@@ -116,6 +116,8 @@ void fk__stack_destroy(fk_worker *w) {
  * stacklet and back at every swing: these two cases are the quick paths (no allocation;
  * before them, each swing cost two full saves of the vector state in the stubs, and
  * integrate at n = 10^4 ran 2.6x as long on child-seg as on child-lin). */
+/* (Anything these call must use the general registers only too: no calls out of them, and
+ * no TLS model that calls __tls_get_addr.) */
 FK__GPR_ONLY void *fk__alloc_slow_quick(size_t n) {
     fk_worker *w = fk__tls.w; /* (not FK__H: with fibers an inline asm of another target) */
     fk__stacklet *cur = w->stk_cur, *s = cur->next;
@@ -165,7 +167,7 @@ void *fk__alloc_slow(size_t n) {
 }
 
 void fk__free_slow(void *p) {
-    if (fk__free_slow_quick(p))
+    if (fk__free_slow_quick(p)) /* (among them the bottom stacklet: below, prev is not NULL) */
         return;
     fk_worker *w = FK__H->w;
     fk__stacklet *cur = w->stk_cur, *prev = cur->prev;

@@ -8,10 +8,11 @@
  * leaves, which share the prologue) more than the slow path ever costs.  So the macros
  * reach them through these stubs (forkscope/impl.h, FK__STUB_CALL_): an asm `call` that the
  * compiler believes clobbers nothing but its output and the flags.  A stub saves the
- * general registers the C function may clobber, and the whole extended state (x87, SSE,
- * AVX and whatever else XCR0 enables) with XSAVE, or FXSAVE where XSAVE is missing, calls
- * the C function, and restores everything.  That costs ~0.1-0.2 us, paid only on slow
- * paths.  The asm call steps over the caller's red zone; the stub realigns the stack.
+ * general registers the C function may clobber; the frame stack's stubs first try a quick
+ * path that uses the general registers only (below), and otherwise save the whole extended
+ * state (x87, SSE, AVX and whatever else XCR0 enables) with XSAVE, or FXSAVE where XSAVE is
+ * missing, call the C function, and restore everything.  That costs ~0.1-0.2 us (more with
+ * AVX-512), paid only on slow paths.  The asm call steps over the caller's red zone; the stub realigns the stack.
  *
  * Other architectures and sanitizer builds call the C functions directly. */
 #include <cpuid.h>
@@ -34,7 +35,7 @@ __attribute__((constructor)) static void stub_setup(void) {
 }
 
 /* One stub: fn is the C function (arguments in rdi, rsi, rdx; result in rax).  A stub for a
- * function without a result (VOID_STUB) keeps rax as well: a task's own result may be
+ * function without a result (QUICK_VOID_STUB) keeps rax as well: a task's own result may be
  * there.  A QUICK stub first calls fn_quick, compiled to use the general registers only
  * (FK__GPR_ONLY), with the same arguments: if it returns non-zero (a pointer, or an int
  * for a void fn), the slow path is done and no vector state needs saving (the common

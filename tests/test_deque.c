@@ -129,6 +129,9 @@ static void stress(uint64_t total, unsigned max_burst) {
         for (unsigned k = rnd() % 64; k; k--)
             fk__cpu_pause();
         uint64_t burst = 1 + rnd() % max_burst;
+        if (next == 0) /* one burst past the initial capacity: the deque grows under steals
+                        * (short bursts alone may never fill it when thieves keep up) */
+            burst = 2 * FK_DEQUE_INITIAL;
         for (uint64_t k = 0; k < burst && next < cap; k++) {
             push(next);
             ids[nids++] = next++;

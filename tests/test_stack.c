@@ -197,8 +197,10 @@ TEST(memory_returned) {
  * registers, integers in general ones: the compiler sees the allocation's slow path as an
  * asm that clobbers nothing) survive that slow path, in both of its forms: stepping into
  * the cached stacklet and back (the quick path, which must touch no vector register) and
- * allocating or freeing a stacklet (everything saved).  Stacklets of 256 bytes and frames
- * of about 256: every level of the recursion crosses into another stacklet. */
+ * allocating or freeing a stacklet (everything saved).  A first stacklet of 256 bytes holds
+ * none of these frames (~270 bytes); the next ones double (512, 1024, 2048): each 6-deep
+ * recursion crosses three stacklet ends on the way down and back, through both paths.
+ * (It sees only the registers the compiler keeps values in across the allocation.) */
 typedef struct {
     fk_frame fk;
     double r, before;

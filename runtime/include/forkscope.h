@@ -180,7 +180,8 @@ typedef struct fk_pool_opts {
     fk_fiber_resume fiber_resume; /* fibers: where a parked fiber resumes */
     uint32_t force_after_us;   /* greediness: a thief that has found no work for this long forces
                                   a victim holding private work to publish it (a membarrier(),
-                                  at most once per force_after_us / 2 pool-wide); 0: never */
+                                  at most once per force_after_us / 2 pool-wide, and at most
+                                  about 1/20 of the time, by what each forcing takes); 0: never */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
 } fk_pool_opts;
 

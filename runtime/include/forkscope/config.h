@@ -127,16 +127,20 @@
 #endif
 
 /* Greediness: a thief that has found no work for this long forces a victim holding private
- * work to publish it (a membarrier() in deque.c), at most once per half of it pool-wide.  The
+ * work to publish it (a membarrier() in deque.c), one forcing at a time pool-wide and at
+ * most once per half of it (and see FK_FORCE_SPACING).  The
  * default of fk_pool_opts.force_after_us (FORKSCOPE_FORCE_AFTER). */
 #ifndef FK_FORCE_AFTER_NS
 #define FK_FORCE_AFTER_NS 100000u
 #endif
-/* ... and after a forcing that took t ns (the membarrier() mostly), none for SPACING x t:
- * forcing then costs the pool about 1/SPACING of its time at most, whatever a membarrier()
- * costs on the machine. */
+/* ... and after a forcing that took t ns (the membarrier() mostly), none for SPACING x t
+ * (at most SPACING_MAX_NS): forcing then costs the pool about 1/SPACING of its time,
+ * whatever a membarrier() costs on the machine. */
 #ifndef FK_FORCE_SPACING
 #define FK_FORCE_SPACING 20u
+#endif
+#ifndef FK_FORCE_SPACING_MAX_NS
+#define FK_FORCE_SPACING_MAX_NS 2000000u
 #endif
 /* Native frames: a join waiting for stolen children first steals back from their thief
  * (leapfrogging: only the awaited child's descendants, so the C stack grows only as deep as
