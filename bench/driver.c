@@ -204,7 +204,11 @@ static void *measure(void *arg) {
         return NULL;
     }
     json_object_set_new(doc, "params", params_json(c)); /* what prepare() made of them */
+#if FK_BENCH_RUNTIME || defined(FK_BASELINE_OMP)
     papi = bench_papi_open(a->cli.papi, c->workers);
+#else /* serial, and TBB: the measuring thread counts (TBB's own threads are not reached) */
+    papi = bench_papi_open(a->cli.papi, 1);
+#endif
     json_t *times = json_array(), *wtimes = json_array(), *cpu = json_array();
     for (unsigned r = 0; r < a->cli.warmup + a->cli.reps; r++) {
 #if FK_BENCH_RUNTIME

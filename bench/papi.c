@@ -35,13 +35,16 @@ struct bench_papi {
     char *names[MAX_EVENTS];
     const char *reason[MAX_EVENTS]; /* NULL: available */
     int kernel[MAX_EVENTS];         /* 1 + index in kernel_events: counted with perf_event_open */
-    char why_kernel[MAX_EVENTS][512]; /* what PAPI said about it */
+    int kuser[MAX_EVENTS];          /* ... in user mode only (no privilege for the kernel's) */
+    int kfail[MAX_EVENTS];          /* ... but a thread could not open it: its count is partial */
+    char why_kernel[MAX_EVENTS][512]; /* what PAPI said about it (or, unavailable, why) */
     int nev, navail, npapi, multiplex;
     const char *domain;
     const char *init_error;
     unsigned nthreads;
     int *eventset;         /* per thread, PAPI_NULL until first start */
     int *fds;              /* per thread x event: perf_event_open() fds, -1 */
+    pid_t *fd_tid;         /* per thread: the OS thread that opened its fds (they count only it) */
     long long *counts;     /* nthreads x MAX_EVENTS, by event index */
 };
 
@@ -67,7 +70,40 @@ static int kernel_open(int k, int user_only) {
     a.disabled = 1;
     a.exclude_kernel = (unsigned)user_only;
     a.exclude_hv = 1;
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Event i, which PAPI cannot count: can the kernel?  In user and kernel mode, else (no
+ * privilege: perf_event_paranoid) in user mode, where context switches and migrations are
+ * never seen (the kernel records them in kernel mode) and task and CPU clocks ignore the
+ * mode.  Otherwise i keeps PAPI's reason, with the kernel's added. */
+static void kernel_probe(bench_papi *s, int i) {
+    int k = kernel_event_of(s->names[i]);
+    if (!k)
+        return;
+    int user_only = 0, fd = kernel_open(k, 0);
+    uint64_t cfg = kernel_events[k - 1].config;
+    if (fd < 0 && (errno == EACCES || errno == EPERM) && cfg != PERF_COUNT_SW_CONTEXT_SWITCHES &&
+        cfg != PERF_COUNT_SW_CPU_MIGRATIONS && cfg != PERF_COUNT_SW_TASK_CLOCK && cfg != PERF_COUNT_SW_CPU_CLOCK) {
+        user_only = 1;
+        fd = kernel_open(k, 1);
+    }
+    if (fd < 0) {
+        snprintf(s->why_kernel[i], sizeof s->why_kernel[i], "%.200s; perf_event_open: %s", s->reason[i], strerror(errno));
+        s->reason[i] = s->why_kernel[i];
+        return;
+    }
+    close(fd);
+    int cid = s->init_error ? -1 : PAPI_get_component_index("perf_event");
+    const PAPI_component_info_t *ci = cid >= 0 ? PAPI_get_component_info(cid) : NULL;
+    if (ci && ci->disabled)
+        snprintf(s->why_kernel[i], sizeof s->why_kernel[i], "%.200s (its perf_event component is disabled: %.200s)",
+                 s->reason[i], ci->disabled_reason);
+    else
+        snprintf(s->why_kernel[i], sizeof s->why_kernel[i], "%.400s", s->reason[i]);
+    s->kernel[i] = k;
+    s->kuser[i] = user_only;
+    s->reason[i] = NULL;
 }
 
 /* Creates an event set with the available events, multiplexed if asked. */
@@ -103,7 +139,12 @@ bench_papi *bench_papi_open(const char *events, unsigned nthreads) {
     free(copy);
     s->eventset = malloc(nthreads * sizeof *s->eventset);
     s->fds = malloc((size_t)nthreads * MAX_EVENTS * sizeof *s->fds);
+    s->fd_tid = calloc(nthreads, sizeof *s->fd_tid);
     s->counts = calloc((size_t)nthreads * MAX_EVENTS, sizeof *s->counts);
+    if (!s->eventset || !s->fds || !s->fd_tid || !s->counts) {
+        fprintf(stderr, "out of memory for PAPI's counts\n");
+        exit(2);
+    }
     for (unsigned t = 0; t < nthreads; t++)
         s->eventset[t] = PAPI_NULL;
     for (size_t j = 0; j < (size_t)nthreads * MAX_EVENTS; j++)
@@ -111,14 +152,18 @@ bench_papi *bench_papi_open(const char *events, unsigned nthreads) {
     int rc = PAPI_library_init(PAPI_VER_CURRENT);
     if (rc != PAPI_VER_CURRENT) {
         s->init_error = rc < 0 ? PAPI_strerror(rc) : "PAPI library version mismatch";
-        for (int i = 0; i < s->nev; i++)
+        for (int i = 0; i < s->nev; i++) {
             s->reason[i] = s->init_error;
+            kernel_probe(s, i);
+            s->navail += !s->reason[i];
+        }
         return s;
     }
     PAPI_thread_init(thread_id);
     PAPI_multiplex_init();
     /* Count in kernel mode too (context switches and most page-fault work happen there);
-     * without the privilege for that, stay with user mode and say so. */
+     * PAPI says "user" where it cannot (its components' domains; the kernel counters of
+     * kernel_probe choose their own). */
     s->domain = PAPI_set_domain(PAPI_DOM_ALL) == PAPI_OK ? "all" : "user";
     /* Each event alone: is it countable at all, here? */
     for (int i = 0; i < s->nev; i++) {
@@ -138,22 +183,8 @@ bench_papi *bench_papi_open(const char *events, unsigned nthreads) {
         }
         PAPI_cleanup_eventset(es);
         PAPI_destroy_eventset(&es);
-        int k = s->reason[i] ? kernel_event_of(s->names[i]) : 0;
-        if (k) { /* a software event PAPI cannot count here: the kernel can */
-            int fd = kernel_open(k, !strcmp(s->domain, "user"));
-            if (fd >= 0) {
-                close(fd);
-                int cid = PAPI_get_component_index("perf_event");
-                const PAPI_component_info_t *ci = cid >= 0 ? PAPI_get_component_info(cid) : NULL;
-                if (ci && ci->disabled)
-                    snprintf(s->why_kernel[i], sizeof s->why_kernel[i], "%.200s (its perf_event component is disabled: %.200s)",
-                             s->reason[i], ci->disabled_reason);
-                else
-                    snprintf(s->why_kernel[i], sizeof s->why_kernel[i], "%s", s->reason[i]);
-                s->kernel[i] = k;
-                s->reason[i] = NULL;
-            }
-        }
+        if (s->reason[i]) /* a software event PAPI cannot count here: perhaps the kernel can */
+            kernel_probe(s, i);
         if (!s->reason[i])
             s->navail++;
         if (!s->reason[i] && !s->kernel[i])
@@ -175,51 +206,68 @@ bench_papi *bench_papi_open(const char *events, unsigned nthreads) {
     return s;
 }
 
-void bench_papi_start(bench_papi *s, unsigned t) {
-    if (!s || s->init_error || !s->navail || t >= s->nthreads)
-        return;
+/* Thread t's kernel counters: opened by the calling OS thread (an fd counts only the thread
+ * that opened it; OpenMP may give number t to another thread in a later region). */
+static void kernel_fds(bench_papi *s, unsigned t) {
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    int *fd = &s->fds[(size_t)t * MAX_EVENTS];
     for (int i = 0; i < s->nev; i++) {
-        int *fd = &s->fds[(size_t)t * MAX_EVENTS + (size_t)i];
         if (!s->kernel[i])
             continue;
-        if (*fd < 0)
-            *fd = kernel_open(s->kernel[i], !strcmp(s->domain, "user"));
-        if (*fd >= 0) {
-            ioctl(*fd, PERF_EVENT_IOC_RESET, 0);
-            ioctl(*fd, PERF_EVENT_IOC_ENABLE, 0);
+        if (fd[i] >= 0 && s->fd_tid[t] != me) {
+            close(fd[i]);
+            fd[i] = -1;
         }
+        if (fd[i] < 0 && (fd[i] = kernel_open(s->kernel[i], s->kuser[i])) < 0)
+            s->kfail[i] = 1;
     }
-    if (!s->npapi)
+    s->fd_tid[t] = me;
+}
+
+void bench_papi_start(bench_papi *s, unsigned t) {
+    if (!s || !s->navail || t >= s->nthreads)
         return;
-    if (s->eventset[t] == PAPI_NULL) {
+    kernel_fds(s, t);
+    if (!s->init_error && s->npapi && s->eventset[t] == PAPI_NULL) {
         PAPI_register_thread();
         if (make_set(s, s->multiplex, &s->eventset[t]) != PAPI_OK)
-            return;
+            s->eventset[t] = PAPI_NULL;
     }
-    PAPI_reset(s->eventset[t]);
-    PAPI_start(s->eventset[t]);
+    /* (everything set up first: the counts are those of the timed part) */
+    for (int i = 0; i < s->nev; i++) {
+        int fd = s->fds[(size_t)t * MAX_EVENTS + (size_t)i];
+        if (s->kernel[i] && fd >= 0) {
+            ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+            ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+        }
+    }
+    if (s->eventset[t] != PAPI_NULL) {
+        PAPI_reset(s->eventset[t]);
+        PAPI_start(s->eventset[t]);
+    }
 }
 
 void bench_papi_stop(bench_papi *s, unsigned t) {
-    if (!s || s->init_error || !s->navail || t >= s->nthreads)
-        return;
-    for (int i = 0; i < s->nev; i++) {
-        int fd = s->fds[(size_t)t * MAX_EVENTS + (size_t)i];
-        uint64_t v;
-        if (s->kernel[i] && fd >= 0) {
-            ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-            if (read(fd, &v, sizeof v) == (ssize_t)sizeof v)
-                s->counts[(size_t)t * MAX_EVENTS + (size_t)i] += (long long)v;
-        }
-    }
-    if (!s->npapi || s->eventset[t] == PAPI_NULL)
+    if (!s || !s->navail || t >= s->nthreads)
         return;
     long long v[MAX_EVENTS] = {0};
-    if (PAPI_stop(s->eventset[t], v) != PAPI_OK)
-        return;
-    for (int i = 0, k = 0; i < s->nev; i++) /* v: the PAPI events, in order */
-        if (!s->reason[i] && !s->kernel[i])
-            s->counts[(size_t)t * MAX_EVENTS + (size_t)i] += v[k++];
+    int papi_ok = s->eventset[t] != PAPI_NULL && PAPI_stop(s->eventset[t], v) == PAPI_OK;
+    for (int i = 0, k = 0; i < s->nev; i++) {
+        long long *c = &s->counts[(size_t)t * MAX_EVENTS + (size_t)i];
+        int fd = s->fds[(size_t)t * MAX_EVENTS + (size_t)i];
+        uint64_t kv;
+        if (s->kernel[i]) {
+            if (fd >= 0) {
+                ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+                if (read(fd, &kv, sizeof kv) == (ssize_t)sizeof kv)
+                    *c += (long long)kv;
+            }
+        } else if (!s->reason[i]) { /* v: the PAPI events, in order */
+            if (papi_ok)
+                *c += v[k];
+            k++;
+        }
+    }
 }
 
 json_t *bench_papi_report(const bench_papi *s, int per_thread) {
@@ -243,8 +291,10 @@ json_t *bench_papi_report(const bench_papi *s, int per_thread) {
         }
         json_t *ev = json_pack("{s:b, s:I}", "available", 1, "total", (json_int_t)total);
         if (s->kernel[i]) /* say how, and why not through PAPI */
-            json_object_set_new(ev, "via", json_pack("{s:s, s:s}", "counter", "perf_event_open (the kernel's software event)",
-                                                     "papi", s->why_kernel[i]));
+            json_object_set_new(ev, "via", json_pack("{s:s, s:s, s:s, s:b}", "counter",
+                                                     "perf_event_open (the kernel's software event)", "domain",
+                                                     s->kuser[i] ? "user" : "all", "papi", s->why_kernel[i],
+                                                     "incomplete", s->kfail[i]));
         if (per_thread)
             json_object_set_new(ev, "per_thread", pt);
         else
@@ -267,6 +317,7 @@ void bench_papi_close(bench_papi *s) {
         if (s->fds[j] >= 0)
             close(s->fds[j]);
     free(s->fds);
+    free(s->fd_tid);
     for (int i = 0; i < s->nev; i++)
         free(s->names[i]);
     free(s->eventset);

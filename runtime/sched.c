@@ -602,6 +602,7 @@ static int try_force(fk_worker *w, fk_worker *v) {
     if (now < next || !atomic_compare_exchange_strong_explicit(&p->force_next, &next, UINT64_MAX,
                                                                memory_order_relaxed, memory_order_relaxed))
         return 0;
+    now = now_ns(); /* (the clock again: this thread may have been preempted since) */
     int tried;
     int published = fk__force_publish(v, &tried);
     next = now + after / 2;
