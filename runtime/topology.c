@@ -58,8 +58,9 @@ static const char *shown(const char *spec) { return *spec ? spec : "(this machin
  * over a minute), and forkscope places at most FK_MAX_WORKERS workers: a description whose
  * level count exceeds FK__SYNTH_MAX_ARITY, or whose PUs (the product of the counts) exceed
  * FK__SYNTH_MAX_PUS, is refused before hwloc sees it (found by fuzz/fuzz_topology.c: the
- * descriptions "33332" and "pack:7777core:7 pu:1" hung it).  A count is a number after
- * ':' or at the start of a word, outside "(attributes)" and "[memory children]";
+ * descriptions "33332", "pack:7777core:7 pu:1" and "l3:2()555555" hung it).  A count is a
+ * number after ':', at the start of a word or right after ")" or "]" (hwloc reads
+ * "l3:2()5" as two levels), outside "(attributes)" and "[memory children]";
  * everything else is left to hwloc's own parser. */
 #define FK__SYNTH_MAX_ARITY 4096
 #define FK__SYNTH_MAX_PUS 16384
@@ -74,7 +75,8 @@ static int synthetic_too_big(const char *spec, char *err, size_t errlen) {
             depth--;
         /* a count: digits after ':' or starting a word, outside attributes (hwloc reads
          * "type:N" and "N" without needing a space after N) */
-        if (depth || *p < '0' || *p > '9' || !(prev == ':' || prev == ' ' || prev == '\t' || prev == '\n')) {
+        if (depth || *p < '0' || *p > '9' ||
+            !(prev == ':' || prev == ' ' || prev == '\t' || prev == '\n' || prev == ')' || prev == ']')) {
             p++;
             continue;
         }
