@@ -58,10 +58,10 @@ static const char *shown(const char *spec) { return *spec ? spec : "(this machin
  * over a minute), and forkscope places at most FK_MAX_WORKERS workers: a description whose
  * level count exceeds FK__SYNTH_MAX_ARITY, or whose PUs (the product of the counts) exceed
  * FK__SYNTH_MAX_PUS, is refused before hwloc sees it (found by fuzz/fuzz_topology.c: the
- * descriptions "33332", "pack:7777core:7 pu:1" and "l3:2()555555" hung it).  A count is a
- * number after ':', at the start of a word or right after ")" or "]" (hwloc reads
- * "l3:2()5" as two levels), outside "(attributes)" and "[memory children]";
- * everything else is left to hwloc's own parser. */
+ * descriptions "33332", "pack:7777core:7 pu:1", "l3:2()555555" and "co?e[:7111111" hung
+ * it).  A count is any number outside "(attributes)" that is not part of a type's name
+ * (l3, l1i: digits after a letter): that reads more counts than hwloc does, never fewer,
+ * whatever hwloc's parser makes of the rest. */
 #define FK__SYNTH_MAX_ARITY 4096
 #define FK__SYNTH_MAX_PUS 16384
 static int synthetic_too_big(const char *spec, char *err, size_t errlen) {
@@ -69,14 +69,11 @@ static int synthetic_too_big(const char *spec, char *err, size_t errlen) {
     int depth = 0;
     for (const char *p = spec + 10; *p;) {
         char prev = p == spec + 10 ? ' ' : p[-1];
-        if (*p == '(' || *p == '[')
+        if (*p == '(')
             depth++;
-        else if ((*p == ')' || *p == ']') && depth)
+        else if (*p == ')' && depth)
             depth--;
-        /* a count: digits after ':' or starting a word, outside attributes (hwloc reads
-         * "type:N" and "N" without needing a space after N) */
-        if (depth || *p < '0' || *p > '9' ||
-            !(prev == ':' || prev == ' ' || prev == '\t' || prev == '\n' || prev == ')' || prev == ']')) {
+        if (depth || *p < '0' || *p > '9' || (prev >= 'a' && prev <= 'z') || (prev >= 'A' && prev <= 'Z')) {
             p++;
             continue;
         }
