@@ -448,20 +448,26 @@ static void drivers_dir(char *out, size_t len) {
 }
 
 TEST(compare_real_sweep) {
-    /* serial against cont-seg-busy on fib(27) at P = 1 in a paired sweep: slower, with the
-     * interval around the ratio of medians; cont-seg-busy against itself under a second
-     * name: never faster or slower */
+    /* Real drivers, real noise, a difference known in advance: the serial driver run by command
+     * once ("once") and three times in one process ("thrice"), each timed by its wall time, on
+     * fib(32) at P = 1 in a paired sweep.  "thrice" is slower (about 3x the kernel, plus the
+     * same start-up), with the interval around the ratio of medians; "thrice" against itself
+     * under a second name is never faster or slower.  (Until 2026-11 this compared serial with
+     * cont-seg-busy, which is no longer reliably slower than serial by more than the noise band:
+     * a verdict test must not rest on the runtime being slow.) */
     const char *dir = fresh_dir(0);
-    char bin[PATH_MAX], cfg[PATH_MAX], out[PATH_MAX + 32], v[256], text[3 * PATH_MAX + 1024];
+    char bin[PATH_MAX], cfg[PATH_MAX], out[PATH_MAX + 32], v[256], text[3 * PATH_MAX + 2048];
     drivers_dir(bin, sizeof bin);
     snprintf(cfg, sizeof cfg, "%s/real.json", dir);
+#define CMD_VARIANT(NAME, REPS)                                                                                      \
+    "{\"name\": \"" NAME "\", \"command\": {\"fib\": [\"%s/fk-bench-serial\", \"--kernel\", \"fib\", \"--n\", "   \
+    "\"{n}\", \"--reps\", \"" REPS "\"]}, \"answer\": {\"regex\": \"\\\"answer\\\":([0-9]+)\"}}"
     snprintf(text, sizeof text,
-             "{\"name\": \"real\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 27}}],"
-             " \"variants\": [{\"name\": \"serial\", \"variant\": \"serial\", \"drivers\": \"%s\"},"
-             " {\"name\": \"cont-seg-busy\", \"variant\": \"cont-seg-busy\", \"drivers\": \"%s\"},"
-             " {\"name\": \"again\", \"variant\": \"cont-seg-busy\", \"drivers\": \"%s\"}],"
-             " \"workers\": [1], \"repetitions\": 12, \"order\": \"paired\"}\n",
+             "{\"name\": \"real\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 32}}],"
+             " \"variants\": [" CMD_VARIANT("once", "1") ", " CMD_VARIANT("thrice", "3") ", " CMD_VARIANT("again", "3")
+             "], \"workers\": [1], \"repetitions\": 12, \"order\": \"paired\"}\n",
              bin, bin, bin);
+#undef CMD_VARIANT
     write_file(cfg, text);
     char res[PATH_MAX];
     snprintf(res, sizeof res, "%s/res", dir);
@@ -472,9 +478,9 @@ TEST(compare_real_sweep) {
     fclose(plan);
 
     snprintf(out, sizeof out, "%s/c1", dir);
-    ASSERT_EQ(compare((const char *[]){res, "--a", "serial", "--b", "cont-seg-busy", "-o", out, NULL}), HX_OK);
+    ASSERT_EQ(compare((const char *[]){res, "--a", "once", "--b", "thrice", "-o", out, NULL}), HX_OK);
     csv_field(out, "time", "fib", 1, "verdict", v, sizeof v);
-    ASSERT_MSG(!strcmp(v, "slower"), "cont-seg-busy against serial: %s", v);
+    ASSERT_MSG(!strcmp(v, "slower"), "three runs of the kernel against one: %s", v);
     char lo[64], hi[64];
     csv_field(out, "time", "fib", 1, "lo", lo, sizeof lo);
     csv_field(out, "time", "fib", 1, "hi", hi, sizeof hi);
@@ -483,13 +489,14 @@ TEST(compare_real_sweep) {
     snprintf(raw, sizeof raw, "%s/raw.jsonl", res);
     ASSERT_EQ(hx_stats_load(raw, &sum, NULL, NULL), 0);
     hx_stats_derive(&sum);
-    long ia = hx_stats_find(&sum, "fib", "serial", 1), ib = hx_stats_find(&sum, "fib", "cont-seg-busy", 1);
+    long ia = hx_stats_find(&sum, "fib", "once", 1), ib = hx_stats_find(&sum, "fib", "thrice", 1);
     ASSERT(ia >= 0 && ib >= 0);
+    ASSERT_EQ(sum.cells[ia].n_ok, 12);
+    ASSERT_EQ(sum.cells[ib].n_ok, 12);
     double ratio = sum.cells[ib].time_median / sum.cells[ia].time_median;
     char est[64];
     csv_field(out, "time", "fib", 1, "estimate", est, sizeof est);
-    printf("  fib(27) cont-seg-busy / serial: estimate %s, interval [%s, %s]; ratio of medians %.3f\n", est, lo, hi,
-           ratio);
+    printf("  fib(32) thrice / once: estimate %s, interval [%s, %s]; ratio of medians %.3f\n", est, lo, hi, ratio);
     /* The paired estimate lies in its interval; the ratio of the two medians (another
      * estimator of the same change) is close to it: within 5% of the interval's ends (it once
      * fell 0.1% outside on a noisy machine, so the interval is not required to hold it). */
@@ -499,7 +506,7 @@ TEST(compare_real_sweep) {
     hx_stats_free(&sum);
 
     snprintf(out, sizeof out, "%s/c2", dir);
-    ASSERT_EQ(compare((const char *[]){res, "--a", "cont-seg-busy", "--b", "again", "-o", out, NULL}), HX_OK);
+    ASSERT_EQ(compare((const char *[]){res, "--a", "thrice", "--b", "again", "-o", out, NULL}), HX_OK);
     csv_field(out, "time", "fib", 1, "verdict", v, sizeof v);
     ASSERT_MSG(!strcmp(v, "no change") || !strcmp(v, "inconclusive"), "a variant against itself: %s", v);
     remove_tmpdir();
