@@ -2,6 +2,7 @@
 #include "harness/command.h"
 #include "harness/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <nettle/sha1.h>
@@ -205,11 +206,41 @@ static double re_size(const char **p, int depth, double cap) {
     return total + item;
 }
 
+/* An escape that other dialects (Perl, Python, PCRE) know and POSIX ERE does not: "\d" is a
+ * plain 'd' to regcomp (and inside [...] a backslash is itself), so a regex written with it
+ * compiles, then matches nothing a user meant.  0, or -1 with the escape and its ERE form. */
+static int foreign_escape(const char *re, char *why, size_t len) {
+    static const struct {
+        char c;
+        const char *fix;
+    } known[] = {{'d', "write [0-9]"},         {'D', "write [^0-9]"},       {'w', "write [[:alnum:]_]"},
+                 {'W', "write [^[:alnum:]_]"}, {'s', "write [[:space:]]"},  {'S', "write [^[:space:]]"},
+                 {'t', "write a tab itself"},  {'n', "write a newline itself (\\n in the JSON string)"},
+                 {'b', "ERE has no word boundary: take the text around the number into the regex instead"}};
+    for (const char *p = re; *p; p++) {
+        if (*p != '\\' || !p[1])
+            continue;
+        p++;
+        if (!isalpha((unsigned char)*p))
+            continue; /* \. \( \[ ...: an escaped special character, as ERE has it */
+        const char *fix = "write a bracket expression such as [0-9] or [[:alpha:]]";
+        for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+            if (known[i].c == *p)
+                fix = known[i].fix;
+        snprintf(why, len, "'\\%c' is not POSIX extended regex syntax (regcomp would read it as a plain '%c'): %s", *p,
+                 *p, fix);
+        return -1;
+    }
+    return 0;
+}
+
 int hx_regex_compile(regex_t *rx, const char *re, char *why, size_t len) {
     if (strlen(re) > HX_REGEX_MAX) {
         snprintf(why, len, "longer than %d characters", HX_REGEX_MAX);
         return -1;
     }
+    if (foreign_escape(re, why, len))
+        return -1;
     /* Repetitions of repetitions ("a++++", "((a{9}){9}){9}") make glibc's regcomp copy the
      * inner part once per count, recursively: memory without bound (found by
      * fuzz/fuzz_output.c: "took +++...[0-9.]+)" took over 2 GiB, "a??????????" over 10 s). */

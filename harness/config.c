@@ -700,7 +700,7 @@ static void check_template(vctx *c, const char *path, json_t *t, const char *ker
 
 /* {"regex": R}: an extended POSIX regex with a group (the number to take). */
 static void check_regex(vctx *c, const char *path, json_t *o) {
-    char buf[96], p[300], why[160];
+    char buf[96], p[300], why[320];
     json_t *r = json_object_get(o, "regex");
     snprintf(p, sizeof p, "%s.regex", path);
     if (!json_is_object(o) || !json_is_string(r)) {
