@@ -14,6 +14,8 @@
 #   make check-chaos  deque and runtime tests with random yields/sleeps at protocol steps
 #   make check-fuzz   every parser's fuzz target: regressions, then 5 s from its corpus
 #   make check-selftest  the summary of make check fails on what it must (sabotaged copies)
+#   make peers PEERS_DIR=DIR        peer drivers (fk-bench-lace) from the checkouts in DIR
+#   make check-peers PEERS_DIR=DIR  build and test them (make check PEERS_DIR=DIR includes it)
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -217,6 +219,58 @@ $(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libfor
 $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
 DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
+# ---- peers: other runtimes, built from the user's checkouts -------------------------------
+# `make peers PEERS_DIR=DIR` builds build/bin/fk-bench-PEER for each checkout DIR/PEER that
+# exists (any subset; each missing one is named and skipped): the same driver as every other
+# variant (bench/), with the kernels written in this project against the peer's API
+# (peers/PEER.c), linked with the peer's own code compiled in place, with the flags its own
+# build uses.  Nothing of a peer is copied into this repository.
+PEERS_DIR ?=
+PEERS     := lace
+PEERS_ABS := $(if $(PEERS_DIR),$(abspath $(PEERS_DIR)))
+# Lace (github.com/trolando/lace): one C file; its CMake Release build compiles it with
+# -O3 -DNDEBUG -pipe -march=native, and its lace_config.h with every option OFF (0).
+PEER_CHECK_lace := src/lace.h
+LACE_FLAGS      := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
+CC_lace         := $(CC)
+VAR_lace        := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
+EXTRA_OBJ_lace  := $(BUILD)/peers/lace/lace.o
+$(eval $(call OBJ_RULES,rel,lace))
+$(BUILD)/peers/lace/lace_config.h: $(PEERS_ABS)/lace/src/lace_config.h.in
+	@mkdir -p $(@D)
+	sed -E 's/^#cmakedefine01 ([A-Za-z_0-9]+).*/#define \1 0/' $< > $@
+$(BUILD)/peers/lace/lace.o: $(PEERS_ABS)/lace/src/lace.c $(BUILD)/peers/lace/lace_config.h
+	$(CC) $(LACE_FLAGS) -I$(BUILD)/peers/lace -I$(PEERS_ABS)/lace/src -c $< -o $@
+$(patsubst %.c,$(BUILD)/rel/lace/%.o,$(BENCH_SRC) peers/lace.c): $(BUILD)/peers/lace/lace_config.h
+PEER_FLAGS_lace := $(LACE_FLAGS)
+
+# What a peer driver reports about its peer: the checkout's git revision and the flags.
+$(BUILD)/peers/%/peerinfo.c: FORCE
+	@mkdir -p $(@D)
+	@{ rev=$$(git -C $(PEERS_ABS)/$* rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout)"); \
+	   dirty=$$(git -C $(PEERS_ABS)/$* status --porcelain 2>/dev/null | head -1); \
+	   printf 'const char bench_peer_revision[] = "%s%s (%s)";\n' "$$rev" "$${dirty:+-dirty}" '$(PEERS_ABS)/$*'; \
+	   printf 'const char bench_peer_flags[] = "%s";\n' '$(PEER_FLAGS_$*)'; } > $@.tmp; \
+	 cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+.PRECIOUS: $(BUILD)/peers/%/peerinfo.c
+$(BUILD)/peers/%/peerinfo.o: $(BUILD)/peers/%/peerinfo.c
+	$(CC) -c $< -o $@
+define PEER_DRIVER_RULES
+$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC) peers/$(1).c) $(BUILD)/rel/$(1)/buildinfo.o \
+                            $(BUILD)/peers/$(1)/peerinfo.o $$(EXTRA_OBJ_$(1))
+	@mkdir -p $$(@D)
+	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+endef
+$(foreach p,$(PEERS),$(eval $(call PEER_DRIVER_RULES,$(p))))
+
+peers:
+	@if [ -z "$(PEERS_DIR)" ]; then echo "make peers: give PEERS_DIR=DIR, a directory holding checkouts named $(PEERS)" >&2; exit 2; fi
+	@built=""; for p in $(PEERS); do \
+	   if [ -e "$(PEERS_ABS)/$$p/$$(case $$p in lace) echo $(PEER_CHECK_lace);; esac)" ]; then \
+	     $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) $(BUILD)/bin/fk-bench-$$p || exit 1; built="$$built $$p"; \
+	   else echo "peers: $$p: no checkout at $(PEERS_ABS)/$$p (skipped)"; fi; done; \
+	 echo "peers built:$${built:- none}"
+
 # build/bin/fk-switch: the context-switch microbenchmark (fibers, raw switch, thread hand-off).
 FK_SWITCH := $(BUILD)/bin/fk-switch
 $(FK_SWITCH): $(BUILD)/rel/common/bench/switch.o $(BUILD)/rel/common/runtime/fiber.o $(BUILD)/rel/common/runtime/guard.o
@@ -269,7 +323,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
+.PHONY: peers check-peers all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -313,7 +367,8 @@ SUITE_tsan     = $(call SAN_SUITE,tsan)
 SUITE_asan     = $(call SAN_SUITE,asan)
 SUITE_aarch64  = scripts/qemu-aarch64-test.sh
 SUITE_selftest = scripts/selftest.sh
-CHECK_SUITES   := rel model slurm fuzz debug small chaos tsan asan aarch64 selftest
+SUITE_peers    = scripts/peers-test.sh
+CHECK_SUITES   := rel model slurm fuzz debug small chaos tsan asan aarch64 peers selftest
 # What a suite's list needs built (binaries, not scripts; BIN::CASES is BIN)
 suite_bins = $(filter $(BUILD)/%,$(foreach b,$(SUITE_$(1)),$(firstword $(subst ::, ,$(b)))))
 CHECK_BUILD = $(sort $(foreach s,$(CHECK_SUITES),$(call suite_bins,$(s)))) $(DRIVERS) $(FK_SWITCH) \
@@ -333,6 +388,9 @@ check: setup
 
 check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope
 	@scripts/run-tests.sh rel $(SUITE_rel)
+# The peers whose checkouts PEERS_DIR holds (make peers); without PEERS_DIR, one skip line.
+check-peers: $(if $(PEERS_DIR),peers)
+	@PEERS_DIR=$(PEERS_ABS) BUILD=$(BUILD) scripts/run-tests.sh peers $(SUITE_peers)
 check-aarch64: $(BUILD)/aarch64/tests/test_fiber
 	@scripts/run-tests.sh aarch64 $(SUITE_aarch64)
 check-debug: $(call suite_bins,debug)

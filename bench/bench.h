@@ -22,8 +22,11 @@
 #if defined(FK_BASELINE_TBB)
 #include "kernels/tbb.h"
 #endif
+#if defined(FK_BASELINE_PEER)
+#include "kernels/peer.h"
+#endif
 
-#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP) && !defined(FK_BASELINE_TBB)
+#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP) && !defined(FK_BASELINE_TBB) && !defined(FK_BASELINE_PEER)
 #define FK_BENCH_RUNTIME 1
 #include "forkscope.h"
 #else

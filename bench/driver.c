@@ -198,6 +198,8 @@ static void *measure(void *arg) {
     { (void)0; } /* start the team outside timing */
 #elif defined(FK_BASELINE_TBB)
     bench_tbb_start(c->workers); /* the arena and its threads, outside timing */
+#elif defined(FK_BASELINE_PEER)
+    bench_peer_start(c->workers); /* the peer's workers, outside timing */
 #endif
     if (k->prepare && k->prepare(c)) {
         a->status = EXIT_RUN;
@@ -248,6 +250,8 @@ static void *measure(void *arg) {
     fk_pool_destroy(c->pool);
 #elif defined(FK_BASELINE_TBB)
     bench_tbb_stop();
+#elif defined(FK_BASELINE_PEER)
+    bench_peer_stop();
 #endif
     a->status = ok ? EXIT_OK : EXIT_WRONG;
     return NULL;
@@ -328,8 +332,22 @@ int main(int argc, char **argv) {
     case BENCH_CLI_ERROR: usage_error("%s", err);
     default: break;
     }
+#if defined(FK_BASELINE_PEER)
+    if (!bench_peer_runs(c.kernel->name)) {
+        fprintf(stderr, "%s: %s has no version of kernel %s in this project (its driver runs:", prog,
+                bench_peer_name, c.kernel->name);
+        for (size_t i = 0; bench_peer_kernels[i]; i++)
+            fprintf(stderr, " %s", bench_peer_kernels[i]);
+        fprintf(stderr, ")\n");
+        return EXIT_RUN;
+    }
+#endif
     c.out = json_object();
     a.doc = start_doc(&c, &a);
+#if defined(FK_BASELINE_PEER)
+    json_object_set_new(a.doc, "peer", json_pack("{s:s, s:s, s:s}", "what", bench_peer_what, "revision",
+                                                 bench_peer_revision, "flags", bench_peer_flags));
+#endif
 
     /* The runs happen on a thread with a large stack (deep serial recursions). */
     pthread_attr_t attr;

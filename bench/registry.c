@@ -29,6 +29,8 @@ const char *bench_variant(void) {
     return "serial";
 #elif defined(FK_BASELINE_TBB)
     return "tbb";
+#elif defined(FK_BASELINE_PEER)
+    return bench_peer_name;
 #elif defined(FK_BASELINE_OMP) && defined(__clang__)
     return "omp-llvm";
 #elif defined(FK_BASELINE_OMP)
@@ -65,6 +67,9 @@ static void calibrate_run(bench_ctx *c) {
 #elif defined(FK_BASELINE_TBB)
     (void)c;
     bench_tbb_noop();
+#elif defined(FK_BASELINE_PEER)
+    (void)c;
+    bench_peer_noop();
 #else
     (void)c;
 #endif

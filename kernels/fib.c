@@ -22,6 +22,10 @@ __attribute__((noinline)) static int64_t fib_serial(int n) {
 
 static void fib_run(bench_ctx *c) { result = fib_serial((int)c->i[FIB_OPT_N]); }
 
+/* ---- a peer runtime (kernels/peer.h) -------------------------------------------------------- */
+#elif defined(FK_BASELINE_PEER)
+static void fib_run(bench_ctx *c) { result = fib_peer((int)c->i[FIB_OPT_N]); }
+
 /* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
 #elif defined(FK_BASELINE_TBB)
 static void fib_run(bench_ctx *c) { result = fib_tbb((int)c->i[FIB_OPT_N]); }

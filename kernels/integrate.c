@@ -34,6 +34,13 @@ static void integrate_run(bench_ctx *c) {
     result = integrate_serial(0, fn(0), n, fn(n), 0);
 }
 
+/* ---- a peer runtime (kernels/peer.h) -------------------------------------------------------- */
+#elif defined(FK_BASELINE_PEER)
+static void integrate_run(bench_ctx *c) {
+    double n = (double)c->i[INTEGRATE_OPT_N];
+    result = integrate_peer(0, fn(0), n, fn(n), 0, eps);
+}
+
 /* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
 #elif defined(FK_BASELINE_TBB)
 static void integrate_run(bench_ctx *c) {

@@ -51,6 +51,13 @@ static void matmul_run(bench_ctx *c) {
     mm_serial(A, B, R, n, n, 0);
 }
 
+/* ---- a peer runtime (kernels/peer.h) -------------------------------------------------------- */
+#elif defined(FK_BASELINE_PEER)
+static void matmul_run(bench_ctx *c) {
+    int n = (int)c->i[MATMUL_OPT_N];
+    matmul_peer(A, B, R, n, n);
+}
+
 /* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
 #elif defined(FK_BASELINE_TBB)
 static void matmul_run(bench_ctx *c) {

@@ -41,6 +41,10 @@ static void nqueens_run(bench_ctx *c) {
     result = nqueens_serial(0, empty, (int)c->i[NQUEENS_OPT_N]);
 }
 
+/* ---- a peer runtime (kernels/peer.h) -------------------------------------------------------- */
+#elif defined(FK_BASELINE_PEER)
+static void nqueens_run(bench_ctx *c) { result = nqueens_peer((int)c->i[NQUEENS_OPT_N]); }
+
 /* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
 #elif defined(FK_BASELINE_TBB)
 static void nqueens_run(bench_ctx *c) { result = nqueens_tbb((int)c->i[NQUEENS_OPT_N]); }

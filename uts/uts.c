@@ -62,6 +62,15 @@ static void uts_run(bench_ctx *c) {
     result = uts_search_serial(&tree);
 }
 
+/* ---- a peer runtime (kernels/peer.h) -------------------------------------------------------- */
+#elif defined(FK_BASELINE_PEER)
+
+static const char *results_array(void) { return "by value (the peer's own task records)"; }
+static void uts_run(bench_ctx *c) {
+    (void)c;
+    result = uts_peer(&tree);
+}
+
 /* ---- TBB (kernels/tbb.cpp) ------------------------------------------------------------------ */
 #elif defined(FK_BASELINE_TBB)
 

@@ -1,0 +1,60 @@
+#!/bin/bash
+# The peer drivers (make peers PEERS_DIR=DIR): every kernel each peer runs, verified, at 1, 2
+# and 3 workers (more than this machine's cores is fine); the driver protocol (repetitions,
+# warm-up, the peer's revision and flags in the JSON); a kernel the peer has no version of is
+# refused with exit status 2 before anything runs.  Without PEERS_DIR: one skip line.
+set -u
+peers="lace"
+bin=${BUILD:-build}/bin
+if [ -z "${PEERS_DIR:-}" ]; then
+    echo "skip peers: no PEERS_DIR given (make check-peers PEERS_DIR=DIR builds and tests the peers whose checkouts DIR holds: $peers)"
+    echo "0 passed, 0 failed, 1 skipped"
+    exit 0
+fi
+pass=0 fail=0 skip=0
+ok() { echo "ok $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+kernels_of() { case $1 in lace) echo "fib:--n:27 integrate:--n:2000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
+for p in $peers; do
+    d=$bin/fk-bench-$p
+    if [ ! -d "$PEERS_DIR/$p" ]; then
+        echo "skip $p: no checkout at $PEERS_DIR/$p"
+        skip=$((skip + 1))
+        continue
+    fi
+    if [ ! -x "$d" ]; then
+        bad "$p: $PEERS_DIR/$p exists but $d was not built (make peers PEERS_DIR=$PEERS_DIR)"
+        continue
+    fi
+    for spec in $(kernels_of "$p"); do
+        IFS=: read -r k opt val <<<"$spec"
+        for w in 1 2 3; do
+            out=$(timeout 120 "$d" --kernel "$k" "$opt" "$val" --workers $w --reps 2 --warmup 1 2>&1)
+            rc=$?
+            if [ $rc -ne 0 ]; then bad "$p $k P=$w: exit $rc: $(echo "$out" | tail -2)"; continue; fi
+            why=$(echo "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+p = sys.argv[1]; w = int(sys.argv[2])
+errs = []
+if d.get("verified") is not True: errs.append("not verified")
+if d.get("variant") != p: errs.append("variant %r" % d.get("variant"))
+if d.get("workers") != w: errs.append("workers %r" % d.get("workers"))
+if len(d.get("times", [])) != 2 or len(d.get("warmup_times", [])) != 1: errs.append("times %r warm-up %r" % (d.get("times"), d.get("warmup_times")))
+if not all(t > 0 for t in d.get("times", [])): errs.append("a time <= 0")
+peer = d.get("peer", {})
+if not peer.get("revision") or not peer.get("flags") or not peer.get("what"): errs.append("peer %r" % peer)
+print("; ".join(errs))' "$p" "$w" 2>&1)
+            if [ -z "$why" ]; then ok "$p $k P=$w"; else bad "$p $k P=$w: $why"; fi
+        done
+    done
+    out=$("$d" --kernel heat 2>&1)
+    rc=$?
+    if [ $rc -eq 2 ] && echo "$out" | grep -q "has no version of kernel heat"; then
+        ok "$p refuses a kernel it has no version of (exit 2)"
+    else
+        bad "$p --kernel heat: exit $rc, expected 2 and a refusal: $out"
+    fi
+done
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
