@@ -235,6 +235,7 @@ LACE_FLAGS      := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
 CC_lace         := $(CC)
 VAR_lace        := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
 EXTRA_OBJ_lace  := $(BUILD)/peers/lace/lace.o
+ifneq ($(PEERS_DIR),)
 $(eval $(call OBJ_RULES,rel,lace))
 $(BUILD)/peers/lace/lace_config.h: $(PEERS_ABS)/lace/src/lace_config.h.in
 	@mkdir -p $(@D)
@@ -247,7 +248,9 @@ PEER_FLAGS_lace := $(LACE_FLAGS)
 # What a peer driver reports about its peer: the checkout's git revision and the flags.
 $(BUILD)/peers/%/peerinfo.c: FORCE
 	@mkdir -p $(@D)
-	@{ rev=$$(git -C $(PEERS_ABS)/$* rev-parse HEAD 2>/dev/null || echo "unknown (not a git checkout)"); \
+	@{ top=$$(git -C $(PEERS_ABS)/$* rev-parse --show-toplevel 2>/dev/null); \
+	   if [ "$$top" = "$$(cd $(PEERS_ABS)/$* && pwd -P)" ]; then rev=$$(git -C $(PEERS_ABS)/$* rev-parse HEAD); \
+	   else rev="unknown (not a git checkout)"; fi; \
 	   dirty=$$(git -C $(PEERS_ABS)/$* status --porcelain 2>/dev/null | head -1); \
 	   printf 'const char bench_peer_revision[] = "%s%s (%s)";\n' "$$rev" "$${dirty:+-dirty}" '$(PEERS_ABS)/$*'; \
 	   printf 'const char bench_peer_flags[] = "%s";\n' '$(PEER_FLAGS_$*)'; } > $@.tmp; \
@@ -262,11 +265,16 @@ $(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC) 
 	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) -pthread $$^ -o $$@ $$(BENCH_LIBS)
 endef
 $(foreach p,$(PEERS),$(eval $(call PEER_DRIVER_RULES,$(p))))
+else
+$(foreach p,$(PEERS),$(BUILD)/bin/fk-bench-$(p)):
+	@echo "$@: a peer driver is built from a checkout: make peers PEERS_DIR=DIR" >&2; exit 2
+endif
 
 peers:
 	@if [ -z "$(PEERS_DIR)" ]; then echo "make peers: give PEERS_DIR=DIR, a directory holding checkouts named $(PEERS)" >&2; exit 2; fi
+	@if [ ! -d "$(PEERS_DIR)" ]; then echo "make peers: PEERS_DIR=$(PEERS_DIR) is not a directory" >&2; exit 2; fi
 	@built=""; for p in $(PEERS); do \
-	   if [ -e "$(PEERS_ABS)/$$p/$$(case $$p in lace) echo $(PEER_CHECK_lace);; esac)" ]; then \
+	   if [ -e "$(PEERS_ABS)/$$p/$(PEER_CHECK_lace)" ]; then \
 	     $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) $(BUILD)/bin/fk-bench-$$p || exit 1; built="$$built $$p"; \
 	   else echo "peers: $$p: no checkout at $(PEERS_ABS)/$$p (skipped)"; fi; done; \
 	 echo "peers built:$${built:- none}"

@@ -206,29 +206,40 @@ static double re_size(const char **p, int depth, double cap) {
     return total + item;
 }
 
-/* An escape that other dialects (Perl, Python, PCRE) know and POSIX ERE does not: "\d" is a
- * plain 'd' to regcomp (and inside [...] a backslash is itself), so a regex written with it
- * compiles, then matches nothing a user meant.  0, or -1 with the escape and its ERE form. */
+/* An escape that other dialects (Perl, Python, PCRE) know and POSIX ERE does not.  glibc's
+ * regcomp reads "\d" (and \D, \t, \n, any other letter but the GNU extensions) as the
+ * plain letter, so a regex written with it compiles, then matches nothing a user meant; the GNU
+ * extensions (\w \W \s \S \b \B) work with glibc only.  Both are refused, with the
+ * POSIX form.  (Inside [...] a backslash is itself: "[\d]" is a backslash or a 'd', not what
+ * it was meant to be either.)  0, or -1 with the escape and what to write. */
 static int foreign_escape(const char *re, char *why, size_t len) {
     static const struct {
         char c;
+        int gnu; /* a GNU extension glibc understands */
         const char *fix;
-    } known[] = {{'d', "write [0-9]"},         {'D', "write [^0-9]"},       {'w', "write [[:alnum:]_]"},
-                 {'W', "write [^[:alnum:]_]"}, {'s', "write [[:space:]]"},  {'S', "write [^[:space:]]"},
-                 {'t', "write a tab itself"},  {'n', "write a newline itself (\\n in the JSON string)"},
-                 {'b', "ERE has no word boundary: take the text around the number into the regex instead"}};
+    } known[] = {{'d', 0, "[0-9]"},         {'D', 0, "[^0-9]"},         {'w', 1, "[[:alnum:]_]"},
+                 {'W', 1, "[^[:alnum:]_]"}, {'s', 1, "[[:space:]]"},    {'S', 1, "[^[:space:]]"},
+                 {'t', 0, "a tab itself"},  {'n', 0, "a newline itself (\\n in the JSON string)"},
+                 {'b', 1, "the text around the number (POSIX has no word boundary)"},
+                 {'B', 1, "the text around the number (POSIX has no word boundary)"}};
     for (const char *p = re; *p; p++) {
         if (*p != '\\' || !p[1])
             continue;
         p++;
         if (!isalpha((unsigned char)*p))
             continue; /* \. \( \[ ...: an escaped special character, as ERE has it */
-        const char *fix = "write a bracket expression such as [0-9] or [[:alpha:]]";
+        const char *fix = "a bracket expression such as [0-9] or [[:alpha:]]";
+        int gnu = 0;
         for (size_t i = 0; i < sizeof known / sizeof *known; i++)
-            if (known[i].c == *p)
+            if (known[i].c == *p) {
                 fix = known[i].fix;
-        snprintf(why, len, "'\\%c' is not POSIX extended regex syntax (regcomp would read it as a plain '%c'): %s", *p,
-                 *p, fix);
+                gnu = known[i].gnu;
+            }
+        if (gnu)
+            snprintf(why, len, "'\\%c' is a GNU extension, not POSIX extended regex syntax: write %s", *p, fix);
+        else
+            snprintf(why, len, "'\\%c' is not POSIX extended regex syntax (regcomp reads it as a plain '%c'): write %s",
+                     *p, *p, fix);
         return -1;
     }
     return 0;
@@ -267,7 +278,7 @@ int hx_regex_compile(regex_t *rx, const char *re, char *why, size_t len) {
 /* Group 1 of the first match of regex re in text, as a number: 0 and *v, or -1. */
 static int capture(const char *re, const char *text, double *v) {
     regex_t rx;
-    char why[160];
+    char why[320];
     if (hx_regex_compile(&rx, re, why, sizeof why))
         return -1;
     regmatch_t m[2];

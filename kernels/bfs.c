@@ -74,7 +74,7 @@ static int bfs_prepare(bench_ctx *c) {
     return 0;
 }
 
-#if !defined(FK_BASELINE_SERIAL)
+#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_PEER)
 static void bfs_flush(bfs *b, const uint32_t *buf, size_t k) {
     size_t at = atomic_fetch_add_explicit(&b->next_len, k, memory_order_relaxed);
     memcpy(b->next + at, buf, k * sizeof *buf);

@@ -1,12 +1,12 @@
 /* peer.h — a peer runtime's kernels (peers/NAME.c or .cpp, written in this project against the
  * peer's public API and built from the user's checkout by `make peers PEERS_DIR=DIR`), callable
  * from the C kernels of a driver built with FK_BASELINE_PEER.  The interface is the TBB
- * baseline's (kernels/tbb.h): a peer runs each kernel with exactly the per-node work of the
+ * baseline's (kernels/tbb.h): a peer runs each kernel with the per-node work of the
  * other versions (kernels/inline.h, uts/tree.h), and the driver checks every answer.
  *
  * A peer names the kernels it runs (bench_peer_kernels); the driver refuses any other before
- * it starts (exit status 2, "could not run"), so the kernels' peer branches of the M:N
- * workloads, which no peer has yet, are never reached. */
+ * it starts (exit status 2, "could not run"): the M:N workloads, which no peer has yet, compile
+ * their serial code in a peer's driver, and it never runs. */
 #ifndef FK_KERNELS_PEER_H
 #define FK_KERNELS_PEER_H
 

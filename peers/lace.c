@@ -1,7 +1,9 @@
 /* lace.c — the Lace peer (https://github.com/trolando/lace): the kernels as Lace tasks, written
- * as Lace's own benchmarks write fib (SPAWN the first child, CALL the last, SYNC), with exactly
- * the per-node work of the other versions (kernels/inline.h, uts/tree.h).  Built against the
+ * as Lace's own benchmarks write fib (SPAWN the first child, CALL the last, SYNC), with the
+ * per-node work of the other versions (kernels/inline.h, uts/tree.h).  Built against the
  * user's checkout by `make peers PEERS_DIR=DIR` (DIR/lace); no Lace code is in this project.
+ * (UTS sums its children's results by value as they are synced, where the TBB and OpenMP
+ * versions fill a heap array: the same tree and answer; the driver's JSON says which.)
  *
  * Lace runs child stealing with leapfrogging on native stacks (forkscope's child-native is the
  * same strategy): SYNC runs the spawned child itself unless it was stolen, and then steals from
@@ -39,10 +41,11 @@ void bench_peer_stop(void) {
 TASK_1(int, noop, int, x) { return x; }
 void bench_peer_noop(void) { (void)RUN(noop, 0); }
 
-/* As in the serial projection (kernels/fib.c), an empty asm on the called child's result keeps
- * that call out of tail position: without it gcc turns the recursion through CALL into a loop
- * with an accumulator, and half of fib's calls vanish (Lace's own fib benchmark runs at 0.55x
- * the serial projection's time here for that reason). */
+/* As in the serial projection (kernels/fib.c), an empty asm on the children's results keeps
+ * the last call out of tail position: without it gcc turns the recursion into a loop with an
+ * accumulator, and half of fib's calls vanish (Lace's own fib benchmark runs at 0.55x the
+ * serial projection's time here for that reason).  With SPAWN/CALL/SYNC the last call is the
+ * one SYNC makes when the spawned child was not stolen. */
 
 /* ---- fib ------------------------------------------------------------------------------------- */
 TASK_1(int64_t, fib, int, n) {
@@ -51,7 +54,8 @@ TASK_1(int64_t, fib, int, n) {
     SPAWN(fib, n - 1);
     int64_t b = CALL(fib, n - 2);
     __asm__ volatile("" : "+r"(b));
-    int64_t a = SYNC(fib);
+    int64_t a = SYNC(fib); /* (its fast path ends in a call of fib: the last call here) */
+    __asm__ volatile("" : "+r"(a));
     return a + b;
 }
 int64_t fib_peer(int n) { return RUN(fib, n); }

@@ -14,11 +14,12 @@ fi
 pass=0 fail=0 skip=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-kernels_of() { case $1 in lace) echo "fib:--n:27 integrate:--n:2000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
+check_of() { case $1 in (lace) echo src/lace.h ;; esac; }  # as the Makefile's PEER_CHECK_lace
+kernels_of() { case $1 in (lace) echo "fib:--n:27 integrate:--n:2000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
 for p in $peers; do
     d=$bin/fk-bench-$p
-    if [ ! -d "$PEERS_DIR/$p" ]; then
-        echo "skip $p: no checkout at $PEERS_DIR/$p"
+    if [ ! -e "$PEERS_DIR/$p/$(check_of "$p")" ]; then
+        echo "skip $p: no checkout at $PEERS_DIR/$p (no $(check_of "$p"))"
         skip=$((skip + 1))
         continue
     fi
@@ -29,7 +30,7 @@ for p in $peers; do
     for spec in $(kernels_of "$p"); do
         IFS=: read -r k opt val <<<"$spec"
         for w in 1 2 3; do
-            out=$(timeout 120 "$d" --kernel "$k" "$opt" "$val" --workers $w --reps 2 --warmup 1 2>&1)
+            out=$(timeout 300 "$d" --kernel "$k" "$opt" "$val" --workers $w --reps 2 --warmup 1 2>&1)
             rc=$?
             if [ $rc -ne 0 ]; then bad "$p $k P=$w: exit $rc: $(echo "$out" | tail -2)"; continue; fi
             why=$(echo "$out" | python3 -c '
@@ -43,8 +44,9 @@ if d.get("workers") != w: errs.append("workers %r" % d.get("workers"))
 if len(d.get("times", [])) != 2 or len(d.get("warmup_times", [])) != 1: errs.append("times %r warm-up %r" % (d.get("times"), d.get("warmup_times")))
 if not all(t > 0 for t in d.get("times", [])): errs.append("a time <= 0")
 peer = d.get("peer", {})
-if not peer.get("revision") or not peer.get("flags") or not peer.get("what"): errs.append("peer %r" % peer)
-print("; ".join(errs))' "$p" "$w" 2>&1)
+if not peer.get("flags") or not peer.get("what"): errs.append("peer %r" % peer)
+if not peer.get("revision", "").endswith("(%s/%s)" % (sys.argv[3], p)): errs.append("peer revision %r: not built from %s/%s" % (peer.get("revision"), sys.argv[3], p))
+print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" 2>&1)
             if [ -z "$why" ]; then ok "$p $k P=$w"; else bad "$p $k P=$w: $why"; fi
         done
     done

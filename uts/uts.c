@@ -40,7 +40,7 @@ static int run_failed;           /* FK_RUN refused the root */
 static double ns_per_sha1;       /* measured once per process: 0 until then */
 static char description[192];
 
-#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_TBB)
+#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_TBB) && !defined(FK_BASELINE_PEER)
 /* Aborts when the heap is exhausted: a traversal cannot be unwound half-way (the runtime
  * treats its own out-of-memory inside a task the same way). */
 static uts_result *heap_results(int n) {
