@@ -146,6 +146,10 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                     p->nskipped_command++;
                     continue;
                 }
+                if (!hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel, NULL)) {
+                    p->nskipped_peer++;
+                    continue;
+                }
                 if (hx_kernel_needs_blocking(cfg->benchmarks[b].kernel) && !hx_variant_can_block(&cfg->variants[v])) {
                     p->nskipped_blocking++;
                     continue;
@@ -758,9 +762,13 @@ static int probe_drivers(sweep *s, json_t *env) {
             return HX_EINTERRUPTED;
         }
         if (r.exec_errno) {
-            fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
-                    var->name, c.driver, strerror(r.exec_errno),
-                    getenv("FORKSCOPE_DRIVER") ? "" : var->driver);
+            if (hx_variant_is_peer(var) && !getenv("FORKSCOPE_DRIVER") && !var->drivers[0])
+                fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (a peer: build it from your "
+                                "checkout with make peers PEERS_DIR=DIR, DIR holding a checkout named %s)\n",
+                        var->name, c.driver, strerror(r.exec_errno), var->base);
+            else
+                fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
+                        var->name, c.driver, strerror(r.exec_errno), getenv("FORKSCOPE_DRIVER") ? "" : var->driver);
             hx_run_res_free(&r);
             return HX_ETOOL;
         }
@@ -771,6 +779,8 @@ static int probe_drivers(sweep *s, json_t *env) {
                               "compiler", json_object_get(build, "compiler"), "git", json_object_get(build, "git"));
         if (var->env)
             json_object_set(d, "env", var->env);
+        if (json_object_get(out, "peer")) /* a peer's checkout revision and flags */
+            json_object_set(d, "peer", json_object_get(out, "peer"));
         if (!build)
             fprintf(stderr, "forkscope: warning: variant %s: the driver's calibrate run gave no build info (%s)\n",
                     var->name, r.exited ? "exit status" : "signal");
@@ -841,6 +851,9 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
     if (p->nskipped_command)
         fprintf(out, "Skipped: %zu cells of command variants with no command for their kernel\n", p->nskipped_command);
+    if (p->nskipped_peer)
+        fprintf(out, "Skipped: %zu cells of peers on kernels they have no version of (see `forkscope variants`)\n",
+                p->nskipped_peer);
     if (p->nskipped_blocking)
         fprintf(out,
                 "Skipped: %zu cells of kernel switch on variants whose tasks cannot block (it runs on child-fiber-* "

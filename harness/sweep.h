@@ -61,6 +61,7 @@ typedef struct hx_plan {
     size_t nruns;
     size_t nskipped_serial; /* serial cells left out at P > 1 */
     size_t nskipped_command; /* cells of command variants without a command for the kernel */
+    size_t nskipped_peer;    /* cells of peers on kernels their driver has no version of */
     size_t nskipped_blocking; /* cells of kernels that need tasks that block (switch) on variants
                                  whose tasks cannot (all but child-fiber-* and serial) */
 } hx_plan;

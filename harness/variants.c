@@ -42,20 +42,25 @@ struct baseline {
     const char *name;
     hx_variant_kind kind;
     const char *what;
+    const char *kernels; /* peers: the kernels their driver has (as peers/NAME.c's bench_peer_kernels) */
 };
 static const struct baseline baselines[] = {
-    {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only"},
-    {"omp", HX_VARIANT_BASELINE, "OpenMP tasks, gcc + libgomp"},
-    {"omp-llvm", HX_VARIANT_BASELINE, "OpenMP tasks, clang + libomp (what the paper compared against)"},
-    {"tbb", HX_VARIANT_BASELINE, "oneTBB task_group, g++ (the paper's TBB column)"},
-    {NULL, 0, NULL},
+    {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only", NULL},
+    {"omp", HX_VARIANT_BASELINE, "OpenMP tasks, gcc + libgomp", NULL},
+    {"omp-llvm", HX_VARIANT_BASELINE, "OpenMP tasks, clang + libomp (what the paper compared against)", NULL},
+    {"tbb", HX_VARIANT_BASELINE, "oneTBB task_group, g++ (the paper's TBB column)", NULL},
+    /* Peers: other runtimes, with drivers built from the user's checkouts (make peers). */
+    {"lace", HX_VARIANT_BASELINE, "Lace: child stealing, leapfrogging, native stacks (peer: make peers PEERS_DIR=DIR)",
+     " fib integrate matmul nqueens uts "},
+    {NULL, 0, NULL, NULL},
 };
+#define N_BUILTIN_BASELINES 4 /* the first entries; the rest are peers */
 
 const char *const hx_variant_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
     "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "child-fiber-busy-any",
     "child-fiber-busy-home", "child-fiber-lazy-any", "child-fiber-lazy-home", "serial", "omp", "omp-llvm", "tbb",
-    NULL,
+    "lace", NULL,
 };
 
 /* Stealing-stack pairs that do not exist, and why. */
@@ -90,11 +95,17 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
     memset(v, 0, sizeof *v);
     if (!name || !*name)
         return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -EINVAL;
-    /* A baseline, or a baseline with parts wrongly attached (longest names first, so that
-     * "omp-llvm-busy" is read as omp-llvm + "-busy"). */
-    static const int by_length[] = {2, 0, 1, 3};
-    for (size_t i = 0; i < 4; i++) {
-        const struct baseline *b = &baselines[by_length[i]];
+    /* A baseline, or a baseline with parts wrongly attached (the longest name that is a
+     * prefix, so that "omp-llvm-busy" is read as omp-llvm + "-busy"). */
+    const struct baseline *longest = NULL;
+    for (size_t i = 0; baselines[i].name; i++) {
+        size_t n = strlen(baselines[i].name);
+        if (!strncmp(name, baselines[i].name, n) && (name[n] == 0 || name[n] == '-') &&
+            (!longest || n > strlen(longest->name)))
+            longest = &baselines[i];
+    }
+    if (longest) {
+        const struct baseline *b = longest;
         size_t n = strlen(b->name);
         if (!strcmp(name, b->name)) {
             v->kind = b->kind;
@@ -103,11 +114,9 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
             snprintf(v->driver, sizeof v->driver, "fk-bench-%s", b->name);
             return 0;
         }
-        if (strncmp(name, b->name, n) || name[n] != '-')
-            continue;
         const char *rest = name + n + 1;
         if (axis_find(sched_axis, rest, strlen(rest)) >= 0)
-            return snprintf(err, errlen, "'%s': baselines (serial, omp, omp-llvm, tbb) take no scheduler (write '%s')", name, b->name),
+            return snprintf(err, errlen, "'%s': baselines and peers (serial, omp, omp-llvm, tbb, lace) take no scheduler (write '%s')", name, b->name),
                    -EINVAL;
         return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -EINVAL;
     }
@@ -125,7 +134,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
             if (a == 0 && n == strlen(name))
                 return snprintf(err, errlen,
                                 "unknown variant '%s' (a runtime variant is stealing-stack-scheduler, e.g. "
-                                "cont-seg-busy; baselines: serial, omp, omp-llvm, tbb)",
+                                "cont-seg-busy; baselines: serial, omp, omp-llvm, tbb; peers: lace)",
                                 name),
                        -1;
             return snprintf(err, errlen, "'%s': '%.*s' is not a %s value (one of %s)", name, (int)n, p,
@@ -167,6 +176,27 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
     snprintf(v->sched, sizeof v->sched, "%s", sched_axis[idx[2]].name);
     snprintf(v->base, sizeof v->base, "%s", v->name);
     return 0;
+}
+
+int hx_variant_is_peer(const hx_variant *v) {
+    if (v->kind != HX_VARIANT_BASELINE)
+        return 0;
+    for (size_t b = N_BUILTIN_BASELINES; baselines[b].name; b++)
+        if (!strcmp(v->base, baselines[b].name))
+            return 1;
+    return 0;
+}
+
+int hx_variant_runs_kernel(const hx_variant *v, const char *kernel, const char **kernels) {
+    for (size_t b = N_BUILTIN_BASELINES; v->kind == HX_VARIANT_BASELINE && baselines[b].name; b++)
+        if (!strcmp(v->base, baselines[b].name)) {
+            char word[40];
+            snprintf(word, sizeof word, " %.30s ", kernel);
+            if (kernels)
+                *kernels = baselines[b].kernels;
+            return strstr(baselines[b].kernels, word) != NULL;
+        }
+    return 1;
 }
 
 const char *hx_variant_class(const hx_variant *v) {
@@ -219,8 +249,17 @@ void hx_variants_print(FILE *out) {
                 }
             }
     fprintf(out, "Baselines:\n");
-    for (size_t b = 0; baselines[b].name; b++)
+    for (size_t b = 0; b < N_BUILTIN_BASELINES; b++)
         fprintf(out, "  %-18s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
+    fprintf(out, "Peers (drivers built from your checkouts: make peers PEERS_DIR=DIR, DIR holding a checkout per peer):\n");
+    for (size_t b = N_BUILTIN_BASELINES; baselines[b].name; b++) {
+        hx_variant v;
+        char err[64], path[PATH_MAX];
+        int built = !hx_variant_parse(baselines[b].name, &v, err, sizeof err) &&
+                    !hx_variant_driver_path(&v, path, sizeof path) && !access(path, X_OK);
+        fprintf(out, "  %-18s %s  (fk-bench-%s: %s)\n  %-18s kernels:%s\n", baselines[b].name, baselines[b].what,
+                baselines[b].name, built ? "built" : "not built", "", baselines[b].kernels);
+    }
     fprintf(out, "\nNaming: a runtime variant takes one value on each axis, in this order:\n");
     const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};
     static const char *const titles[3] = {"stealing", "frame stack", "scheduler"};
@@ -236,7 +275,7 @@ void hx_variants_print(FILE *out) {
     fprintf(out, "\nA name is refused when:\n"
                  "  - an axis value is unknown (e.g. 'cont-seg-fast': 'fast' is not a scheduler value);\n"
                  "  - an axis is missing (e.g. 'cont-seg': every runtime variant names its scheduler);\n"
-                 "  - a baseline is given a scheduler (e.g. 'omp-busy': baselines (serial, omp, omp-llvm, tbb) take no scheduler);\n"
+                 "  - a baseline or peer is given a scheduler (e.g. 'omp-busy': baselines and peers take no scheduler);\n"
                  "  - it has parts after the scheduler (but a fiber variant has exactly one: its resume value);\n"
                  "  - the pair does not exist: cont-native (continuation stealing on the native C stack needs\n"
                  "    Fibril-style stack switching, not implemented); cont-fiber (fibers steal children).\n"

@@ -6,7 +6,8 @@
  *   scheduler  busy | lazy     (run-time: the driver's --sched)
  * e.g. "cont-seg-busy", "child-lin-lazy".  The baselines are "serial" (the serial
  * projection, 1 worker only), "omp" (gcc + libgomp tasks), "omp-llvm" (clang + libomp
- * tasks) and "tbb" (oneTBB task_group, g++); they take no scheduler.  Runtime variant steal-stack-sched runs the driver
+ * tasks) and "tbb" (oneTBB task_group, g++); they take no scheduler, nor do the peers ("lace":
+ * other runtimes, their drivers built from the user's checkouts by `make peers`).  Runtime variant steal-stack-sched runs the driver
  * fk-bench-<steal>-<stack> with --sched <sched>; a baseline B runs fk-bench-B. */
 #ifndef HX_VARIANTS_H
 #define HX_VARIANTS_H
@@ -50,6 +51,13 @@ const char *hx_variant_class(const hx_variant *v);
  * to this executable (the directory of /proc/self/exe).  0, -ENAMETOOLONG if the path does not fit, or -errno (-ENOENT) if
  * /proc/self/exe is unreadable. */
 int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len);
+
+/* 1 if v is a peer ("lace"): another runtime whose driver is built from the user's checkout by
+ * `make peers PEERS_DIR=DIR`, and so may be missing from a build. */
+int hx_variant_is_peer(const hx_variant *v);
+/* 0 if v is a peer without a version of kernel (its cells are skipped; *kernels, if given, is
+ * then the list it has, " fib integrate ... "), else 1. */
+int hx_variant_runs_kernel(const hx_variant *v, const char *kernel, const char **kernels);
 
 /* Prints `forkscope variants`: every variant with what it is, the naming, and the reasons
  * a name is refused. */

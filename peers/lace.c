@@ -19,6 +19,8 @@
 
 const char bench_peer_name[] = "lace";
 const char bench_peer_what[] = "Lace (van Dijk & van de Pol): child stealing, leapfrogging, native stacks";
+/* (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
+ * checks that the two agree) */
 const char *const bench_peer_kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts", "calibrate", NULL};
 
 static unsigned lace_started;

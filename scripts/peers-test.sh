@@ -2,7 +2,8 @@
 # The peer drivers (make peers PEERS_DIR=DIR): every kernel each peer runs, verified, at 1, 2
 # and 3 workers (more than this machine's cores is fine); the driver protocol (repetitions,
 # warm-up, the peer's revision and flags in the JSON); a kernel the peer has no version of is
-# refused with exit status 2 before anything runs.  Without PEERS_DIR: one skip line.
+# refused with exit status 2 before anything runs; a sweep with the peers beside forkscope's
+# variants.  Without PEERS_DIR: one skip line.
 set -u
 peers="lace"
 bin=${BUILD:-build}/bin
@@ -57,6 +58,58 @@ print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" 2>&1)
     else
         bad "$p --kernel heat: exit $rc, expected 2 and a refusal: $out"
     fi
+    # the harness's list of the peer's kernels (its plan) is the driver's (peers/$p.c)
+    drv=$(echo "$out" | sed -n 's/.*its driver runs: \(.*\))$/\1/p' | tr ' ' '\n' | grep -v '^calibrate$' | sort | tr '\n' ' ')
+    hx=$("$bin/forkscope" variants | awk -v p="$p" '$1 == p { getline; sub(/^ *kernels: */, ""); print }' | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
+    if [ -n "$drv" ] && [ "$drv" = "$hx" ]; then ok "$p: forkscope and the driver agree on its kernels ($drv)"
+    else bad "$p: the driver runs '$drv', forkscope variants says '$hx'"; fi
 done
+# The harness: peers as variant names in a sweep beside forkscope's own, their cells of kernels
+# they have no version of skipped in the plan, env.json naming each peer's checkout.
+built=""
+for p in $peers; do [ -e "$PEERS_DIR/$p/$(check_of "$p")" ] && [ -x "$bin/fk-bench-$p" ] && built="$built $p"; done
+if [ -n "$built" ]; then
+    tmp=$(mktemp -d /tmp/fk_peers_XXXXXX)
+    vs=$(for p in $built; do printf ', "%s"' "$p"; done)
+    cat > "$tmp/c.json" <<JSON
+{"name": "peers-e2e", "benchmarks": [{"kernel": "fib", "params": {"n": 24}},
+  {"kernel": "heat", "params": {"n": 64, "steps": 4, "strips": 8}}],
+ "variants": ["serial", "cont-seg-busy"$vs], "workers": [1, 2], "repetitions": 2, "order": "paired"}
+JSON
+    plan=$("$bin/forkscope" run "$tmp/c.json" -o "$tmp/dry" --dry-run 2>&1)
+    want=$(( $(echo $built | wc -w) * 2 ))
+    if echo "$plan" | grep -q "Skipped: $want cells of peers on kernels they have no version of"; then
+        ok "plan skips the peers' heat cells ($want)"
+    else
+        bad "plan: no 'Skipped: $want cells of peers' line: $plan"
+    fi
+    out=$("$bin/forkscope" run "$tmp/c.json" -o "$tmp/r" 2>&1)
+    rc=$?
+    if [ $rc -ne 0 ]; then
+        bad "forkscope run with peers: exit $rc: $(echo "$out" | tail -5)"
+    else
+        why=$(python3 - "$tmp/r" "$(cd "$PEERS_DIR" && pwd)" $built <<'PY'
+import csv, json, sys
+d, peers_dir, peers = sys.argv[1], sys.argv[2], sys.argv[3:]
+rows = list(csv.DictReader(open(d + "/summary.csv")))
+env = json.load(open(d + "/env.json"))
+errs = []
+for p in peers:
+    for w in ("1", "2"):
+        r = [x for x in rows if x["benchmark"] == "fib" and x["variant"] == p and x["workers"] == w]
+        if len(r) != 1 or r[0]["n_ok"] != "2" or r[0]["n_failed"] != "0":
+            errs.append("%s fib P=%s: %r" % (p, w, r))
+    if any(x["variant"] == p and x["benchmark"] == "heat" for x in rows):
+        errs.append("%s has heat cells" % p)
+    rev = env.get("drivers", {}).get(p, {}).get("peer", {}).get("revision", "")
+    if not rev.endswith("(%s/%s)" % (peers_dir, p)):
+        errs.append("env.json drivers.%s.peer.revision %r" % (p, rev))
+print("; ".join(errs))
+PY
+)
+        if [ -z "$why" ]; then ok "forkscope run: peers beside forkscope variants, env.json names their checkouts"; else bad "forkscope run with peers: $why"; fi
+    fi
+    rm -rf "$tmp"
+fi
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

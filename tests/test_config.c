@@ -344,13 +344,16 @@ TEST(variant_names) {
         {"cont-seg", "missing the scheduler axis", 0},
         {"cont", "missing the frame stack axis", 0},
         {"cont-seg-busy-x", "unexpected '-x' after the scheduler", 0},
-        {"serial-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
-        {"omp-lazy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
-        {"omp-llvm-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
+        {"serial-busy", "baselines and peers (serial, omp, omp-llvm, tbb, lace) take no scheduler", 0},
+        {"omp-lazy", "baselines and peers (serial, omp, omp-llvm, tbb, lace) take no scheduler", 0},
+        {"omp-llvm-busy", "baselines and peers (serial, omp, omp-llvm, tbb, lace) take no scheduler", 0},
         {"omp-gcc", "has no '-gcc' part", 0},
         {"tbb", "fk-bench-tbb", 1},
-        {"tbb-busy", "baselines (serial, omp, omp-llvm, tbb) take no scheduler", 0},
+        {"tbb-busy", "baselines and peers (serial, omp, omp-llvm, tbb, lace) take no scheduler", 0},
         {"taskflow", "unknown variant 'taskflow'", 0},
+        {"lace", "fk-bench-lace", 1},
+        {"lace-lazy", "baselines and peers (serial, omp, omp-llvm, tbb, lace) take no scheduler", 0},
+        {"lace-x", "has no '-x' part", 0},
         {"child-fiber-busy-any", "fk-bench-child-fiber", 1},
         {"child-fiber-lazy-home", "fk-bench-child-fiber", 1},
         {"child-fiber-busy", "missing the resume axis of a fiber variant (one of any|home)", 0},
@@ -383,6 +386,15 @@ TEST(variant_names) {
     ASSERT_EQ(hx_variant_parse("child-fiber-lazy-home", &v, err, sizeof err), 0);
     ASSERT(!strcmp(v.sched, "lazy") && !strcmp(v.resume, "home"));
     ASSERT(!strcmp(hx_variant_class(&v), "parallel"));
+    ASSERT(!hx_variant_is_peer(&v) && hx_variant_runs_kernel(&v, "heat", NULL));
+    const char *ks = NULL;
+    ASSERT_EQ(hx_variant_parse("lace", &v, err, sizeof err), 0);
+    ASSERT(hx_variant_is_peer(&v) && !strcmp(hx_variant_class(&v), "baseline"));
+    ASSERT(hx_variant_runs_kernel(&v, "fib", &ks) && hx_variant_runs_kernel(&v, "uts", NULL));
+    ASSERT(!hx_variant_runs_kernel(&v, "heat", &ks) && ks && strstr(ks, " nqueens "));
+    ASSERT(!hx_variant_runs_kernel(&v, "fi", NULL)); /* whole words only */
+    ASSERT_EQ(hx_variant_parse("tbb", &v, err, sizeof err), 0);
+    ASSERT(!hx_variant_is_peer(&v));
 }
 
 /* ---- the option table against the drivers ----------------------------------------------------- */
