@@ -397,7 +397,7 @@ check: setup
 check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope
 	@scripts/run-tests.sh rel $(SUITE_rel)
 # The peers whose checkouts PEERS_DIR holds (make peers); without PEERS_DIR, one skip line.
-check-peers: $(if $(PEERS_DIR),peers)
+check-peers: $(if $(PEERS_DIR),peers) $(BUILD)/bin/forkscope $(BUILD)/bin/fk-bench-serial $(BUILD)/bin/fk-bench-cont-seg
 	@PEERS_DIR=$(PEERS_ABS) BUILD=$(BUILD) scripts/run-tests.sh peers $(SUITE_peers)
 check-aarch64: $(BUILD)/aarch64/tests/test_fiber
 	@scripts/run-tests.sh aarch64 $(SUITE_aarch64)

@@ -554,6 +554,16 @@ static void write_machine(FILE *f, const json_t *env) {
             md_cell(f, hx_json_str(v, "path", NULL));
             fputs(" | ", f);
             md_cell(f, hx_json_str(v, "git", NULL));
+            json_t *peer = json_object_get(v, "peer"); /* a peer: its checkout and the flags of its code */
+            if (hx_json_str(peer, "revision", NULL)) {
+                fputs("; peer ", f);
+                md_cell(f, hx_json_str(peer, "revision", NULL));
+                if (hx_json_str(peer, "flags", NULL)) {
+                    fputs(", built with `", f);
+                    md_cell(f, hx_json_str(peer, "flags", NULL));
+                    fputc('`', f);
+                }
+            }
             fputs(" | ", f);
             md_cell(f, hx_json_str(v, "compiler", NULL));
             fputs(" | ", f);

@@ -125,7 +125,8 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                 continue;
             int needed = 0; /* some benchmark runs this variant at this P */
             for (size_t b = 0; b < cfg->nbenchmarks; b++)
-                needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]);
+                needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]) &&
+                          hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel, NULL);
             if (!needed || (cfg->variants[v].kind == HX_VARIANT_COMMAND && !hx_command_template(&cfg->variants[v], NULL)))
                 continue; /* a command variant without a calibrate command: its memory is not calibrated */
             if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
@@ -272,7 +273,10 @@ static double estimate_run(const cell *c, unsigned cores) {
         ts = 2 * param(b, "rounds") * (c->var->kind == HX_VARIANT_SERIAL ? 27e-6 : 50e-9);
         rt = 1;
     }
-    double f = c->var->kind == HX_VARIANT_SERIAL ? 1 : c->var->kind == HX_VARIANT_BASELINE ? omp : rt;
+    /* (a peer is priced like a forkscope variant: Lace's per-task cost is of that order) */
+    double f = c->var->kind == HX_VARIANT_SERIAL                                    ? 1
+               : c->var->kind == HX_VARIANT_BASELINE && !hx_variant_is_peer(c->var) ? omp
+                                                                                     : rt;
     if (!strcmp(c->var->base, "omp-llvm"))
         f *= 2;
     if (!strcmp(c->var->base, "tbb")) /* measured: fib 30 about 15x, integrate 6x serial */
@@ -762,13 +766,15 @@ static int probe_drivers(sweep *s, json_t *env) {
             return HX_EINTERRUPTED;
         }
         if (r.exec_errno) {
-            if (hx_variant_is_peer(var) && !getenv("FORKSCOPE_DRIVER") && !var->drivers[0])
+            const char *over = getenv("FORKSCOPE_DRIVER");
+            over = over && *over ? over : NULL; /* (empty: unset, as hx_variant_driver_path reads it) */
+            if (hx_variant_is_peer(var) && !over && !var->drivers[0])
                 fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (a peer: build it from your "
                                 "checkout with make peers PEERS_DIR=DIR, DIR holding a checkout named %s)\n",
                         var->name, c.driver, strerror(r.exec_errno), var->base);
             else
                 fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
-                        var->name, c.driver, strerror(r.exec_errno), getenv("FORKSCOPE_DRIVER") ? "" : var->driver);
+                        var->name, c.driver, strerror(r.exec_errno), over ? "" : var->driver);
             hx_run_res_free(&r);
             return HX_ETOOL;
         }

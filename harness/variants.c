@@ -42,7 +42,8 @@ struct baseline {
     const char *name;
     hx_variant_kind kind;
     const char *what;
-    const char *kernels; /* peers: the kernels their driver has (as peers/NAME.c's bench_peer_kernels) */
+    const char *kernels; /* peers only (NULL: a baseline): the kernels their driver has, as peers/NAME.c's
+                          * bench_peer_kernels (scripts/peers-test.sh checks that they agree) */
 };
 static const struct baseline baselines[] = {
     {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only", NULL},
@@ -54,7 +55,6 @@ static const struct baseline baselines[] = {
      " fib integrate matmul nqueens uts "},
     {NULL, 0, NULL, NULL},
 };
-#define N_BUILTIN_BASELINES 4 /* the first entries; the rest are peers */
 
 const char *const hx_variant_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
@@ -181,15 +181,15 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
 int hx_variant_is_peer(const hx_variant *v) {
     if (v->kind != HX_VARIANT_BASELINE)
         return 0;
-    for (size_t b = N_BUILTIN_BASELINES; baselines[b].name; b++)
-        if (!strcmp(v->base, baselines[b].name))
+    for (size_t b = 0; baselines[b].name; b++)
+        if (baselines[b].kernels && !strcmp(v->base, baselines[b].name))
             return 1;
     return 0;
 }
 
 int hx_variant_runs_kernel(const hx_variant *v, const char *kernel, const char **kernels) {
-    for (size_t b = N_BUILTIN_BASELINES; v->kind == HX_VARIANT_BASELINE && baselines[b].name; b++)
-        if (!strcmp(v->base, baselines[b].name)) {
+    for (size_t b = 0; v->kind == HX_VARIANT_BASELINE && baselines[b].name; b++)
+        if (baselines[b].kernels && !strcmp(v->base, baselines[b].name)) {
             char word[40];
             snprintf(word, sizeof word, " %.30s ", kernel);
             if (kernels)
@@ -249,10 +249,13 @@ void hx_variants_print(FILE *out) {
                 }
             }
     fprintf(out, "Baselines:\n");
-    for (size_t b = 0; b < N_BUILTIN_BASELINES; b++)
-        fprintf(out, "  %-18s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
+    for (size_t b = 0; baselines[b].name; b++)
+        if (!baselines[b].kernels)
+            fprintf(out, "  %-18s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
     fprintf(out, "Peers (drivers built from your checkouts: make peers PEERS_DIR=DIR, DIR holding a checkout per peer):\n");
-    for (size_t b = N_BUILTIN_BASELINES; baselines[b].name; b++) {
+    for (size_t b = 0; baselines[b].name; b++) {
+        if (!baselines[b].kernels)
+            continue;
         hx_variant v;
         char err[64], path[PATH_MAX];
         int built = !hx_variant_parse(baselines[b].name, &v, err, sizeof err) &&

@@ -7,14 +7,44 @@
 set -u
 peers="lace"
 bin=${BUILD:-build}/bin
-if [ -z "${PEERS_DIR:-}" ]; then
-    echo "skip peers: no PEERS_DIR given (make check-peers PEERS_DIR=DIR builds and tests the peers whose checkouts DIR holds: $peers)"
-    echo "0 passed, 0 failed, 1 skipped"
-    exit 0
-fi
 pass=0 fail=0 skip=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# What needs no checkout: the plan skips a peer's cells of kernels it has no version of (and
+# its calibrate cells where it runs nothing), and a peer whose driver is not built stops the
+# sweep before any run, naming the command that builds it.
+tmp0=$(mktemp -d /tmp/fk_peers0_XXXXXX)
+cat > "$tmp0/c.json" <<'JSON'
+{"name": "peer-plan", "benchmarks": [{"kernel": "fib", "params": {"n": 20}}, {"kernel": "heat", "params": {"n": 64, "steps": 2, "strips": 4}},
+  {"name": "heat-only", "kernel": "heat", "params": {"n": 64, "steps": 2, "strips": 4}, "variants": ["serial", "lace"]}],
+ "variants": ["serial", "lace"], "workers": [1, 2], "repetitions": 1}
+JSON
+plan=$("$bin/forkscope" run "$tmp0/c.json" -o "$tmp0/dry" --dry-run 2>&1)
+# lace: fib at P = 1, 2 and its calibrate cells; its 4 heat cells skipped; serial: fib, heat, heat-only, calibrate
+if echo "$plan" | grep -q "Skipped: 4 cells of peers on kernels they have no version of" &&
+   [ "$(echo "$plan" | grep -c '|lace|')" -eq 4 ]; then
+    ok "plan: a peer's cells of kernels it has no version of are skipped"
+else
+    bad "plan with lace on fib and heat: $plan"
+fi
+mkdir -p "$tmp0/bin" && cp "$bin/forkscope" "$bin/fk-bench-serial" "$tmp0/bin/" # no fk-bench-lace beside it
+out=$(cd "$tmp0" && env -u FORKSCOPE_DRIVER bin/forkscope run c.json -o r 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && echo "$out" | grep -q "a peer: build it from your checkout with make peers PEERS_DIR=DIR" &&
+   [ ! -s "$tmp0/r/raw.jsonl" ]; then
+    ok "an unbuilt peer stops the sweep before any run, naming make peers"
+else
+    bad "an unbuilt peer: exit $rc, raw.jsonl $(wc -l < "$tmp0/r/raw.jsonl" 2>/dev/null || echo none): $out"
+fi
+rm -rf "$tmp0"
+
+if [ -z "${PEERS_DIR:-}" ]; then
+    echo "skip peers: no PEERS_DIR given (make check-peers PEERS_DIR=DIR builds and tests the peers whose checkouts DIR holds: $peers)"
+    echo "$pass passed, $fail failed, 1 skipped"
+    [ $fail -eq 0 ]
+    exit
+fi
 check_of() { case $1 in (lace) echo src/lace.h ;; esac; }  # as the Makefile's PEER_CHECK_lace
 kernels_of() { case $1 in (lace) echo "fib:--n:27 integrate:--n:2000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
 for p in $peers; do
@@ -68,7 +98,10 @@ done
 # they have no version of skipped in the plan, env.json naming each peer's checkout.
 built=""
 for p in $peers; do [ -e "$PEERS_DIR/$p/$(check_of "$p")" ] && [ -x "$bin/fk-bench-$p" ] && built="$built $p"; done
-if [ -n "$built" ]; then
+if [ -z "$built" ]; then
+    echo "skip sweep: no peer driver built from $PEERS_DIR (the end-to-end sweep with peers did not run)"
+    skip=$((skip + 1))
+else
     tmp=$(mktemp -d /tmp/fk_peers_XXXXXX)
     vs=$(for p in $built; do printf ', "%s"' "$p"; done)
     cat > "$tmp/c.json" <<JSON
