@@ -333,7 +333,10 @@ int main(int argc, char **argv) {
     default: break;
     }
 #if defined(FK_BASELINE_PEER)
-    if (!bench_peer_runs(c.kernel->name)) {
+    size_t known = 0;
+    while (bench_peer_kernels[known] && strcmp(bench_peer_kernels[known], c.kernel->name))
+        known++;
+    if (!bench_peer_kernels[known]) {
         fprintf(stderr, "%s: %s has no version of kernel %s in this project (its driver runs:", prog,
                 bench_peer_name, c.kernel->name);
         for (size_t i = 0; bench_peer_kernels[i]; i++)

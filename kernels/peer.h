@@ -26,7 +26,6 @@ extern const char bench_peer_what[];
 extern const char bench_peer_revision[], bench_peer_flags[];
 /* The kernels this peer runs, NULL-terminated. */
 extern const char *const bench_peer_kernels[];
-int bench_peer_runs(const char *kernel);
 
 /* Starts the peer's workers (outside any timing); stops them.  One empty task (calibrate). */
 void bench_peer_start(unsigned workers);

@@ -158,10 +158,3 @@ uts_result uts_peer(const uts_params *p) {
     tree = p;
     return RUN(uts_visit, root, 0);
 }
-
-int bench_peer_runs(const char *kernel) {
-    for (size_t i = 0; bench_peer_kernels[i]; i++)
-        if (!strcmp(bench_peer_kernels[i], kernel))
-            return 1;
-    return 0;
-}
