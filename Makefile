@@ -220,49 +220,85 @@ $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
 DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
 # ---- peers: other runtimes, built from the user's checkouts -------------------------------
-# `make peers PEERS_DIR=DIR` builds build/bin/fk-bench-PEER for each checkout DIR/PEER that
-# exists (any subset; each missing one is named and skipped): the same driver as every other
-# variant (bench/), with the kernels written in this project against the peer's API
-# (peers/PEER.c), linked with the peer's own code compiled in place, with the flags its own
-# build uses.  Nothing of a peer is copied into this repository.
+# `make peers PEERS_DIR=DIR` builds build/bin/fk-bench-PEER for each peer whose checkout
+# DIR/CHECKOUT exists (any subset; each missing one is named and skipped): the same driver as
+# every other variant (bench/), with the kernels written in this project against the peer's
+# API (peers/*.c, *.cpp), linked with the peer's own code compiled in place, with the flags
+# its own build uses (recorded in the driver's JSON, with the compiler and the checkout's git
+# revision).  Nothing of a peer is copied into this repository.
+#   PEER_CHECKOUT_p  the checkout's name in DIR        PEER_CHECK_p  a file that must exist in it
+#   PEER_SRC_p       our kernels for it                PEER_FLAGS_p  what its code is compiled with
 PEERS_DIR ?=
-PEERS     := lace
+PEERS     := lace taskflow libfork-busy libfork-lazy
 PEERS_ABS := $(if $(PEERS_DIR),$(abspath $(PEERS_DIR)))
 # Lace (github.com/trolando/lace): one C file; its CMake Release build compiles it with
 # -O3 -DNDEBUG -pipe -march=native, and its lace_config.h with every option OFF (0).
-PEER_CHECK_lace := src/lace.h
-LACE_FLAGS      := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
-CC_lace         := $(CC)
-VAR_lace        := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
-EXTRA_OBJ_lace  := $(BUILD)/peers/lace/lace.o
+PEER_CHECKOUT_lace := lace
+PEER_CHECK_lace    := src/lace.h
+PEER_SRC_lace      := peers/lace.c
+LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
+PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
+CC_lace            := $(CC)
+VAR_lace           := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
+EXTRA_OBJ_lace     := $(BUILD)/peers/lace/lace.o
+# Taskflow (github.com/taskflow/taskflow): header-only C++20 (its CMake build's standard),
+# Release flags -O3 -DNDEBUG, g++.
+PEER_CHECKOUT_taskflow := taskflow
+PEER_CHECK_taskflow    := taskflow/taskflow.hpp
+PEER_SRC_taskflow      := peers/taskflow.cpp
+PEER_FLAGS_taskflow    := $(CXX) -std=c++20 -O3 -DNDEBUG -pthread
+PEER_LIBS_taskflow     := -lstdc++
+# libfork (github.com/ConorWilliams/libfork), the paper's system: header-only C++23, built
+# with clang++-19 (Debian's clang-19, installed by setup; g++ 12 makes it 1.4x slower), hwloc
+# on as its CMake build turns it on when hwloc is found.  Two drivers: busy and lazy pools.
+LIBFORK_CXX   := clang++-19
+LIBFORK_FLAGS := $(LIBFORK_CXX) -std=c++23 -O3 -DNDEBUG -march=native -pthread -DLF_USE_HWLOC
+$(foreach p,libfork-busy libfork-lazy,$(eval PEER_CHECKOUT_$(p) := libfork)$(eval PEER_CHECK_$(p) := include/libfork.hpp) \
+  $(eval PEER_SRC_$(p) := peers/libfork.cpp)$(eval PEER_LIBS_$(p) := -lstdc++))
+PEER_FLAGS_libfork-busy := $(LIBFORK_FLAGS)
+PEER_FLAGS_libfork-lazy := $(LIBFORK_FLAGS) -DPEER_LIBFORK_LAZY
+$(foreach p,taskflow libfork-busy libfork-lazy,$(eval CC_$(p) := $(CC))$(eval VAR_$(p) := -DFK_BASELINE_PEER=1))
 ifneq ($(PEERS_DIR),)
-$(eval $(call OBJ_RULES,rel,lace))
+$(foreach p,$(PEERS),$(eval $(call OBJ_RULES,rel,$(p))))
 $(BUILD)/peers/lace/lace_config.h: $(PEERS_ABS)/lace/src/lace_config.h.in
 	@mkdir -p $(@D)
 	sed -E 's/^#cmakedefine01 ([A-Za-z_0-9]+).*/#define \1 0/' $< > $@
 $(BUILD)/peers/lace/lace.o: $(PEERS_ABS)/lace/src/lace.c $(BUILD)/peers/lace/lace_config.h
 	$(CC) $(LACE_FLAGS) -I$(BUILD)/peers/lace -I$(PEERS_ABS)/lace/src -c $< -o $@
 $(patsubst %.c,$(BUILD)/rel/lace/%.o,$(BENCH_SRC) peers/lace.c): $(BUILD)/peers/lace/lace_config.h
-PEER_FLAGS_lace := $(LACE_FLAGS)
+# A C++ peer's kernels: compiled with the peer's compiler and flags against its checkout
+# (-isystem: its headers' warnings are not ours), with our warnings on our code.
+define PEER_CXX_RULES
+EXTRA_OBJ_$(1) := $(BUILD)/peers/$(1)/kernels.o
+$(BUILD)/peers/$(1)/kernels.o: $(PEER_SRC_$(1)) $(BUILD)/peers/$(1)/.flags
+	@mkdir -p $$(@D)
+	$(PEER_FLAGS_$(1)) -D_GNU_SOURCE -I. -isystem $(PEERS_ABS)/$(PEER_CHECKOUT_$(1))$(if $(filter libfork%,$(1)),/include) \
+	  -MMD -MP -Wall -Wextra -Wshadow $(WERROR) -c $$< -o $$@
+$(BUILD)/peers/$(1)/.flags: FORCE
+	@mkdir -p $$(@D)
+	@echo '$(PEER_FLAGS_$(1)) $(PEERS_ABS)' | cmp -s - $$@ || echo '$(PEER_FLAGS_$(1)) $(PEERS_ABS)' > $$@
+endef
+$(foreach p,taskflow libfork-busy libfork-lazy,$(eval $(call PEER_CXX_RULES,$(p))))
 
 # What a peer driver reports about its peer: the checkout's git revision and the flags.
 $(BUILD)/peers/%/peerinfo.c: FORCE
 	@mkdir -p $(@D)
-	@{ top=$$(git -C $(PEERS_ABS)/$* rev-parse --show-toplevel 2>/dev/null); \
-	   if [ "$$top" = "$$(cd $(PEERS_ABS)/$* && pwd -P)" ]; then rev=$$(git -C $(PEERS_ABS)/$* rev-parse HEAD); \
+	@{ d=$(PEERS_ABS)/$(PEER_CHECKOUT_$*); top=$$(git -C $$d rev-parse --show-toplevel 2>/dev/null); \
+	   if [ "$$top" = "$$(cd $$d && pwd -P)" ]; then rev=$$(git -C $$d rev-parse HEAD); \
 	   else rev="unknown (not a git checkout)"; fi; \
-	   dirty=$$(git -C $(PEERS_ABS)/$* status --porcelain 2>/dev/null | head -1); \
-	   printf 'const char bench_peer_revision[] = "%s%s (%s)";\n' "$$rev" "$${dirty:+-dirty}" '$(PEERS_ABS)/$*'; \
-	   printf 'const char bench_peer_flags[] = "%s";\n' '$(PEER_FLAGS_$*)'; } > $@.tmp; \
+	   dirty=$$(git -C $$d status --porcelain 2>/dev/null | head -1); \
+	   cc=$$($(firstword $(PEER_FLAGS_$*)) --version | head -1 | sed 's/"/\\"/g'); \
+	   printf 'const char bench_peer_revision[] = "%s%s (%s)";\n' "$$rev" "$${dirty:+-dirty}" "$$d"; \
+	   printf 'const char bench_peer_flags[] = "%s [%s]";\n' '$(PEER_FLAGS_$*)' "$$cc"; } > $@.tmp; \
 	 cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 .PRECIOUS: $(BUILD)/peers/%/peerinfo.c
 $(BUILD)/peers/%/peerinfo.o: $(BUILD)/peers/%/peerinfo.c
 	$(CC) -c $< -o $@
 define PEER_DRIVER_RULES
-$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC) peers/$(1).c) $(BUILD)/rel/$(1)/buildinfo.o \
-                            $(BUILD)/peers/$(1)/peerinfo.o $$(EXTRA_OBJ_$(1))
+$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC) $(filter %.c,$(PEER_SRC_$(1)))) \
+                            $(BUILD)/rel/$(1)/buildinfo.o $(BUILD)/peers/$(1)/peerinfo.o $$(EXTRA_OBJ_$(1))
 	@mkdir -p $$(@D)
-	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) -pthread $$^ -o $$@ $$(BENCH_LIBS)
+	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) -pthread $$^ -o $$@ $$(BENCH_LIBS) $(PEER_LIBS_$(1))
 endef
 $(foreach p,$(PEERS),$(eval $(call PEER_DRIVER_RULES,$(p))))
 else
@@ -271,12 +307,14 @@ $(foreach p,$(PEERS),$(BUILD)/bin/fk-bench-$(p)):
 endif
 
 peers:
-	@if [ -z "$(PEERS_DIR)" ]; then echo "make peers: give PEERS_DIR=DIR, a directory holding checkouts named $(PEERS)" >&2; exit 2; fi
+	@if [ -z "$(PEERS_DIR)" ]; then echo "make peers: give PEERS_DIR=DIR, a directory holding checkouts named $(sort $(foreach p,$(PEERS),$(PEER_CHECKOUT_$(p))))" >&2; exit 2; fi
 	@if [ ! -d "$(PEERS_DIR)" ]; then echo "make peers: PEERS_DIR=$(PEERS_DIR) is not a directory" >&2; exit 2; fi
-	@built=""; for p in $(PEERS); do \
-	   if [ -e "$(PEERS_ABS)/$$p/$(PEER_CHECK_lace)" ]; then \
-	     $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) $(BUILD)/bin/fk-bench-$$p || exit 1; built="$$built $$p"; \
-	   else echo "peers: $$p: no checkout at $(PEERS_ABS)/$$p (skipped)"; fi; done; \
+	@built=""; for pc in $(foreach p,$(PEERS),$(p):$(PEER_CHECKOUT_$(p)):$(PEER_CHECK_$(p))); do \
+	   p=$${pc%%:*}; c=$${pc#*:}; c=$${c%%:*}; f=$${pc##*:}; \
+	   if [ ! -e "$(PEERS_ABS)/$$c/$$f" ]; then echo "peers: $$p: no checkout at $(PEERS_ABS)/$$c (no $$c/$$f; skipped)"; \
+	   elif [ "$$c" = libfork ] && ! command -v $(LIBFORK_CXX) >/dev/null; then \
+	     echo "peers: $$p: needs $(LIBFORK_CXX) (C++23), which make setup installs (Debian package clang-19)" >&2; exit 1; \
+	   else $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) $(BUILD)/bin/fk-bench-$$p || exit 1; built="$$built $$p"; fi; done; \
 	 echo "peers built:$${built:- none}"
 
 # build/bin/fk-switch: the context-switch microbenchmark (fibers, raw switch, thread hand-off).

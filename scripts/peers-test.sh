@@ -5,7 +5,7 @@
 # refused with exit status 2 before anything runs; a sweep with the peers beside forkscope's
 # variants.  Without PEERS_DIR: one skip line.
 set -u
-peers="lace"
+peers="lace taskflow libfork-busy libfork-lazy"
 bin=${BUILD:-build}/bin
 pass=0 fail=0 skip=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
@@ -45,12 +45,18 @@ if [ -z "${PEERS_DIR:-}" ]; then
     [ $fail -eq 0 ]
     exit
 fi
-check_of() { case $1 in (lace) echo src/lace.h ;; esac; }  # as the Makefile's PEER_CHECK_lace
-kernels_of() { case $1 in (lace) echo "fib:--n:27 integrate:--n:2000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
+# as the Makefile's PEER_CHECKOUT_p and PEER_CHECK_p
+checkout_of() { case $1 in (libfork-*) echo libfork ;; (*) echo "$1" ;; esac; }
+check_of() { case $1 in (lace) echo src/lace.h ;; (taskflow) echo taskflow/taskflow.hpp ;; (libfork-*) echo include/libfork.hpp ;; esac; }
+# (Taskflow's integrate costs ~25x the serial time per task: a smaller interval)
+kernels_of() { case $1 in
+    (taskflow) echo "fib:--n:24 integrate:--n:400 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;;
+    (*) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
 for p in $peers; do
     d=$bin/fk-bench-$p
-    if [ ! -e "$PEERS_DIR/$p/$(check_of "$p")" ]; then
-        echo "skip $p: no checkout at $PEERS_DIR/$p (no $(check_of "$p"))"
+    c=$(checkout_of "$p")
+    if [ ! -e "$PEERS_DIR/$c/$(check_of "$p")" ]; then
+        echo "skip $p: no checkout at $PEERS_DIR/$c (no $(check_of "$p"))"
         skip=$((skip + 1))
         continue
     fi
@@ -76,8 +82,8 @@ if len(d.get("times", [])) != 2 or len(d.get("warmup_times", [])) != 1: errs.app
 if not all(t > 0 for t in d.get("times", [])): errs.append("a time <= 0")
 peer = d.get("peer", {})
 if not peer.get("flags") or not peer.get("what"): errs.append("peer %r" % peer)
-if not peer.get("revision", "").endswith("(%s/%s)" % (sys.argv[3], p)): errs.append("peer revision %r: not built from %s/%s" % (peer.get("revision"), sys.argv[3], p))
-print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" 2>&1)
+if not peer.get("revision", "").endswith("(%s/%s)" % (sys.argv[3], sys.argv[4])): errs.append("peer revision %r: not built from %s/%s" % (peer.get("revision"), sys.argv[3], sys.argv[4]))
+print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" "$c" 2>&1)
             if [ -z "$why" ]; then ok "$p $k P=$w"; else bad "$p $k P=$w: $why"; fi
         done
     done
@@ -97,7 +103,7 @@ done
 # The harness: peers as variant names in a sweep beside forkscope's own, their cells of kernels
 # they have no version of skipped in the plan, env.json naming each peer's checkout.
 built=""
-for p in $peers; do [ -e "$PEERS_DIR/$p/$(check_of "$p")" ] && [ -x "$bin/fk-bench-$p" ] && built="$built $p"; done
+for p in $peers; do [ -e "$PEERS_DIR/$(checkout_of "$p")/$(check_of "$p")" ] && [ -x "$bin/fk-bench-$p" ] && built="$built $p"; done
 if [ -z "$built" ]; then
     echo "skip sweep: no peer driver built from $PEERS_DIR (the end-to-end sweep with peers did not run)"
     skip=$((skip + 1))
@@ -135,7 +141,7 @@ for p in peers:
     if any(x["variant"] == p and x["benchmark"] == "heat" for x in rows):
         errs.append("%s has heat cells" % p)
     rev = env.get("drivers", {}).get(p, {}).get("peer", {}).get("revision", "")
-    if not rev.endswith("(%s/%s)" % (peers_dir, p)):
+    if not rev.endswith("(%s/%s)" % (peers_dir, p.split("-")[0])):
         errs.append("env.json drivers.%s.peer.revision %r" % (p, rev))
 print("; ".join(errs))
 PY
