@@ -379,8 +379,9 @@ run: setup $(DRIVERS) $(BUILD)/bin/forkscope
 # The fib overhead table through the harness: configs/overhead.json (T1/Ts and Ts/T2 of
 # every runtime build as medians of per-round ratios, instructions per fib call by
 # callgrind) into results/overhead (the previous one kept as results/overhead.prev).
+# With PEERS_DIR=DIR the peers whose checkouts DIR holds are built first and run beside.
 # Run it on a quiet machine: anything else running spoils the times (not the counts).
-bench: setup $(DRIVERS) $(BUILD)/bin/forkscope
+bench: setup $(DRIVERS) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
 	@rm -rf results/overhead.prev; if [ -d results/overhead ]; then mv results/overhead results/overhead.prev; fi
 	$(BUILD)/bin/forkscope run configs/overhead.json -o results/overhead
 	@sed -n '/^## Overhead/,/^## Memory/p' results/overhead/report.md | sed '$$d'

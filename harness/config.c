@@ -1071,6 +1071,62 @@ static void check_top_variants(vctx *c, const key_rule *r, json_t *v, hx_config 
         cfg->benchmarks[b].variants = all;
 }
 
+/* "peers": peers run beside the variants when their drivers are built (make peers), left out
+ * otherwise (named in the plan), so that one config serves a machine with the user's
+ * checkouts and one without.  Runs after "variants": every benchmark gets the built ones,
+ * unless its own list replaces the top-level one. */
+static void check_top_peers(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96], p[128], err[256], path[PATH_MAX + 64];
+    if (!json_is_array(v)) {
+        VERR(c, r->key, "expected a list of peer names (e.g. [\"lace\", \"libfork-busy\"], see `forkscope "
+                        "variants`), got %s",
+             describe(v, buf, sizeof buf));
+        return;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(v, i, e) {
+        snprintf(p, sizeof p, "%s[%zu]", r->key, i);
+        hx_variant var;
+        memset(&var, 0, sizeof var);
+        if (!json_is_string(e)) {
+            VERR(c, p, "expected a peer name (a string), got %s", describe(e, buf, sizeof buf));
+            continue;
+        }
+        if (hx_variant_parse(json_string_value(e), &var, err, sizeof err)) {
+            VERR(c, p, "%s", err);
+            continue;
+        }
+        if (!hx_variant_is_peer(&var)) {
+            VERR(c, p, "'%s' is not a peer (\"peers\" lists other runtimes built by make peers, which are left "
+                       "out when not built; put forkscope's variants and baselines in \"variants\")",
+                 var.name);
+            continue;
+        }
+        size_t k = 0;
+        while (k < cfg->nvariants && strcmp(cfg->variants[k].name, var.name))
+            k++;
+        if (k < cfg->nvariants) {
+            VERR(c, p, "duplicate variant \"%s\" (already in \"variants\" or earlier in \"peers\")", var.name);
+            continue;
+        }
+        if (hx_variant_driver_path(&var, path, sizeof path) || access(path, X_OK)) {
+            size_t u = strlen(cfg->unbuilt_peers);
+            snprintf(cfg->unbuilt_peers + u, sizeof cfg->unbuilt_peers - u, "%s%s", u ? ", " : "", var.name);
+            continue;
+        }
+        hx_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
+        if (!nv) {
+            VERR(c, p, "too many variants (at most 64)");
+            continue;
+        }
+        cfg->variants = nv;
+        nv[cfg->nvariants++] = var;
+        for (size_t b = 0; b < cfg->nbenchmarks; b++)
+            cfg->benchmarks[b].variants |= 1ULL << k;
+    }
+}
+
 static void check_top_workers(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     char buf[96];
     if (!json_is_array(v) || json_array_size(v) == 0) {
@@ -1090,6 +1146,7 @@ static const key_rule rules[] = { /* in the order a user reads them in the unkno
     {"description", check_string, NULL, 0},
     {"benchmarks", check_benchmarks, "missing (expected a non-empty list of benchmark objects)", 0},
     {"variants", check_top_variants, "missing (expected a non-empty list of variant names)", 0},
+    {"peers", check_top_peers, NULL, 0},
     {"oversubscribe", check_bool, NULL, offsetof(hx_config, oversubscribe)},
     {"workers", check_top_workers, "missing (expected a non-empty list of worker counts)", 0},
     {"repetitions", check_reps, NULL, 0},

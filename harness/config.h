@@ -89,6 +89,7 @@ typedef struct hx_config {
     size_t npapi;
     char icount_kernel[16];  /* "instructions": the kernel ("fib") ... */
     int icount_n[2];         /* ... and its two sizes; icount_n[1] == 0: none (overhead.h) */
+    char unbuilt_peers[256]; /* "peers" whose drivers are not built, left out: "taskflow, lace" */
 } hx_config;
 
 /* Reads and validates the configuration file at path; `cores` is the number of online CPUs

@@ -857,6 +857,9 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
     if (p->nskipped_command)
         fprintf(out, "Skipped: %zu cells of command variants with no command for their kernel\n", p->nskipped_command);
+    if (cfg->unbuilt_peers[0])
+        fprintf(out, "Left out: the peers %s, not built (\"peers\" runs them once built: make peers PEERS_DIR=DIR)\n",
+                cfg->unbuilt_peers);
     if (p->nskipped_peer)
         fprintf(out, "Skipped: %zu cells of peers on kernels they have no version of (see `forkscope variants`)\n",
                 p->nskipped_peer);

@@ -326,6 +326,78 @@ TEST(variant_objects) {
     rmdir(dir);
 }
 
+/* "peers": a peer whose driver is built joins every benchmark that takes the top-level list;
+ * one that is not built is left out and named; the rest of the config is unchanged. */
+static int load_text(const char *text, hx_config *cfg, hx_diag *d) {
+    char dir[] = "/tmp/fk_test_peers_XXXXXX", path[PATH_MAX];
+    if (!mkdtemp(dir))
+        return -1;
+    snprintf(path, sizeof path, "%s/c.json", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs(text, f);
+    fclose(f);
+    int rc = hx_config_load(path, 2, cfg, d);
+    unlink(path);
+    rmdir(dir);
+    return rc;
+}
+
+TEST(peers_key) {
+    static const char text[] =
+        "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}, {\"kernel\": \"nqueens\", \"variants\": "
+        "[\"serial\"]}], \"variants\": [\"serial\", \"cont-seg-busy\"], \"peers\": [\"taskflow\", \"libfork-lazy\"], "
+        "\"workers\": [1]}";
+    char *over = getenv("FORKSCOPE_DRIVER") ? strdup(getenv("FORKSCOPE_DRIVER")) : NULL;
+    hx_config cfg;
+    hx_diag d = {0};
+    /* not built: no driver beside this test's executable */
+    unsetenv("FORKSCOPE_DRIVER");
+    ASSERT_MSG(load_text(text, &cfg, &d) == 0, "%s", joined(&d));
+    ASSERT_EQ(cfg.nvariants, 2);
+    ASSERT_MSG(!strcmp(cfg.unbuilt_peers, "taskflow, libfork-lazy"), "unbuilt: '%s'", cfg.unbuilt_peers);
+    ASSERT_EQ(cfg.benchmarks[0].variants, 3);
+    hx_config_free(&cfg);
+    /* built (any executable stands in for every driver) */
+    setenv("FORKSCOPE_DRIVER", "/bin/true", 1);
+    ASSERT_MSG(load_text(text, &cfg, &d) == 0, "%s", joined(&d));
+    ASSERT_EQ(cfg.nvariants, 4);
+    ASSERT(!strcmp(cfg.variants[2].name, "taskflow") && !strcmp(cfg.variants[3].name, "libfork-lazy"));
+    ASSERT_EQ(cfg.unbuilt_peers[0], 0);
+    ASSERT_EQ(cfg.benchmarks[0].variants, 15); /* fib: both variants and both peers */
+    ASSERT_EQ(cfg.benchmarks[1].variants, 1);  /* nqueens: its own list, serial only */
+    hx_config_free(&cfg);
+    /* errors: a variant that is not a peer, an unknown name, a duplicate, not a list */
+    static const struct {
+        const char *peers, *want;
+    } bad[] = {
+        {"[\"omp\"]", "peers[0]: 'omp' is not a peer"},
+        {"[\"fibrill\"]", "peers[0]: unknown variant 'fibrill'"},
+        {"[\"lace\", \"lace\"]", "peers[1]: duplicate variant \"lace\""},
+        {"\"lace\"", "peers: expected a list of peer names"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char t[512];
+        snprintf(t, sizeof t,
+                 "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": [\"serial\"], "
+                 "\"peers\": %s, \"workers\": [1]}",
+                 bad[i].peers);
+        hx_diag_free(&d);
+        ASSERT_EQ(load_text(t, &cfg, &d), HX_ECONFIG);
+        char *all = joined(&d);
+        int found = strstr(all, bad[i].want) != NULL;
+        ASSERT_MSG(found, "peers %s: expected \"%s\" in:\n%s", bad[i].peers, bad[i].want, all);
+        free(all);
+    }
+    if (over)
+        setenv("FORKSCOPE_DRIVER", over, 1);
+    else
+        unsetenv("FORKSCOPE_DRIVER");
+    free(over);
+    hx_diag_free(&d);
+}
+
 TEST(variant_names) {
     static const struct {
         const char *name, *want; /* canonical name, or a piece of the error */
@@ -552,6 +624,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(positions_after_utf8_and_escapes, 5),
                          TEST_CASE(variant_names, 5),
                          TEST_CASE(variant_objects, 5),
+                         TEST_CASE(peers_key, 5),
                          TEST_CASE(option_table_matches_driver_list, 20),
                          TEST_CASE(option_limits_match_driver, 60),
                          {0},
