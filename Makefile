@@ -229,7 +229,7 @@ DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 #   PEER_CHECKOUT_p  the checkout's name in DIR        PEER_CHECK_p  a file that must exist in it
 #   PEER_SRC_p       our kernels for it                PEER_FLAGS_p  what its code is compiled with
 PEERS_DIR ?=
-PEERS     := lace taskflow libfork-busy libfork-lazy
+PEERS     := lace fibril taskflow libfork-busy libfork-lazy
 PEERS_ABS := $(if $(PEERS_DIR),$(abspath $(PEERS_DIR)))
 # Lace (github.com/trolando/lace): one C file; its CMake Release build compiles it with
 # -O3 -DNDEBUG -pipe -march=native, and its lace_config.h with every option OFF (0).
@@ -241,6 +241,22 @@ PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
 CC_lace            := $(CC)
 VAR_lace           := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
 EXTRA_OBJ_lace     := $(BUILD)/peers/lace/lace.o
+# Fibril (github.com/chaoran/fibril, x86-64 only): its runtime's C files, with autotools'
+# flags as its build gives them (-O3 here, -pthread), -fgnu89-inline (its headers' `extern
+# inline` functions are gnu89-style: with C99 semantics each file would define them), and
+# fibrili.c at -O0: its scheduler jumps back into fibrili_init's frame by saved rsp/rbp and
+# pc, which gcc 12 at -O1 and above lays out differently (the process hangs at start, in
+# malloc, at any worker count; measured).  Its headers are included as <fibril/...>: a link
+# to DIR/fibril/src in build/peers/fibril/include; debug.h's "config.h" is an empty file.
+PEER_CHECKOUT_fibril := fibril
+PEER_CHECK_fibril    := src/fibrili.h
+PEER_SRC_fibril      := peers/fibril.c
+FIBRIL_FLAGS         := -O3 -fgnu89-inline -pthread
+FIBRIL_SRC           := deque fibrili param pool runtime stack stats mutex
+PEER_FLAGS_fibril    := $(CC) $(FIBRIL_FLAGS) (fibrili.c -O0)
+CC_fibril            := $(CC)
+VAR_fibril           := -DFK_BASELINE_PEER=1 -isystem $(BUILD)/peers/fibril/include -isystem $(BUILD)/peers/fibril/include/fibril
+EXTRA_OBJ_fibril     := $(patsubst %,$(BUILD)/peers/fibril/%.o,$(FIBRIL_SRC))
 # Taskflow (github.com/taskflow/taskflow): header-only C++20 (its CMake build's standard),
 # Release flags -O3 -DNDEBUG, g++.
 PEER_CHECKOUT_taskflow := taskflow
@@ -266,6 +282,15 @@ $(BUILD)/peers/lace/lace_config.h: $(PEERS_ABS)/lace/src/lace_config.h.in
 $(BUILD)/peers/lace/lace.o: $(PEERS_ABS)/lace/src/lace.c $(BUILD)/peers/lace/lace_config.h
 	$(CC) $(LACE_FLAGS) -I$(BUILD)/peers/lace -I$(PEERS_ABS)/lace/src -c $< -o $@
 $(patsubst %.c,$(BUILD)/rel/lace/%.o,$(BENCH_SRC) peers/lace.c): $(BUILD)/peers/lace/lace_config.h
+$(BUILD)/peers/fibril/include/fibril: $(PEERS_ABS)/fibril/src/fibrili.h
+	@mkdir -p $(@D)
+	ln -sfn $(PEERS_ABS)/fibril/src $@
+	touch $(BUILD)/peers/fibril/config.h
+$(BUILD)/peers/fibril/%.o: $(PEERS_ABS)/fibril/src/%.c $(BUILD)/peers/fibril/include/fibril
+	$(CC) $(FIBRIL_FLAGS) $(if $(filter fibrili,$*),-O0) -I$(BUILD)/peers/fibril -I$(PEERS_ABS)/fibril/src -c $< -o $@
+$(patsubst %.c,$(BUILD)/rel/fibril/%.o,$(BENCH_SRC) peers/fibril.c): $(BUILD)/peers/fibril/include/fibril
+# (GNU C for its headers: `asm` register variables, nested functions at each fork)
+$(BUILD)/rel/fibril/peers/fibril.o: VAR_fibril += -std=gnu11 -fgnu89-inline
 # A C++ peer's kernels: compiled with the peer's compiler and flags against its checkout
 # (-isystem: its headers' warnings are not ours), with our warnings on our code.
 define PEER_CXX_RULES

@@ -53,6 +53,10 @@ static const struct baseline baselines[] = {
     /* Peers: other runtimes, with drivers built from the user's checkouts (make peers). */
     {"lace", HX_VARIANT_BASELINE, "Lace: child stealing, leapfrogging, native stacks (peer: make peers PEERS_DIR=DIR)",
      " fib integrate matmul nqueens uts "},
+    {"fibril", HX_VARIANT_BASELINE,
+     "Fibril: continuation stealing on native stacks, x86-64 only; at most one worker per CPU, forks nested "
+     "at most 999 deep (peer: make peers PEERS_DIR=DIR)",
+     " fib integrate matmul nqueens uts "},
     {"taskflow", HX_VARIANT_BASELINE,
      "Taskflow: tf::Subflow recursion, work-stealing executor (peer: make peers PEERS_DIR=DIR)",
      " fib integrate matmul nqueens uts "},
@@ -71,7 +75,7 @@ const char *const hx_variant_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
     "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "child-fiber-busy-any",
     "child-fiber-busy-home", "child-fiber-lazy-any", "child-fiber-lazy-home", "serial", "omp", "omp-llvm", "tbb",
-    "lace", "taskflow", "libfork-busy", "libfork-lazy", NULL,
+    "lace", "fibril", "taskflow", "libfork-busy", "libfork-lazy", NULL,
 };
 
 /* Stealing-stack pairs that do not exist, and why. */
@@ -127,7 +131,7 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
         }
         const char *rest = name + n + 1;
         if (axis_find(sched_axis, rest, strlen(rest)) >= 0)
-            return snprintf(err, errlen, "'%s': baselines and peers (serial, omp, omp-llvm, tbb, lace, taskflow, libfork-busy, libfork-lazy) take no scheduler (write '%s')", name, b->name),
+            return snprintf(err, errlen, "'%s': baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler (write '%s')", name, b->name),
                    -EINVAL;
         return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -EINVAL;
     }

@@ -7,7 +7,7 @@
  * e.g. "cont-seg-busy", "child-lin-lazy".  The baselines are "serial" (the serial
  * projection, 1 worker only), "omp" (gcc + libgomp tasks), "omp-llvm" (clang + libomp
  * tasks) and "tbb" (oneTBB task_group, g++); they take no scheduler, nor do the peers ("lace",
- * "taskflow", "libfork-busy", "libfork-lazy": other runtimes, their drivers built from the user's checkouts by `make peers`).  Runtime variant steal-stack-sched runs the driver
+ * "fibril", "taskflow", "libfork-busy", "libfork-lazy": other runtimes, their drivers built from the user's checkouts by `make peers`).  Runtime variant steal-stack-sched runs the driver
  * fk-bench-<steal>-<stack> with --sched <sched>; a baseline B runs fk-bench-B. */
 #ifndef HX_VARIANTS_H
 #define HX_VARIANTS_H

@@ -5,7 +5,7 @@
 # refused with exit status 2 before anything runs; a sweep with the peers beside forkscope's
 # variants.  Without PEERS_DIR: one skip line.
 set -u
-peers="lace taskflow libfork-busy libfork-lazy"
+peers="lace fibril taskflow libfork-busy libfork-lazy"
 bin=${BUILD:-build}/bin
 pass=0 fail=0 skip=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
@@ -47,9 +47,10 @@ if [ -z "${PEERS_DIR:-}" ]; then
 fi
 # as the Makefile's PEER_CHECKOUT_p and PEER_CHECK_p
 checkout_of() { case $1 in (libfork-*) echo libfork ;; (*) echo "$1" ;; esac; }
-check_of() { case $1 in (lace) echo src/lace.h ;; (taskflow) echo taskflow/taskflow.hpp ;; (libfork-*) echo include/libfork.hpp ;; esac; }
+check_of() { case $1 in (lace) echo src/lace.h ;; (fibril) echo src/fibrili.h ;; (taskflow) echo taskflow/taskflow.hpp ;; (libfork-*) echo include/libfork.hpp ;; esac; }
 # (Taskflow's integrate costs ~25x the serial time per task: a smaller interval)
 kernels_of() { case $1 in
+    (fibril) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;;
     (taskflow) echo "fib:--n:24 integrate:--n:400 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;;
     (*) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
 for p in $peers; do
@@ -64,9 +65,12 @@ for p in $peers; do
         bad "$p: $PEERS_DIR/$p exists but $d was not built (make peers PEERS_DIR=$PEERS_DIR)"
         continue
     fi
+    # more workers than cores too, except Fibril, which runs at most one per CPU (below)
+    ws="1 2 3"
+    [ "$p" = fibril ] && ws="1 $( [ "$(nproc)" -ge 2 ] && echo 2)"
     for spec in $(kernels_of "$p"); do
         IFS=: read -r k opt val <<<"$spec"
-        for w in 1 2 3; do
+        for w in $ws; do
             out=$(timeout 300 "$d" --kernel "$k" "$opt" "$val" --workers $w --reps 2 --warmup 1 2>&1)
             rc=$?
             if [ $rc -ne 0 ]; then bad "$p $k P=$w: exit $rc: $(echo "$out" | tail -2)"; continue; fi
@@ -87,6 +91,16 @@ print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" "$c" 2>&1)
             if [ -z "$why" ]; then ok "$p $k P=$w"; else bad "$p $k P=$w: $why"; fi
         done
     done
+    if [ "$p" = fibril ]; then
+        # Fibril's limits fail loudly: more workers than CPUs (it would quietly run fewer), and
+        # a tree whose forks nest deeper than its 1000-slot deque (T3: 1,572 levels)
+        out=$("$d" --kernel fib --n 20 --workers $(( $(nproc) + 1 )) 2>&1); rc=$?
+        if [ $rc -eq 2 ] && echo "$out" | grep -q "runs at most one per online CPU"; then ok "fibril refuses more workers than CPUs"
+        else bad "fibril at $(( $(nproc) + 1 )) workers: exit $rc: $out"; fi
+        out=$("$d" --kernel uts --preset T3 --workers 1 2>&1); rc=$?
+        if [ $rc -ne 0 ] && echo "$out" | grep -q "deeper than Fibril's deque holds"; then ok "fibril refuses a tree deeper than its deque"
+        else bad "fibril on T3: exit $rc: $out"; fi
+    fi
     out=$("$d" --kernel heat 2>&1)
     rc=$?
     if [ $rc -eq 2 ] && echo "$out" | grep -q "has no version of kernel heat"; then
