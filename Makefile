@@ -241,8 +241,8 @@ PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
 CC_lace            := $(CC)
 VAR_lace           := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
 EXTRA_OBJ_lace     := $(BUILD)/peers/lace/lace.o
-# Fibril (github.com/chaoran/fibril, x86-64 only): its runtime's C files, with autotools'
-# flags as its build gives them (-O3 here, -pthread), -fgnu89-inline (its headers' `extern
+# Fibril (github.com/chaoran/fibril, x86-64 only): its runtime's C files at -O3 (its autotools
+# build's default is -g -O2; -O3 as the issue's side-by-side measured it), -pthread, -fgnu89-inline (its headers' `extern
 # inline` functions are gnu89-style: with C99 semantics each file would define them), and
 # fibrili.c at -O0: its scheduler jumps back into fibrili_init's frame by saved rsp/rbp and
 # pc, which gcc 12 at -O1 and above lays out differently (the process hangs at start, in
@@ -255,7 +255,10 @@ FIBRIL_FLAGS         := -O3 -fgnu89-inline -pthread
 FIBRIL_SRC           := deque fibrili param pool runtime stack stats mutex
 PEER_FLAGS_fibril    := $(CC) $(FIBRIL_FLAGS) (fibrili.c -O0)
 CC_fibril            := $(CC)
-VAR_fibril           := -DFK_BASELINE_PEER=1 -isystem $(BUILD)/peers/fibril/include -isystem $(BUILD)/peers/fibril/include/fibril
+# (our files as GNU C with gnu89 inlines for its headers: `asm` register variables, nested
+# functions at each fork, `extern inline`; none of our headers has a non-static inline)
+VAR_fibril           := -DFK_BASELINE_PEER=1 -std=gnu11 -fgnu89-inline -isystem $(BUILD)/peers/fibril/include \
+                        -isystem $(BUILD)/peers/fibril/include/fibril
 EXTRA_OBJ_fibril     := $(patsubst %,$(BUILD)/peers/fibril/%.o,$(FIBRIL_SRC))
 # Taskflow (github.com/taskflow/taskflow): header-only C++20 (its CMake build's standard),
 # Release flags -O3 -DNDEBUG, g++.
@@ -279,31 +282,36 @@ $(foreach p,$(PEERS),$(eval $(call OBJ_RULES,rel,$(p))))
 $(BUILD)/peers/lace/lace_config.h: $(PEERS_ABS)/lace/src/lace_config.h.in
 	@mkdir -p $(@D)
 	sed -E 's/^#cmakedefine01 ([A-Za-z_0-9]+).*/#define \1 0/' $< > $@
-$(BUILD)/peers/lace/lace.o: $(PEERS_ABS)/lace/src/lace.c $(BUILD)/peers/lace/lace_config.h
-	$(CC) $(LACE_FLAGS) -I$(BUILD)/peers/lace -I$(PEERS_ABS)/lace/src -c $< -o $@
+$(BUILD)/peers/lace/lace.o: $(PEERS_ABS)/lace/src/lace.c $(BUILD)/peers/lace/lace_config.h $(BUILD)/peers/lace/.checkout
+	$(CC) $(LACE_FLAGS) -MMD -MP -I$(BUILD)/peers/lace -I$(PEERS_ABS)/lace/src -c $< -o $@
 $(patsubst %.c,$(BUILD)/rel/lace/%.o,$(BENCH_SRC) peers/lace.c): $(BUILD)/peers/lace/lace_config.h
 $(BUILD)/peers/fibril/include/fibril: $(PEERS_ABS)/fibril/src/fibrili.h
 	@mkdir -p $(@D)
 	ln -sfn $(PEERS_ABS)/fibril/src $@
 	touch $(BUILD)/peers/fibril/config.h
-$(BUILD)/peers/fibril/%.o: $(PEERS_ABS)/fibril/src/%.c $(BUILD)/peers/fibril/include/fibril
-	$(CC) $(FIBRIL_FLAGS) $(if $(filter fibrili,$*),-O0) -I$(BUILD)/peers/fibril -I$(PEERS_ABS)/fibril/src -c $< -o $@
+$(BUILD)/peers/fibril/%.o: $(PEERS_ABS)/fibril/src/%.c $(BUILD)/peers/fibril/include/fibril $(BUILD)/peers/fibril/.checkout
+	$(CC) $(FIBRIL_FLAGS) $(if $(filter fibrili,$*),-O0) -MMD -MP -I$(BUILD)/peers/fibril -I$(PEERS_ABS)/fibril/src -c $< -o $@
 $(patsubst %.c,$(BUILD)/rel/fibril/%.o,$(BENCH_SRC) peers/fibril.c): $(BUILD)/peers/fibril/include/fibril
-# (GNU C for its headers: `asm` register variables, nested functions at each fork)
-$(BUILD)/rel/fibril/peers/fibril.o: VAR_fibril += -std=gnu11 -fgnu89-inline
 # A C++ peer's kernels: compiled with the peer's compiler and flags against its checkout
 # (-isystem: its headers' warnings are not ours), with our warnings on our code.
 define PEER_CXX_RULES
 EXTRA_OBJ_$(1) := $(BUILD)/peers/$(1)/kernels.o
-$(BUILD)/peers/$(1)/kernels.o: $(PEER_SRC_$(1)) $(BUILD)/peers/$(1)/.flags
+$(BUILD)/peers/$(1)/kernels.o: $(PEER_SRC_$(1)) $(BUILD)/peers/$(1)/.checkout
 	@mkdir -p $$(@D)
 	$(PEER_FLAGS_$(1)) -D_GNU_SOURCE -I. -isystem $(PEERS_ABS)/$(PEER_CHECKOUT_$(1))$(if $(filter libfork%,$(1)),/include) \
-	  -MMD -MP -Wall -Wextra -Wshadow $(WERROR) -c $$< -o $$@
-$(BUILD)/peers/$(1)/.flags: FORCE
-	@mkdir -p $$(@D)
-	@echo '$(PEER_FLAGS_$(1)) $(PEERS_ABS)' | cmp -s - $$@ || echo '$(PEER_FLAGS_$(1)) $(PEERS_ABS)' > $$@
+	  -MD -MP -Wall -Wextra -Wshadow $(WERROR) -c $$< -o $$@
 endef
 $(foreach p,taskflow libfork-busy libfork-lazy,$(eval $(call PEER_CXX_RULES,$(p))))
+
+# A peer's stamp: its flags, the checkout's path, git revision and uncommitted changes;
+# rewritten (and its objects rebuilt) only when one of them changes.
+$(BUILD)/peers/%/.checkout: FORCE
+	@mkdir -p $(@D)
+	@d=$(PEERS_ABS)/$(PEER_CHECKOUT_$*); \
+	 { echo '$(PEER_FLAGS_$*) $(VAR_$*)'; echo "$$d"; git -C $$d rev-parse HEAD 2>/dev/null; \
+	   git -C $$d status --porcelain 2>/dev/null | sha1sum; } > $@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+.PRECIOUS: $(BUILD)/peers/%/.checkout
+$(foreach p,$(PEERS),$(eval $(patsubst %.c,$(BUILD)/rel/$(p)/%.o,$(filter %.c,$(PEER_SRC_$(p)))): $(BUILD)/peers/$(p)/.checkout))
 
 # What a peer driver reports about its peer: the checkout's git revision and the flags.
 $(BUILD)/peers/%/peerinfo.c: FORCE
@@ -337,6 +345,7 @@ peers:
 	@built=""; for pc in $(foreach p,$(PEERS),$(p):$(PEER_CHECKOUT_$(p)):$(PEER_CHECK_$(p))); do \
 	   p=$${pc%%:*}; c=$${pc#*:}; c=$${c%%:*}; f=$${pc##*:}; \
 	   if [ ! -e "$(PEERS_ABS)/$$c/$$f" ]; then echo "peers: $$p: no checkout at $(PEERS_ABS)/$$c (no $$c/$$f; skipped)"; \
+	   elif [ "$$p" = fibril ] && [ "$$(uname -m)" != x86_64 ]; then echo "peers: fibril: x86-64 only (its stack switching is x86-64 assembly; skipped)"; \
 	   elif [ "$$c" = libfork ] && ! command -v $(LIBFORK_CXX) >/dev/null; then \
 	     echo "peers: $$p: needs $(LIBFORK_CXX) (C++23), which make setup installs (Debian package clang-19)" >&2; exit 1; \
 	   else $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) $(BUILD)/bin/fk-bench-$$p || exit 1; built="$$built $$p"; fi; done; \

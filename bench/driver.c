@@ -235,6 +235,11 @@ static void *measure(void *arg) {
 #endif
     if (papi) {
         json_object_set_new(doc, "papi", bench_papi_report(papi, a->cli.papi_per_worker));
+#if !FK_BENCH_RUNTIME && !defined(FK_BASELINE_OMP) && !defined(FK_BASELINE_SERIAL)
+        /* TBB and the peers run tasks on threads of their own, which the counters do not reach */
+        json_object_set_new(doc, "papi_scope", json_string("the measuring thread only: the runtime's own worker "
+                                                           "threads are not counted"));
+#endif
         bench_papi_close(papi);
         papi = NULL;
     }

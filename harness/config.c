@@ -717,6 +717,19 @@ static void check_regex(vctx *c, const char *path, json_t *o) {
     regfree(&rx);
 }
 
+/* A variant object's name must not be a built-in variant's (results would say "cont-seg-busy"
+ * for another program or another variant), except its own base's: {"name": "omp-llvm",
+ * "variant": "omp-llvm", "env": ...} runs omp-llvm with an environment under its own name. */
+static void check_builtin_clash(vctx *c, const char *path, const char *name, const char *base) {
+    hx_variant b;
+    char err[256];
+    if (hx_variant_parse(name, &b, err, sizeof err) || (base && !strcmp(name, base)))
+        return;
+    VERR(c, path, "\"%s\" is the name of a built-in variant (see `forkscope variants`): give this %s a name of its "
+                  "own, e.g. \"my-%s\"",
+         name, base ? "variant object" : "command variant", name);
+}
+
 /* A variant run by command (harness/command.h). */
 static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
     char p[300], buf[96];
@@ -757,6 +770,8 @@ static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
     if (!json_is_string(name) || !valid_name(json_string_value(name)) || strlen(json_string_value(name)) >= sizeof v->name)
         VERR(c, name ? p : path, "expected a \"name\" of 1 to 31 letters, digits, '_', '.', '-', got %s",
              name ? describe(name, buf, sizeof buf) : "nothing");
+    else
+        check_builtin_clash(c, p, json_string_value(name), NULL);
     if (c->nerr != before)
         return -1;
     memset(v, 0, sizeof *v);
@@ -828,6 +843,8 @@ static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         VERR(c, name ? p : path, "%s %s", name ? "expected a name of 1 to 31 letters, digits, '_', '.', '-', got"
                                                 : "missing \"name\" (what results call this variant), got",
              name ? describe(name, buf, sizeof buf) : "nothing");
+    else if (json_is_string(base))
+        check_builtin_clash(c, p, json_string_value(name), json_string_value(base));
     if (dir && (!json_is_string(dir) || !*json_string_value(dir))) {
         snprintf(p, sizeof p, "%s.drivers", path);
         VERR(c, p, "expected the directory of a build's drivers (e.g. \"../other/build/bin\"), got %s",
@@ -874,6 +891,8 @@ static unsigned long long check_variants(vctx *c, const char *path, json_t *list
                        "\"variant\": ..., \"drivers\": DIR}, got %s",
                  describe(e, buf, sizeof buf));
             continue;
+        } else if (hx_config_left_out(cfg, json_string_value(e))) {
+            continue; /* a peer of "peers" that is not built: left out here too (the plan names it) */
         } else if (hx_variant_parse(json_string_value(e), &var, err, sizeof err)) {
             size_t named = 0; /* a benchmark's list may name an entry of the top-level list */
             while (named < cfg->nvariants && strcmp(cfg->variants[named].name, json_string_value(e)))
@@ -1106,13 +1125,15 @@ static void check_top_peers(vctx *c, const key_rule *r, json_t *v, hx_config *cf
         size_t k = 0;
         while (k < cfg->nvariants && strcmp(cfg->variants[k].name, var.name))
             k++;
-        if (k < cfg->nvariants) {
+        if (k < cfg->nvariants || hx_config_left_out(cfg, var.name)) { /* (built or not: the same on every machine) */
             VERR(c, p, "duplicate variant \"%s\" (already in \"variants\" or earlier in \"peers\")", var.name);
             continue;
         }
         if (hx_variant_driver_path(&var, path, sizeof path) || access(path, X_OK)) {
             size_t u = strlen(cfg->unbuilt_peers);
             snprintf(cfg->unbuilt_peers + u, sizeof cfg->unbuilt_peers - u, "%s%s", u ? ", " : "", var.name);
+            if (cfg->nleft_out < sizeof cfg->left_out / sizeof cfg->left_out[0])
+                snprintf(cfg->left_out[cfg->nleft_out++], sizeof cfg->left_out[0], "%s", var.name);
             continue;
         }
         hx_variant *nv = k < 64 ? realloc(cfg->variants, (k + 1) * sizeof *nv) : NULL;
@@ -1196,6 +1217,13 @@ static void check_bench_workers(vctx *c, const char *path, json_t *list, hx_conf
         b->workers[at] = (unsigned)x;
         b->nworkers++;
     }
+}
+
+int hx_config_left_out(const hx_config *cfg, const char *name) {
+    for (size_t i = 0; i < cfg->nleft_out; i++)
+        if (!strcmp(cfg->left_out[i], name))
+            return 1;
+    return 0;
 }
 
 /* Does benchmark b run at P? */

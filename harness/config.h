@@ -90,6 +90,8 @@ typedef struct hx_config {
     char icount_kernel[16];  /* "instructions": the kernel ("fib") ... */
     int icount_n[2];         /* ... and its two sizes; icount_n[1] == 0: none (overhead.h) */
     char unbuilt_peers[256]; /* "peers" whose drivers are not built, left out: "taskflow, lace" */
+    char left_out[16][32];   /* the same names, one each */
+    size_t nleft_out;
 } hx_config;
 
 /* Reads and validates the configuration file at path; `cores` is the number of online CPUs
@@ -102,6 +104,9 @@ void hx_config_free(hx_config *cfg);
 
 /* Does benchmark b run at P workers (its own "workers", else every top-level count)? */
 int hx_bench_runs_at(const hx_bench *b, unsigned P);
+
+/* Is name one of the "peers" left out because their drivers are not built? */
+int hx_config_left_out(const hx_config *cfg, const char *name);
 
 /* Online CPUs (at least 1). */
 unsigned hx_online_cores(void);

@@ -537,6 +537,17 @@ static void write_machine(FILE *f, const json_t *env) {
         fprintf(f, "- forkscope version: %s\n", s);
     if ((s = hx_json_str(env, "config_file", NULL)))
         fprintf(f, "- Configuration file: %s\n", s);
+    json_t *lo = json_object_get(env, "peers_left_out");
+    if (json_is_array(lo) && json_array_size(lo)) {
+        fputs("\nPeers left out (listed in \"peers\", not built here: make peers PEERS_DIR=DIR):", f);
+        size_t i;
+        json_t *e;
+        json_array_foreach(lo, i, e) {
+            fputs(i ? ", " : " ", f);
+            md_cell(f, json_is_string(e) ? json_string_value(e) : "?");
+        }
+        fputs("\n", f);
+    }
     json_t *drv = json_object_get(env, "drivers");
     if (json_is_object(drv) && json_object_size(drv)) {
         fputs("\n| variant | driver | source (git) | compiler | flags |\n|---|---|---|---|---|\n", f);

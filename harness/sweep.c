@@ -1087,6 +1087,14 @@ static void signals_restore(sweep *s) {
     s->intr_fd = -1;
 }
 
+/* The "peers" left out because their drivers are not built (env.json's "peers_left_out"). */
+static json_t *left_out_json(const hx_config *cfg) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < cfg->nleft_out; i++)
+        json_array_append_new(a, json_string(cfg->left_out[i]));
+    return a;
+}
+
 /* What a fresh sweep records in env.json beside hx_envinfo_collect's machine. */
 static void env_first_record(sweep *s, json_t *env) {
     const hx_config *cfg = s->cfg;
@@ -1099,6 +1107,7 @@ static void env_first_record(sweep *s, json_t *env) {
     for (size_t i = 0; i < cfg->npapi; i++)
         json_array_append_new(papi, json_string(cfg->papi_events[i]));
     json_object_set_new(env, "papi_events", papi);
+    json_object_set_new(env, "peers_left_out", left_out_json(cfg));
     json_object_set_new(env, "measurement",
                         json_pack("{s:s, s:s}", "launcher",
                                   "each run is a fresh driver process forked by a small launcher process; "
@@ -1138,6 +1147,29 @@ static int write_env(sweep *s, int fresh) {
             s->envinfo = hx_envinfo_collect(s->cfg->path); /* lost: collect it anew */
         }
     }
+    if (!fresh) {
+        /* The plan depends on which of the "peers" are built: a resumed sweep (or a shard)
+         * must see the same ones, or its rounds and cells would not be the sweep's. */
+        json_t *then = json_object_get(s->envinfo, "peers_left_out"), *now_lo = left_out_json(s->cfg);
+        int same = json_equal(then ? then : now_lo, now_lo) || (!then && !json_array_size(now_lo));
+        if (!same) {
+            char *a = json_dumps(then, JSON_COMPACT), *b = json_dumps(now_lo, JSON_COMPACT);
+            fprintf(stderr,
+                    "forkscope: cannot resume %s: the config's \"peers\" built here differ from when the sweep "
+                    "started (left out then: %s; now: %s). Build (make peers PEERS_DIR=DIR) or remove peer "
+                    "drivers to match, or start a new sweep in another directory (-o)\n",
+                    s->dir, a ? a : "?", b ? b : "?");
+            free(a);
+            free(b);
+            json_decref(now_lo);
+            return HX_ECONFIG;
+        }
+        json_decref(now_lo);
+    }
+    if (s->cfg->unbuilt_peers[0])
+        fprintf(stderr, "forkscope: left out: the peers %s, not built (\"peers\" runs them once built: make peers "
+                        "PEERS_DIR=DIR)\n",
+                s->cfg->unbuilt_peers);
     json_t *now = fresh ? NULL : hx_envinfo_collect(s->cfg->path);
     int rc = probe_drivers(s, now ? now : s->envinfo);
     if (!rc) {
@@ -1247,11 +1279,25 @@ static int in_shard(const sweep *s, const char *id) {
 }
 
 /* The runs this sweep runs: the plan's, or those of the shard's cells (in the plan's order). */
-static void sweep_select(sweep *s) {
+static int sweep_select(sweep *s) {
     if (!s->o->only_cells) {
         s->shard = s->pl.runs;
         s->nshard = s->pl.nruns;
-        return;
+        return 0;
+    }
+    /* every cell the shard was given must be in this machine's plan (one whose variant is a
+     * peer left out here is not: it would never run, and status would ask for it forever) */
+    for (size_t k = 0; k < s->o->nonly_cells; k++) {
+        size_t i = 0;
+        while (i < s->pl.ncells && strcmp(s->pl.cells[i].id, s->o->only_cells[k]))
+            i++;
+        if (i == s->pl.ncells) {
+            fprintf(stderr,
+                    "forkscope: the shard's cell %s is not in this node's plan of %s (a peer not built here?%s%s)\n",
+                    s->o->only_cells[k], s->cfg->path, s->cfg->unbuilt_peers[0] ? " left out: " : "",
+                    s->cfg->unbuilt_peers);
+            return HX_ECONFIG;
+        }
     }
     char *mine = hx_xcalloc(s->pl.ncells + 1, 1);
     for (size_t i = 0; i < s->pl.ncells; i++)
@@ -1262,6 +1308,7 @@ static void sweep_select(sweep *s) {
         if (mine[s->pl.runs[i].cell])
             s->shard[s->nshard++] = s->pl.runs[i];
     free(mine);
+    return 0;
 }
 
 /* Stage 5: runs runs[0..n) of the plan in order, skipping those already recorded; *ran
@@ -1351,8 +1398,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
             print_power(o->plan_out ? o->plan_out : stdout, &s);
         goto out;
     }
-    sweep_select(&s);
-    if ((rc = sweep_start(&s)))
+    if ((rc = sweep_select(&s)) || (rc = sweep_start(&s)))
         goto out;
     size_t ncells = 0, cells_done = 0, already = 0;
     for (size_t i = 0; i < s.pl.ncells; i++)

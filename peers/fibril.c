@@ -1,7 +1,7 @@
 /* fibril.c — the Fibril peer (https://github.com/chaoran/fibril; Yang & Mellor-Crummey, PPoPP
  * 2016): the kernels as Fibril functions, written as Fibril's own tests write fib
  * (fibril_init, fibril_fork of every child but the last, a plain call of the last,
- * fibril_join), with the per-node work of the other versions (kernels/inline.h,
+ * fibril_join; nqueens forks every placement, as the other versions do), with the per-node work of the other versions (kernels/inline.h,
  * uts/tree.h).  Built against the user's checkout by `make peers PEERS_DIR=DIR` (DIR/fibril);
  * no Fibril code is in this project.  x86-64 only: Fibril switches stacks in x86-64 assembly,
  * and its fork sites are GCC nested functions.
@@ -170,12 +170,12 @@ fibril static uts_result uts_visit(uts_state s, int height) {
                 "fibril: this tree nests forks deeper than Fibril's deque holds (%d frames, fibrili.h): "
                 "cannot run it\n",
                 FIBRIL_DEQUE_SLOTS);
-        exit(3);
+        exit(2); /* (the driver's "could not run", not a wrong answer) */
     }
     uts_result *res = malloc((size_t)n * sizeof *res); /* on the heap, as the TBB version */
     if (!res) {
         fprintf(stderr, "fibril: out of memory\n");
-        exit(3);
+        exit(2);
     }
     fibril_t fr;
     fibril_init(&fr);

@@ -66,8 +66,10 @@ for p in $peers; do
         continue
     fi
     # more workers than cores too, except Fibril, which runs at most one per CPU (below)
+    # (online CPUs, as Fibril counts them: nproc would give the affinity mask's)
+    ncpu=$(getconf _NPROCESSORS_ONLN)
     ws="1 2 3"
-    [ "$p" = fibril ] && ws="1 $( [ "$(nproc)" -ge 2 ] && echo 2)"
+    [ "$p" = fibril ] && ws="1 $( [ "$ncpu" -ge 2 ] && echo 2)"
     for spec in $(kernels_of "$p"); do
         IFS=: read -r k opt val <<<"$spec"
         for w in $ws; do
@@ -94,12 +96,12 @@ print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" "$c" 2>&1)
     if [ "$p" = fibril ]; then
         # Fibril's limits fail loudly: more workers than CPUs (it would quietly run fewer), and
         # a tree whose forks nest deeper than its 1000-slot deque (T3: 1,572 levels)
-        out=$("$d" --kernel fib --n 20 --workers $(( $(nproc) + 1 )) 2>&1); rc=$?
-        if [ $rc -eq 2 ] && echo "$out" | grep -q "runs at most one per online CPU"; then ok "fibril refuses more workers than CPUs"
-        else bad "fibril at $(( $(nproc) + 1 )) workers: exit $rc: $out"; fi
-        out=$("$d" --kernel uts --preset T3 --workers 1 2>&1); rc=$?
-        if [ $rc -ne 0 ] && echo "$out" | grep -q "deeper than Fibril's deque holds"; then ok "fibril refuses a tree deeper than its deque"
-        else bad "fibril on T3: exit $rc: $out"; fi
+        out=$(timeout 60 "$d" --kernel fib --n 20 --workers $(( ncpu + 1 )) 2>&1); rc=$?
+        if [ $rc -eq 2 ] && echo "$out" | grep -q "runs at most one per online CPU"; then ok "fibril refuses more workers than CPUs (exit 2)"
+        else bad "fibril at $(( ncpu + 1 )) workers: exit $rc, expected 2: $out"; fi
+        out=$(timeout 120 "$d" --kernel uts --preset T3 --workers 1 2>&1); rc=$?
+        if [ $rc -eq 2 ] && echo "$out" | grep -q "deeper than Fibril's deque holds"; then ok "fibril refuses a tree deeper than its deque (exit 2)"
+        else bad "fibril on T3: exit $rc, expected 2: $out"; fi
     fi
     out=$("$d" --kernel heat 2>&1)
     rc=$?
@@ -114,8 +116,11 @@ print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" "$c" 2>&1)
     if [ -n "$drv" ] && [ "$drv" = "$hx" ]; then ok "$p: forkscope and the driver agree on its kernels ($drv)"
     else bad "$p: the driver runs '$drv', forkscope variants says '$hx'"; fi
 done
-# The harness: peers as variant names in a sweep beside forkscope's own, their cells of kernels
-# they have no version of skipped in the plan, env.json naming each peer's checkout.
+# The harness: the built peers through a config's "peers", beside forkscope's own variants,
+# their cells of kernels they have no version of skipped in the plan, env.json naming each
+# peer's checkout; the first built peer is made absent (forkscope runs from a directory
+# holding the other drivers only): it is left out, named in the plan, on stderr, in env.json
+# and report.md, and the rest of the sweep runs.
 built=""
 for p in $peers; do [ -e "$PEERS_DIR/$(checkout_of "$p")/$(check_of "$p")" ] && [ -x "$bin/fk-bench-$p" ] && built="$built $p"; done
 if [ -z "$built" ]; then
@@ -123,27 +128,35 @@ if [ -z "$built" ]; then
     skip=$((skip + 1))
 else
     tmp=$(mktemp -d /tmp/fk_peers_XXXXXX)
-    vs=$(for p in $built; do printf ', "%s"' "$p"; done)
+    absent=$(echo $built | cut -d' ' -f1)
+    present=$(echo $built | cut -s -d' ' -f2-)
+    mkdir -p "$tmp/bin"
+    cp "$bin/forkscope" "$bin/fk-bench-serial" "$bin/fk-bench-cont-seg" "$tmp/bin/"
+    for p in $present; do cp "$bin/fk-bench-$p" "$tmp/bin/"; done
+    vs=$(for p in $built; do printf '"%s", ' "$p"; done)
     cat > "$tmp/c.json" <<JSON
 {"name": "peers-e2e", "benchmarks": [{"kernel": "fib", "params": {"n": 24}},
   {"kernel": "heat", "params": {"n": 64, "steps": 4, "strips": 8}}],
- "variants": ["serial", "cont-seg-busy"$vs], "workers": [1, 2], "repetitions": 2, "order": "paired"}
+ "variants": ["serial", "cont-seg-busy"], "peers": [${vs%, }], "workers": [1, 2], "repetitions": 2, "order": "paired"}
 JSON
-    plan=$("$bin/forkscope" run "$tmp/c.json" -o "$tmp/dry" --dry-run 2>&1)
-    want=$(( $(echo $built | wc -w) * 2 ))
-    if echo "$plan" | grep -q "Skipped: $want cells of peers on kernels they have no version of"; then
-        ok "plan skips the peers' heat cells ($want)"
+    plan=$(env -u FORKSCOPE_DRIVER "$tmp/bin/forkscope" run "$tmp/c.json" -o "$tmp/dry" --dry-run 2>&1)
+    want=$(( $(echo $present | wc -w) * 2 ))
+    if { [ $want -eq 0 ] || echo "$plan" | grep -q "Skipped: $want cells of peers on kernels they have no version of"; } &&
+       echo "$plan" | grep -q "Left out: the peers $absent, not built"; then
+        ok "plan skips the peers' heat cells ($want) and names the absent peer $absent"
     else
-        bad "plan: no 'Skipped: $want cells of peers' line: $plan"
+        bad "plan: no 'Skipped: $want cells of peers' or 'Left out: the peers $absent' line: $plan"
     fi
-    out=$("$bin/forkscope" run "$tmp/c.json" -o "$tmp/r" 2>&1)
+    out=$(env -u FORKSCOPE_DRIVER "$tmp/bin/forkscope" run "$tmp/c.json" -o "$tmp/r" 2>&1)
     rc=$?
     if [ $rc -ne 0 ]; then
         bad "forkscope run with peers: exit $rc: $(echo "$out" | tail -5)"
+    elif ! echo "$out" | grep -q "left out: the peers $absent, not built"; then
+        bad "forkscope run with an absent peer: stderr does not name it: $(echo "$out" | head -5)"
     else
-        why=$(python3 - "$tmp/r" "$(cd "$PEERS_DIR" && pwd)" $built <<'PY'
+        why=$(python3 - "$tmp/r" "$(cd "$PEERS_DIR" && pwd)" "$absent" $present <<'PY'
 import csv, json, sys
-d, peers_dir, peers = sys.argv[1], sys.argv[2], sys.argv[3:]
+d, peers_dir, absent, peers = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 rows = list(csv.DictReader(open(d + "/summary.csv")))
 env = json.load(open(d + "/env.json"))
 errs = []
@@ -157,10 +170,25 @@ for p in peers:
     rev = env.get("drivers", {}).get(p, {}).get("peer", {}).get("revision", "")
     if not rev.endswith("(%s/%s)" % (peers_dir, p.split("-")[0])):
         errs.append("env.json drivers.%s.peer.revision %r" % (p, rev))
+if any(x["variant"] == absent for x in rows):
+    errs.append("the absent peer %s has cells" % absent)
+if not [x for x in rows if x["variant"] == "cont-seg-busy" and x["n_ok"] == "2"]:
+    errs.append("cont-seg-busy did not run")
+if env.get("peers_left_out") != [absent]:
+    errs.append("env.json peers_left_out %r" % env.get("peers_left_out"))
+if "Peers left out" not in open(d + "/report.md").read() or absent not in open(d + "/report.md").read():
+    errs.append("report.md does not name the absent peer")
 print("; ".join(errs))
 PY
 )
-        if [ -z "$why" ]; then ok "forkscope run: peers beside forkscope variants, env.json names their checkouts"; else bad "forkscope run with peers: $why"; fi
+        if [ -z "$why" ]; then ok "forkscope run: peers beside forkscope variants, env.json names their checkouts; the absent one left out and named"
+        else bad "forkscope run with peers: $why"; fi
+        # a resume must see the same peers built: with the absent one now present, it stops
+        cp "$bin/fk-bench-$absent" "$tmp/bin/"
+        out=$(env -u FORKSCOPE_DRIVER "$tmp/bin/forkscope" run "$tmp/c.json" -o "$tmp/r" --resume 2>&1); rc=$?
+        if [ $rc -ne 0 ] && echo "$out" | grep -q "peers\" built here differ from when the sweep started"; then
+            ok "a resume refuses a different set of built peers"
+        else bad "resume after building $absent: exit $rc: $out"; fi
     fi
     rm -rf "$tmp"
 fi

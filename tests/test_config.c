@@ -390,6 +390,27 @@ TEST(peers_key) {
         ASSERT_MSG(found, "peers %s: expected \"%s\" in:\n%s", bad[i].peers, bad[i].want, all);
         free(all);
     }
+    /* not built: a duplicate is still an error (the same config on every machine), and a
+     * benchmark's own list naming a left-out peer leaves it out there too */
+    unsetenv("FORKSCOPE_DRIVER");
+    hx_diag_free(&d);
+    ASSERT_EQ(load_text("{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": [\"serial\"], "
+                        "\"peers\": [\"lace\", \"lace\"], \"workers\": [1]}",
+                        &cfg, &d),
+              HX_ECONFIG);
+    char *all = joined(&d);
+    int dup = strstr(all, "peers[1]: duplicate variant \"lace\"") != NULL;
+    ASSERT_MSG(dup, "unbuilt duplicate: %s", all);
+    free(all);
+    hx_diag_free(&d);
+    ASSERT_MSG(load_text("{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\", \"variants\": [\"serial\", "
+                         "\"taskflow\"]}], \"variants\": [\"serial\"], \"peers\": [\"taskflow\"], \"workers\": [1]}",
+                         &cfg, &d) == 0,
+               "%s", joined(&d));
+    ASSERT_EQ(cfg.nvariants, 1);
+    ASSERT_EQ(cfg.benchmarks[0].variants, 1);
+    ASSERT(hx_config_left_out(&cfg, "taskflow") && !hx_config_left_out(&cfg, "serial"));
+    hx_config_free(&cfg);
     if (over)
         setenv("FORKSCOPE_DRIVER", over, 1);
     else
