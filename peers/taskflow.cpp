@@ -144,11 +144,12 @@ uts_result uts_visit(const uts_state *st, int height, tf::Subflow &sbf) {
 extern "C" {
 
 void bench_peer_start(unsigned workers) {
-    // Taskflow's workers are std::threads with the default stack: give new threads 512 MB
-    // (UTS T3XXL nests 99,049 levels deep, each a subflow join on the C stack), as the TBB
-    // baseline does through its global_control.
+    // Taskflow's workers are std::threads with the default stack: give new threads 4 GB of
+    // address space (touched as needed).  Each level of a tree is a subflow join on the C
+    // stack, about 30 KB of it here: UTS T3L (17,844 levels) overflowed 512 MB at P = 1 and
+    // 2; T3XXL nests 99,049 levels (~3 GB).
     pthread_attr_t attr;
-    if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, size_t(512) << 20) ||
+    if (pthread_attr_init(&attr) || pthread_attr_setstacksize(&attr, size_t(4) << 30) ||
         pthread_setattr_default_np(&attr)) {
         std::fprintf(stderr, "taskflow: cannot set the worker threads' stack size\n");
         std::exit(2);
