@@ -239,7 +239,8 @@ PEER_SRC_lace      := peers/lace.c
 LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
 PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
 CC_lace            := $(CC)
-VAR_lace           := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace
+# (-MD after the -MMD of CFLAGS_BASE: the peer's -isystem headers are dependencies too)
+VAR_lace           := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace -MD
 EXTRA_OBJ_lace     := $(BUILD)/peers/lace/lace.o
 # Fibril (github.com/chaoran/fibril, x86-64 only): its runtime's C files at -O3 (its autotools
 # build's default is -g -O2; -O3 as the issue's side-by-side measured it), -pthread, -fgnu89-inline (its headers' `extern
@@ -258,7 +259,7 @@ CC_fibril            := $(CC)
 # (our files as GNU C with gnu89 inlines for its headers: `asm` register variables, nested
 # functions at each fork, `extern inline`; none of our headers has a non-static inline)
 VAR_fibril           := -DFK_BASELINE_PEER=1 -std=gnu11 -fgnu89-inline -isystem $(BUILD)/peers/fibril/include \
-                        -isystem $(BUILD)/peers/fibril/include/fibril
+                        -isystem $(BUILD)/peers/fibril/include/fibril -MD
 EXTRA_OBJ_fibril     := $(patsubst %,$(BUILD)/peers/fibril/%.o,$(FIBRIL_SRC))
 # Taskflow (github.com/taskflow/taskflow): header-only C++20 (its CMake build's standard),
 # Release flags -O3 -DNDEBUG, g++.
@@ -307,9 +308,10 @@ $(foreach p,taskflow libfork-busy libfork-lazy,$(eval $(call PEER_CXX_RULES,$(p)
 # rewritten (and its objects rebuilt) only when one of them changes.
 $(BUILD)/peers/%/.checkout: FORCE
 	@mkdir -p $(@D)
-	@d=$(PEERS_ABS)/$(PEER_CHECKOUT_$*); \
-	 { echo '$(PEER_FLAGS_$*) $(VAR_$*)'; echo "$$d"; git -C $$d rev-parse HEAD 2>/dev/null; \
-	   git -C $$d status --porcelain 2>/dev/null | sha1sum; } > $@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
+	@d=$(PEERS_ABS)/$(PEER_CHECKOUT_$*); top=$$(git -C $$d rev-parse --show-toplevel 2>/dev/null); \
+	 { echo '$(PEER_FLAGS_$*) $(VAR_$*)'; echo "$$d"; \
+	   if [ "$$top" = "$$(cd $$d && pwd -P)" ]; then git -C $$d rev-parse HEAD; git -C $$d status --porcelain | sha1sum; fi; \
+	 } > $@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 .PRECIOUS: $(BUILD)/peers/%/.checkout
 $(foreach p,$(PEERS),$(eval $(patsubst %.c,$(BUILD)/rel/$(p)/%.o,$(filter %.c,$(PEER_SRC_$(p)))): $(BUILD)/peers/$(p)/.checkout))
 

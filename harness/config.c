@@ -719,7 +719,8 @@ static void check_regex(vctx *c, const char *path, json_t *o) {
 
 /* A variant object's name must not be a built-in variant's (results would say "cont-seg-busy"
  * for another program or another variant), except its own base's: {"name": "omp-llvm",
- * "variant": "omp-llvm", "env": ...} runs omp-llvm with an environment under its own name. */
+ * "variant": "omp-llvm", "env": ...} runs omp-llvm with an environment under its own name (not
+ * with "drivers": another build's; the caller passes "" as its base). */
 static void check_builtin_clash(vctx *c, const char *path, const char *name, const char *base) {
     hx_variant b;
     char err[256];
@@ -843,8 +844,8 @@ static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         VERR(c, name ? p : path, "%s %s", name ? "expected a name of 1 to 31 letters, digits, '_', '.', '-', got"
                                                 : "missing \"name\" (what results call this variant), got",
              name ? describe(name, buf, sizeof buf) : "nothing");
-    else if (json_is_string(base))
-        check_builtin_clash(c, p, json_string_value(name), json_string_value(base));
+    else if (json_is_string(base)) /* (another build's driver never under a built-in name) */
+        check_builtin_clash(c, p, json_string_value(name), dir ? "" : json_string_value(base));
     if (dir && (!json_is_string(dir) || !*json_string_value(dir))) {
         snprintf(p, sizeof p, "%s.drivers", path);
         VERR(c, p, "expected the directory of a build's drivers (e.g. \"../other/build/bin\"), got %s",
