@@ -1131,8 +1131,6 @@ static void check_top_peers(vctx *c, const key_rule *r, json_t *v, hx_config *cf
             continue;
         }
         if (hx_variant_driver_path(&var, path, sizeof path) || access(path, X_OK)) {
-            size_t u = strlen(cfg->unbuilt_peers);
-            snprintf(cfg->unbuilt_peers + u, sizeof cfg->unbuilt_peers - u, "%s%s", u ? ", " : "", var.name);
             if (cfg->nleft_out < sizeof cfg->left_out / sizeof cfg->left_out[0])
                 snprintf(cfg->left_out[cfg->nleft_out++], sizeof cfg->left_out[0], "%s", var.name);
             continue;
@@ -1225,6 +1223,14 @@ int hx_config_left_out(const hx_config *cfg, const char *name) {
         if (!strcmp(cfg->left_out[i], name))
             return 1;
     return 0;
+}
+
+const char *hx_config_left_out_list(const hx_config *cfg, char *buf, size_t len) {
+    size_t u = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < cfg->nleft_out && u < len; i++)
+        u += (size_t)snprintf(buf + u, len - u, "%s%s", i ? ", " : "", cfg->left_out[i]);
+    return buf;
 }
 
 /* Does benchmark b run at P? */

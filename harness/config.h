@@ -89,8 +89,7 @@ typedef struct hx_config {
     size_t npapi;
     char icount_kernel[16];  /* "instructions": the kernel ("fib") ... */
     int icount_n[2];         /* ... and its two sizes; icount_n[1] == 0: none (overhead.h) */
-    char unbuilt_peers[256]; /* "peers" whose drivers are not built, left out: "taskflow, lace" */
-    char left_out[16][32];   /* the same names, one each */
+    char left_out[16][32];   /* "peers" whose drivers are not built, left out */
     size_t nleft_out;
 } hx_config;
 
@@ -107,6 +106,8 @@ int hx_bench_runs_at(const hx_bench *b, unsigned P);
 
 /* Is name one of the "peers" left out because their drivers are not built? */
 int hx_config_left_out(const hx_config *cfg, const char *name);
+/* The left-out peers as one string, "taskflow, lace" ("" if none); returns buf. */
+const char *hx_config_left_out_list(const hx_config *cfg, char *buf, size_t len);
 
 /* Online CPUs (at least 1). */
 unsigned hx_online_cores(void);

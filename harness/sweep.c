@@ -857,9 +857,10 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
     if (p->nskipped_command)
         fprintf(out, "Skipped: %zu cells of command variants with no command for their kernel\n", p->nskipped_command);
-    if (cfg->unbuilt_peers[0])
+    char left_out[600];
+    if (cfg->nleft_out)
         fprintf(out, "Left out: the peers %s, not built (\"peers\" runs them once built: make peers PEERS_DIR=DIR)\n",
-                cfg->unbuilt_peers);
+                hx_config_left_out_list(cfg, left_out, sizeof left_out));
     if (p->nskipped_peer)
         fprintf(out, "Skipped: %zu cells of peers on kernels they have no version of (see `forkscope variants`)\n",
                 p->nskipped_peer);
@@ -1166,10 +1167,11 @@ static int write_env(sweep *s, int fresh) {
         }
         json_decref(now_lo);
     }
-    if (s->cfg->unbuilt_peers[0])
+    char left_out[600];
+    if (s->cfg->nleft_out)
         fprintf(stderr, "forkscope: left out: the peers %s, not built (\"peers\" runs them once built: make peers "
                         "PEERS_DIR=DIR)\n",
-                s->cfg->unbuilt_peers);
+                hx_config_left_out_list(s->cfg, left_out, sizeof left_out));
     json_t *now = fresh ? NULL : hx_envinfo_collect(s->cfg->path);
     int rc = probe_drivers(s, now ? now : s->envinfo);
     if (!rc) {
@@ -1292,10 +1294,11 @@ static int sweep_select(sweep *s) {
         while (i < s->pl.ncells && strcmp(s->pl.cells[i].id, s->o->only_cells[k]))
             i++;
         if (i == s->pl.ncells) {
+            char left_out[600];
             fprintf(stderr,
                     "forkscope: the shard's cell %s is not in this node's plan of %s (a peer not built here?%s%s)\n",
-                    s->o->only_cells[k], s->cfg->path, s->cfg->unbuilt_peers[0] ? " left out: " : "",
-                    s->cfg->unbuilt_peers);
+                    s->o->only_cells[k], s->cfg->path, s->cfg->nleft_out ? " left out: " : "",
+                    hx_config_left_out_list(s->cfg, left_out, sizeof left_out));
             return HX_ECONFIG;
         }
     }
