@@ -45,6 +45,9 @@ struct baseline {
     const char *kernels; /* peers only (NULL: a baseline): the kernels their driver has, as peers/NAME.c's
                           * bench_peer_kernels (scripts/peers-test.sh checks that they agree) */
 };
+/* What every peer's driver runs: the paper's kernels and the M:N workloads fork-join expresses
+ * (all but switch, whose tasks block on each other). */
+#define PEER_KERNELS " fib integrate matmul nqueens uts balanced imbalanced heat bfs mergesort "
 static const struct baseline baselines[] = {
     {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only", NULL},
     {"omp", HX_VARIANT_BASELINE, "OpenMP tasks, gcc + libgomp", NULL},
@@ -52,22 +55,22 @@ static const struct baseline baselines[] = {
     {"tbb", HX_VARIANT_BASELINE, "oneTBB task_group, g++ (the paper's TBB column)", NULL},
     /* Peers: other runtimes, with drivers built from the user's checkouts (make peers). */
     {"lace", HX_VARIANT_BASELINE, "Lace: child stealing, leapfrogging, native stacks (peer: make peers PEERS_DIR=DIR)",
-     " fib integrate matmul nqueens uts "},
+     PEER_KERNELS},
     {"fibril", HX_VARIANT_BASELINE,
      "Fibril: continuation stealing on native stacks, x86-64 only; at most one worker per CPU, forks nested "
      "at most 999 deep (peer: make peers PEERS_DIR=DIR)",
-     " fib integrate matmul nqueens uts "},
+     PEER_KERNELS},
     {"taskflow", HX_VARIANT_BASELINE,
      "Taskflow: tf::Subflow recursion, work-stealing executor (peer: make peers PEERS_DIR=DIR)",
-     " fib integrate matmul nqueens uts "},
+     PEER_KERNELS},
     {"libfork-busy", HX_VARIANT_BASELINE,
      "libfork, the paper's system: continuation stealing, coroutines, busy_pool, clang++-19 "
      "(peer: make peers PEERS_DIR=DIR)",
-     " fib integrate matmul nqueens uts "},
+     PEER_KERNELS},
     {"libfork-lazy", HX_VARIANT_BASELINE,
      "libfork, the paper's system: continuation stealing, coroutines, lazy_pool (idle workers sleep), "
      "clang++-19 (peer: make peers PEERS_DIR=DIR)",
-     " fib integrate matmul nqueens uts "},
+     PEER_KERNELS},
     {NULL, 0, NULL, NULL},
 };
 

@@ -74,7 +74,7 @@ static int bfs_prepare(bench_ctx *c) {
     return 0;
 }
 
-#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_PEER)
+#if !defined(FK_BASELINE_SERIAL)
 static void bfs_flush(bfs *b, const uint32_t *buf, size_t k) {
     size_t at = atomic_fetch_add_explicit(&b->next_len, k, memory_order_relaxed);
     memcpy(b->next + at, buf, k * sizeof *buf);
@@ -164,6 +164,16 @@ FK_TASK(bfs_root, void, bfs_frame *f, (bfs *, b)) {
 } FK_END
 #endif
 
+#if defined(FK_BASELINE_PEER)
+static int bfs_round;
+static size_t bfs_next(void *ctx) { /* the frontier found by the last round becomes the current one */
+    bfs *b = ctx;
+    if (bfs_round++)
+        bfs_advance(b);
+    return bfs_tasks(b);
+}
+#endif
+
 static void bfs_run(bench_ctx *c) {
 #if FK_BENCH_RUNTIME
     bfs_start(&B);
@@ -185,6 +195,11 @@ static void bfs_run(bench_ctx *c) {
         mn_each_tbb(bfs_tasks(&B), bfs_body, &B);
         bfs_advance(&B);
     }
+#elif defined(FK_BASELINE_PEER)
+    (void)c;
+    bfs_start(&B);
+    bfs_round = 0;
+    mn_rounds_peer(bfs_next, bfs_body, &B);
 #else
     (void)c;
     B.level = bfs_serial(&B);

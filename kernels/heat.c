@@ -116,6 +116,13 @@ FK_TASK(heat_root, void, heat_frame *f, (heat *, h)) {
 } FK_END
 #endif
 
+#if defined(FK_BASELINE_PEER)
+static size_t heat_next(void *ctx) { /* the strips of the next step (H.t starts at -1) */
+    heat *h = ctx;
+    return ++h->t < h->steps ? h->strips : 0;
+}
+#endif
+
 static void heat_run(bench_ctx *c) {
     heat_init(&H, H.g[0]);
     heat_init(&H, H.g[1]);
@@ -132,6 +139,10 @@ static void heat_run(bench_ctx *c) {
     (void)c;
     for (H.t = 0; H.t < H.steps; H.t++)
         mn_each_tbb(H.strips, heat_body, &H);
+#elif defined(FK_BASELINE_PEER)
+    (void)c;
+    H.t = (size_t)-1;
+    mn_rounds_peer(heat_next, heat_body, &H);
 #else
     (void)c;
     for (H.t = 0; H.t < H.steps; H.t++)

@@ -140,6 +140,9 @@ static void mergesort_run(bench_ctx *c) {
 #elif defined(FK_BASELINE_TBB)
     (void)c;
     msort_tbb(M.a, M.tmp, M.n, M.cutoff);
+#elif defined(FK_BASELINE_PEER)
+    (void)c;
+    msort_peer(M.a, M.tmp, M.n, M.cutoff);
 #else
     (void)c;
     msort_serial(M.a, M.tmp, M.n);

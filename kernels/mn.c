@@ -85,6 +85,8 @@ void mn_each_omp(size_t n, mn_body *body, void *ctx) {
 const char *mn_model(void) { return "fork-join: omp task, omp taskwait"; }
 #elif defined(FK_BASELINE_TBB)
 const char *mn_model(void) { return "fork-join: tbb::task_group run, wait"; }
+#elif defined(FK_BASELINE_PEER)
+const char *mn_model(void) { return bench_peer_mn_model; }
 #else
 const char *mn_model(void) { return "serial"; }
 #endif
@@ -125,6 +127,14 @@ static int imbalanced_prepare(bench_ctx *c) {
                          (uint64_t)c->i[IMBALANCED_OPT_HEAVY], (uint64_t)c->i[IMBALANCED_OPT_EVERY]);
 }
 
+#if defined(FK_BASELINE_PEER)
+static int loops_rounds; /* left to run: one round of all the tasks */
+static size_t loops_next(void *ctx) {
+    loops *l = ctx;
+    return loops_rounds-- > 0 ? l->n : 0;
+}
+#endif
+
 static void loops_run(bench_ctx *c) {
     memset(L.res, 0, L.n * sizeof *L.res);
 #if FK_BENCH_RUNTIME
@@ -138,6 +148,10 @@ static void loops_run(bench_ctx *c) {
 #elif defined(FK_BASELINE_TBB)
     (void)c;
     mn_each_tbb(L.n, loop_body, &L);
+#elif defined(FK_BASELINE_PEER)
+    (void)c;
+    loops_rounds = 1;
+    mn_rounds_peer(loops_next, loop_body, &L);
 #else
     (void)c;
     for (size_t i = 0; i < L.n; i++)

@@ -5,8 +5,9 @@
  * other versions (kernels/inline.h, uts/tree.h), and the driver checks every answer.
  *
  * A peer names the kernels it runs (bench_peer_kernels); the driver refuses any other before
- * it starts (exit status 2, "could not run"): the M:N workloads, which no peer has yet, compile
- * their serial code in a peer's driver, and it never runs. */
+ * it starts (exit status 2, "could not run").  Every peer runs the M:N workloads that
+ * fork-join expresses (kernels/mn.h: balanced, imbalanced, heat, bfs, mergesort) through
+ * mn_rounds_peer and msort_peer; none runs switch (its two tasks block on each other). */
 #ifndef FK_KERNELS_PEER_H
 #define FK_KERNELS_PEER_H
 
@@ -16,6 +17,7 @@
 extern "C" {
 #endif
 
+#include "kernels/mn.h"
 #include "uts/tree.h"
 
 /* The variant's name ("lace"), and what it is and how it was built (for the driver's JSON). */
@@ -37,6 +39,17 @@ double integrate_peer(double x1, double y1, double x2, double y2, double area, d
 void matmul_peer(const float *a, const float *b, float *r, int n, int s);
 int64_t nqueens_peer(int n);
 uts_result uts_peer(const uts_params *p);
+/* The M:N workloads (kernels/mn.h).  A workload is rounds of the parallel loop (balanced and
+ * imbalanced: one; heat: one a time step; bfs: one a level), all run from one root task, as
+ * forkscope's versions run them (the driver's thread submits once, not once a round): before
+ * each round next(ctx) says how many tasks it has (0: the workload is done), then one task
+ * forks them all, body(ctx, i) each, and joins.  mergesort is the recursion of the other
+ * kernels (fork the first half, call the second, join, merge).  bench_peer_mn_model says how
+ * (reported with each answer). */
+typedef size_t mn_next(void *ctx);
+extern const char bench_peer_mn_model[];
+void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx);
+void msort_peer(int32_t *a, int32_t *tmp, size_t n, size_t cutoff);
 
 #ifdef __cplusplus
 }

@@ -31,7 +31,8 @@ const char bench_peer_name[] = "fibril";
 const char bench_peer_what[] = "Fibril (Yang & Mellor-Crummey): continuation stealing on native stacks";
 /* (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
  * checks that the two agree) */
-const char *const bench_peer_kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts", "calibrate", NULL};
+const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
+                                           "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 
 /* Fibril's deque (fibrili.h: void *buff[1000]) holds one slot per fork that has not returned. */
 #define FIBRIL_DEQUE_SLOTS 1000
@@ -200,3 +201,36 @@ uts_result uts_peer(const uts_params *p) {
     tree = p;
     return uts_visit(root, 0);
 }
+
+/* ---- the M:N workloads (kernels/mn.h): each round's tasks forked by one function, then one
+ * join; mergesort as fib ----------------------------------------------------------------------- */
+const char bench_peer_mn_model[] = "fork-join: fibril_fork, fibril_join";
+
+static void mn_leaf(mn_body *body, void *ctx, size_t i) { body(ctx, i); }
+fibril static void mn_round(mn_body *body, void *ctx, size_t n) {
+    fibril_t fr;
+    fibril_init(&fr);
+    for (size_t i = 0; i < n; i++)
+        fibril_fork(&fr, mn_leaf, (body, ctx, i));
+    fibril_join(&fr);
+}
+/* (The driver's thread is worker 0: the rounds run on it, as every kernel here.) */
+void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx) {
+    for (size_t n; (n = next(ctx)) != 0;)
+        mn_round(body, ctx, n);
+}
+
+fibril static void msort(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) {
+    if (n <= cutoff) {
+        msort_serial(a, tmp, n);
+        return;
+    }
+    size_t mid = n / 2;
+    fibril_t fr;
+    fibril_init(&fr);
+    fibril_fork(&fr, msort, (a, tmp, mid, cutoff));
+    msort(a + mid, tmp + mid, n - mid, cutoff);
+    fibril_join(&fr);
+    msort_merge(a, tmp, n, mid);
+}
+void msort_peer(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) { msort(a, tmp, n, cutoff); }

@@ -21,7 +21,8 @@ const char bench_peer_name[] = "lace";
 const char bench_peer_what[] = "Lace (van Dijk & van de Pol): child stealing, leapfrogging, native stacks";
 /* (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
  * checks that the two agree) */
-const char *const bench_peer_kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts", "calibrate", NULL};
+const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
+                                           "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 
 static unsigned lace_started;
 
@@ -158,3 +159,31 @@ uts_result uts_peer(const uts_params *p) {
     tree = p;
     return RUN(uts_visit, root, 0);
 }
+
+/* ---- the M:N workloads (kernels/mn.h): in one root task, each round's tasks spawned by it, then
+ * as many SYNCs; mergesort as fib -------------------------------------------------------------- */
+const char bench_peer_mn_model[] = "fork-join: Lace SPAWN, SYNC";
+
+VOID_TASK_3(mn_leaf, mn_body *, body, void *, ctx, size_t, i) { body(ctx, i); }
+VOID_TASK_3(mn_rounds, mn_next *, next, mn_body *, body, void *, ctx) {
+    for (size_t n; (n = next(ctx)) != 0;) {
+        for (size_t i = 0; i < n; i++)
+            SPAWN(mn_leaf, body, ctx, i);
+        for (size_t i = 0; i < n; i++)
+            SYNC(mn_leaf);
+    }
+}
+void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx) { RUN(mn_rounds, next, body, ctx); }
+
+VOID_TASK_4(msort, int32_t *, a, int32_t *, tmp, size_t, n, size_t, cutoff) {
+    if (n <= cutoff) {
+        msort_serial(a, tmp, n);
+        return;
+    }
+    size_t mid = n / 2;
+    SPAWN(msort, a, tmp, mid, cutoff);
+    CALL(msort, a + mid, tmp + mid, n - mid, cutoff);
+    SYNC(msort);
+    msort_merge(a, tmp, n, mid);
+}
+void msort_peer(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) { RUN(msort, a, tmp, n, cutoff); }

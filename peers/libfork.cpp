@@ -38,7 +38,8 @@ const char bench_peer_what[] = "libfork (Williams & Elliott): continuation steal
                                "segmented stacks, " PEER_POOL;
 // (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
 // checks that the two agree)
-const char *const bench_peer_kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts", "calibrate", NULL};
+const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
+                                           "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 }
 
 // lf::fork[&r, f](args): libfork's binding where C++23's multidimensional subscript is there
@@ -144,6 +145,33 @@ constexpr auto uts_visit = [](auto uts_visit, uts_state s, int height) LF_STATIC
     co_return total;
 };
 
+// The M:N workloads (kernels/mn.h): in one root task, each round's tasks forked, then one
+// join; mergesort as fib.
+constexpr auto mn_leaf = [](auto, mn_body *body, void *ctx, size_t i) LF_STATIC_CALL -> lf::task<void> {
+    body(ctx, i);
+    co_return;
+};
+
+constexpr auto mn_rounds = [](auto, mn_next *next, mn_body *body, void *ctx) LF_STATIC_CALL -> lf::task<void> {
+    for (size_t n; (n = next(ctx)) != 0;) {
+        for (size_t i = 0; i < n; i++)
+            co_await FORK(mn_leaf)(body, ctx, i);
+        co_await lf::join;
+    }
+};
+
+constexpr auto msort = [](auto msort, int32_t *a, int32_t *tmp, size_t n, size_t cutoff) LF_STATIC_CALL -> lf::task<void> {
+    if (n <= cutoff) {
+        msort_serial(a, tmp, n);
+        co_return;
+    }
+    size_t mid = n / 2;
+    co_await FORK(msort)(a, tmp, mid, cutoff);
+    co_await CALL(msort)(a + mid, tmp + mid, n - mid, cutoff);
+    co_await lf::join;
+    msort_merge(a, tmp, n, mid);
+};
+
 } // namespace
 
 extern "C" {
@@ -177,5 +205,11 @@ uts_result uts_peer(const uts_params *p) {
     tree = p;
     return lf::sync_wait(*pool, uts_visit, root, 0);
 }
+
+const char bench_peer_mn_model[] = "fork-join: lf::fork, lf::join";
+
+void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx) { lf::sync_wait(*pool, mn_rounds, next, body, ctx); }
+
+void msort_peer(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) { lf::sync_wait(*pool, msort, a, tmp, n, cutoff); }
 
 } // extern "C"

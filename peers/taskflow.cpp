@@ -34,7 +34,8 @@ const char bench_peer_name[] = "taskflow";
 const char bench_peer_what[] = "Taskflow (Huang et al.): tf::Subflow recursion, work-stealing executor";
 // (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
 // checks that the two agree)
-const char *const bench_peer_kernels[] = {"fib", "integrate", "matmul", "nqueens", "uts", "calibrate", NULL};
+const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
+                                           "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 }
 
 namespace {
@@ -140,6 +141,19 @@ uts_result uts_visit(const uts_state *st, int height, tf::Subflow &sbf) {
     return total;
 }
 
+// mergesort: both halves emplaced, join, merge (as fib)
+void msort(int32_t *a, int32_t *tmp, size_t n, size_t cutoff, tf::Subflow &sbf) {
+    if (n <= cutoff) {
+        msort_serial(a, tmp, n);
+        return;
+    }
+    size_t mid = n / 2;
+    sbf.emplace([=](tf::Subflow &s) { msort(a, tmp, mid, cutoff, s); });
+    sbf.emplace([=](tf::Subflow &s) { msort(a + mid, tmp + mid, n - mid, cutoff, s); });
+    sbf.join();
+    msort_merge(a, tmp, n, mid);
+}
+
 } // namespace
 
 extern "C" {
@@ -206,6 +220,27 @@ uts_result uts_peer(const uts_params *p) {
     uts_result r;
     run_root([&](tf::Subflow &sbf) { r = uts_visit(&root, 0, sbf); });
     return r;
+}
+
+// The M:N workloads (kernels/mn.h): in one root task, each round's tasks started with
+// tf::Runtime::silent_async, then corun() (a subflow cannot be joined twice: Taskflow's
+// Runtime is its way to fork and wait again and again from one task).
+const char bench_peer_mn_model[] = "fork-join: tf::Runtime silent_async, corun";
+
+void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx) {
+    tf::Taskflow flow;
+    flow.emplace([=](tf::Runtime &rt) {
+        for (size_t n; (n = next(ctx)) != 0;) {
+            for (size_t i = 0; i < n; i++)
+                rt.silent_async([body, ctx, i] { body(ctx, i); });
+            rt.corun();
+        }
+    });
+    executor->run(flow).wait();
+}
+
+void msort_peer(int32_t *a, int32_t *tmp, size_t n, size_t cutoff) {
+    run_root([&](tf::Subflow &sbf) { msort(a, tmp, n, cutoff, sbf); });
 }
 
 } // extern "C"

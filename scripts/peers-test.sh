@@ -16,17 +16,17 @@ bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 # sweep before any run, naming the command that builds it.
 tmp0=$(mktemp -d /tmp/fk_peers0_XXXXXX)
 cat > "$tmp0/c.json" <<'JSON'
-{"name": "peer-plan", "benchmarks": [{"kernel": "fib", "params": {"n": 20}}, {"kernel": "heat", "params": {"n": 64, "steps": 2, "strips": 4}},
-  {"name": "heat-only", "kernel": "heat", "params": {"n": 64, "steps": 2, "strips": 4}, "variants": ["serial", "lace"]}],
+{"name": "peer-plan", "benchmarks": [{"kernel": "fib", "params": {"n": 20}}, {"kernel": "switch", "params": {"rounds": 100}},
+  {"name": "switch-only", "kernel": "switch", "params": {"rounds": 100}, "variants": ["serial", "lace"]}],
  "variants": ["serial", "lace"], "workers": [1, 2], "repetitions": 1}
 JSON
 plan=$("$bin/forkscope" run "$tmp0/c.json" -o "$tmp0/dry" --dry-run 2>&1)
-# lace: fib at P = 1, 2 and its calibrate cells; its 4 heat cells skipped; serial: fib, heat, heat-only, calibrate
+# lace: fib at P = 1, 2 and its calibrate cells; its 4 switch cells skipped; serial: fib, switch, switch-only, calibrate
 if echo "$plan" | grep -q "Skipped: 4 cells of peers on kernels they have no version of" &&
    [ "$(echo "$plan" | grep -c '|lace|')" -eq 4 ]; then
     ok "plan: a peer's cells of kernels it has no version of are skipped"
 else
-    bad "plan with lace on fib and heat: $plan"
+    bad "plan with lace on fib and switch: $plan"
 fi
 mkdir -p "$tmp0/bin" && cp "$bin/forkscope" "$bin/fk-bench-serial" "$tmp0/bin/" # no fk-bench-lace beside it
 out=$(cd "$tmp0" && env -u FORKSCOPE_DRIVER bin/forkscope run c.json -o r 2>&1)
@@ -48,11 +48,14 @@ fi
 # as the Makefile's PEER_CHECKOUT_p and PEER_CHECK_p
 checkout_of() { case $1 in (libfork-*) echo libfork ;; (*) echo "$1" ;; esac; }
 check_of() { case $1 in (lace) echo src/lace.h ;; (fibril) echo src/fibrili.h ;; (taskflow) echo taskflow/taskflow.hpp ;; (libfork-*) echo include/libfork.hpp ;; esac; }
-# (Taskflow's integrate costs ~25x the serial time per task: a smaller interval)
+# (Taskflow's integrate costs ~25x the serial time per task: a smaller interval.)  The M:N
+# workloads at sizes of 10-50 ms: heat's 20 steps and bfs's levels are rounds of forks and a
+# join in one root task; balanced's 128 tasks are forked by one.
+mn_kernels="balanced:--n:128 imbalanced:--n:128 heat:--steps:20 bfs:--n:65536 mergesort:--n:500000"
 kernels_of() { case $1 in
-    (fibril) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;;
-    (taskflow) echo "fib:--n:24 integrate:--n:400 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;;
-    (*) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1" ;; esac; }
+    (fibril) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1 $mn_kernels" ;;
+    (taskflow) echo "fib:--n:24 integrate:--n:400 matmul:--n:128 nqueens:--n:9 uts:--preset:T1 $mn_kernels" ;;
+    (*) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1 $mn_kernels" ;; esac; }
 for p in $peers; do
     d=$bin/fk-bench-$p
     c=$(checkout_of "$p")
@@ -108,12 +111,12 @@ print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" "$c" 2>&1)
         if [ $rc -eq 2 ] && echo "$out" | grep -q "deeper than Fibril's deque holds"; then ok "fibril refuses a tree deeper than its deque (exit 2)"
         else bad "fibril on T3: exit $rc, expected 2: $out"; fi
     fi
-    out=$("$d" --kernel heat 2>&1)
+    out=$("$d" --kernel switch 2>&1)
     rc=$?
-    if [ $rc -eq 2 ] && echo "$out" | grep -q "has no version of kernel heat"; then
-        ok "$p refuses a kernel it has no version of (exit 2)"
+    if [ $rc -eq 2 ] && echo "$out" | grep -q "has no version of kernel switch"; then
+        ok "$p refuses a kernel it has no version of (switch: tasks that block; exit 2)"
     else
-        bad "$p --kernel heat: exit $rc, expected 2 and a refusal: $out"
+        bad "$p --kernel switch: exit $rc, expected 2 and a refusal: $out"
     fi
     # the harness's list of the peer's kernels (its plan) is the driver's (peers/$p.c)
     drv=$(echo "$out" | sed -n 's/.*its driver runs: \(.*\))$/\1/p' | tr ' ' '\n' | grep -v '^calibrate$' | sort | tr '\n' ' ')
@@ -141,14 +144,14 @@ else
     vs=$(for p in $built; do printf '"%s", ' "$p"; done)
     cat > "$tmp/c.json" <<JSON
 {"name": "peers-e2e", "benchmarks": [{"kernel": "fib", "params": {"n": 24}},
-  {"kernel": "heat", "params": {"n": 64, "steps": 4, "strips": 8}}],
+  {"kernel": "heat", "params": {"n": 64, "steps": 4, "strips": 8}}, {"kernel": "switch", "params": {"rounds": 100}}],
  "variants": ["serial", "cont-seg-busy"], "peers": [${vs%, }], "workers": [1, 2], "repetitions": 2, "order": "paired"}
 JSON
     plan=$(env -u FORKSCOPE_DRIVER "$tmp/bin/forkscope" run "$tmp/c.json" -o "$tmp/dry" --dry-run 2>&1)
     want=$(( $(echo $present | wc -w) * 2 ))
     if { [ $want -eq 0 ] || echo "$plan" | grep -q "Skipped: $want cells of peers on kernels they have no version of"; } &&
        echo "$plan" | grep -q "Left out: the peers $absent, not built"; then
-        ok "plan skips the peers' heat cells ($want) and names the absent peer $absent"
+        ok "plan skips the peers' switch cells ($want) and names the absent peer $absent"
     else
         bad "plan: no 'Skipped: $want cells of peers' or 'Left out: the peers $absent' line: $plan"
     fi
@@ -166,12 +169,13 @@ rows = list(csv.DictReader(open(d + "/summary.csv")))
 env = json.load(open(d + "/env.json"))
 errs = []
 for p in peers:
-    for w in ("1", "2"):
-        r = [x for x in rows if x["benchmark"] == "fib" and x["variant"] == p and x["workers"] == w]
-        if len(r) != 1 or r[0]["n_ok"] != "2" or r[0]["n_failed"] != "0":
-            errs.append("%s fib P=%s: %r" % (p, w, r))
-    if any(x["variant"] == p and x["benchmark"] == "heat" for x in rows):
-        errs.append("%s has heat cells" % p)
+    for b in ("fib", "heat"):
+        for w in ("1", "2"):
+            r = [x for x in rows if x["benchmark"] == b and x["variant"] == p and x["workers"] == w]
+            if len(r) != 1 or r[0]["n_ok"] != "2" or r[0]["n_failed"] != "0":
+                errs.append("%s %s P=%s: %r" % (p, b, w, r))
+    if any(x["variant"] == p and x["benchmark"] == "switch" for x in rows):
+        errs.append("%s has switch cells" % p)
     rev = env.get("drivers", {}).get(p, {}).get("peer", {}).get("revision", "")
     if not rev.endswith("(%s/%s)" % (peers_dir, p.split("-")[0])):
         errs.append("env.json drivers.%s.peer.revision %r" % (p, rev))
