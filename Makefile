@@ -76,6 +76,9 @@ VAR_child-seg := -DFK_STEAL=2 -DFK_STACK=1
 VAR_child-lin := -DFK_STEAL=2 -DFK_STACK=2
 VAR_child-native := -DFK_STEAL=2 -DFK_STACK=3
 VAR_child-fiber := -DFK_STEAL=2 -DFK_STACK=4
+# The span build (runtime/span.c): cont-lin on one worker, every strand timed, work and span
+# of the fork-join DAG (fk-bench-span, forkscope span)
+VAR_span      := -DFK_STEAL=1 -DFK_STACK=2 -DFK_SPAN=1
 VAR_serial    := -DFK_BASELINE_SERIAL=1
 VAR_omp       := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_tbb       := -DFK_BASELINE_TBB=1
@@ -95,7 +98,7 @@ LDMODE_small := -no-pie
 LDMODE_chaos := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
-$(foreach v,$(VARIANTS) serial omp tbb common,$(eval CC_$(v) := $(CC)))
+$(foreach v,$(VARIANTS) span serial omp tbb common,$(eval CC_$(v) := $(CC)))
 CC_omp-llvm := $(CLANG)
 
 # The TBB baseline's kernels are C++ (kernels/tbb.cpp, g++): linked into its driver and its
@@ -155,7 +158,7 @@ $(BUILD)/$(1)/$(2)/buildinfo.c: $(BUILD)/$(1)/$(2)/.flags FORCE
 $(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
 	$$(CC_$(2)) -c $$< -o $$@
 endef
-$(foreach m,$(MODES),$(foreach v,$(VARIANTS) $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
+$(foreach m,$(MODES),$(foreach v,$(VARIANTS) span $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
 $(foreach v,$(SMALL_VARIANTS),$(eval $(call OBJ_RULES,small,$(v))))
 $(foreach v,$(CHAOS_VARIANTS),$(eval $(call OBJ_RULES,chaos,$(v))))
 
@@ -167,11 +170,15 @@ FORCE:
 RT_TESTS := test_runtime test_stack test_deque $(if $(wildcard tests/test_topology.c),test_topology)
 # A runtime test may link other objects of tests/: TEST_OBJS_<test>.
 TEST_OBJS_test_runtime := tests/shared_tasks.o
+TEST_OBJS_test_span    := tests/shared_tasks.o
 define TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(addprefix $(BUILD)/$(1)/$(2)/,$(TEST_OBJS_$(3))) $(BUILD)/$(1)/$(2)/libforkscope.a
 	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
+# The span build's own test (known DAGs), in the release and sanitizer builds
+$(foreach m,rel asan,$(eval $(call TEST_RULES,$(m),span,test_span)))
+span_tests = $(BUILD)/$(1)/span/tests/test_span
 $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,small,$(v),$(t)))))
 small_tests = $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(BUILD)/small/$(v)/tests/$(t)))
 $(foreach v,$(CHAOS_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,chaos,$(v),$(t)))))
@@ -215,9 +222,9 @@ $(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC))
 	@mkdir -p $$(@D)
 	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS) $$(EXTRA_LIBS_$(1))
 endef
-$(foreach v,$(VARIANTS),$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a)))
+$(foreach v,$(VARIANTS) span,$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a)))
 $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
-DRIVERS := $(foreach v,$(VARIANTS) $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
+DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
 # ---- peers: other runtimes, built from the user's checkouts -------------------------------
 # `make peers PEERS_DIR=DIR` builds build/bin/fk-bench-PEER for each peer whose checkout
@@ -422,7 +429,7 @@ bench: setup $(DRIVERS) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
 	$(BUILD)/bin/forkscope run configs/overhead.json -o results/overhead
 	@sed -n '/^## Overhead/,/^## Memory/p' results/overhead/report.md | sed '$$d'
 
-all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
+all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 
 setup:
 	@scripts/setup.sh
@@ -438,7 +445,7 @@ setup:
 # code paths the runtime tests reach less often)
 MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
-SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) scripts/compile-fail.sh \
+SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
                  scripts/switch-smoke.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh
@@ -447,7 +454,7 @@ SUITE_debug    = $(call rt_tests,debug)
 SUITE_small    = $(small_tests)
 SUITE_chaos    = $(chaos_tests)
 SUITE_tsan     = $(call SAN_SUITE,tsan)
-SUITE_asan     = $(call SAN_SUITE,asan)
+SUITE_asan     = $(call SAN_SUITE,asan) $(call span_tests,asan)
 SUITE_aarch64  = scripts/qemu-aarch64-test.sh
 SUITE_selftest = scripts/selftest.sh
 SUITE_peers    = scripts/peers-test.sh

@@ -77,6 +77,21 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
         if (strcmp(val, "busy") && strcmp(val, "lazy"))
             return fail(err, errlen, "option --sched: '%s' is not busy or lazy", val);
         cli->sched = val;
+    } else if (!strcmp(name, "span-unit") || !strcmp(name, "burden-ns")) {
+#if FK_BENCH_RUNTIME && FK_SPAN
+        if (!strcmp(name, "span-unit")) {
+            if (strcmp(val, "ns") && strcmp(val, "strands"))
+                return fail(err, errlen, "option --span-unit: '%s' is not ns or strands", val);
+            cli->span_strands = val[0] == 's';
+        } else {
+            char *end;
+            cli->burden_ns = strtod(val, &end);
+            if (!*val || *end || !(cli->burden_ns >= 0 && cli->burden_ns <= 1e9))
+                return fail(err, errlen, "option --burden-ns: '%s' is not a number of ns in [0, 1e9]", val);
+        }
+#else
+        return fail(err, errlen, "option --%s: only the span build (fk-bench-span) has it", name);
+#endif
     } else if (!strcmp(name, "resume")) {
 #if FK_BENCH_RUNTIME && FK_STACK == FK_STACK_FIBER
         if (strcmp(val, "any") && strcmp(val, "home"))
@@ -92,7 +107,7 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 }
 
 int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *err, size_t errlen) {
-    *cli = (bench_cli){.reps = 1, .warmup = 0, .sched = "busy"};
+    *cli = (bench_cli){.reps = 1, .warmup = 0, .sched = "busy", .burden_ns = BENCH_SPAN_BURDEN_NS};
     c->workers = 1;
     int first, rc = find_kernel(argc, argv, c, cli, &first, err, errlen);
     if (rc != BENCH_CLI_RUN)

@@ -7,6 +7,9 @@
 
 #include "bench/bench.h"
 
+/* The span build's default burden: Cilkscale's 15,000 cycles, at 3 GHz. */
+#define BENCH_SPAN_BURDEN_NS 5000.0
+
 typedef struct bench_cli {
     unsigned reps, warmup;
     int uts_mode;        /* "uts" came first: the UTS reference's flags and summary line */
@@ -14,6 +17,8 @@ typedef struct bench_cli {
     const char *resume;  /* fiber builds: any|home; NULL if not given */
     const char *papi;    /* events to count, comma-separated, or NULL */
     int papi_per_worker; /* 0|1 */
+    int span_strands;    /* the span build: costs in strands (1) or ns (0) */
+    double burden_ns;    /* the span build: a fork's continuation's burden (a steal), ns */
 } bench_cli;
 
 enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_ERROR = -1 };

@@ -60,6 +60,7 @@ static void list_kernels(FILE *out) {
 static void help(void) {
     printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy] [--resume any|home]\n"
            "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
+           "              [--span-unit ns|strands] [--burden-ns B]  (the span build, fk-bench-span)\n"
            "       %s uts [UTS reference flags -t -b -r -a -d -q -m -f -g] [--preset NAME]\n"
            "              [--alloc heap|stack] [--workers P] [--sched busy|lazy]\n"
            "Runs one measurement of variant %s and prints one JSON object.\n"
@@ -159,6 +160,34 @@ static json_t *params_json(const bench_ctx *c) {
     return params;
 }
 
+#if FK_BENCH_RUNTIME && FK_SPAN
+/* ---- the span build: work and span over the repetitions (runtime/span.c) ------------------ */
+/* "span": the unit and how the figures were made (forkscope.h: the time's noise); work, span,
+ * burdened span in the unit; the parallelism and the burdened one; the DAG's strands,
+ * forks and roots, the burden, and the last repetition's own unfiltered span. */
+static json_t *span_json(void) {
+    fk_span_result r;
+    if (fk_span_get(&r))
+        return NULL;
+    json_t *o = json_pack("{s:s, s:s, s:i, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:I, s:I, s:f, s:b}", "unit",
+                          r.unit == FK_SPAN_STRANDS ? "strands" : "ns", "method", fk_span_method_name(r.method),
+                          "reps", (int)r.reps, "work", r.work, "span", r.span, "burdened_span", r.burdened_span,
+                          "parallelism", r.span > 0 ? r.min_work / r.span : 0.0, "burdened_parallelism",
+                          r.burdened_span > 0 ? r.min_work / r.burdened_span : 0.0, "burden", r.burden, "strands",
+                          (json_int_t)r.strands, "forks", (json_int_t)r.forks, "roots", (json_int_t)r.roots,
+                          "last_span", r.last_span, "resolved", r.resolved);
+    if (o && r.unit == FK_SPAN_TIME) {
+        json_object_set_new(o, "hook_ns", json_real(r.hook));
+        json_object_set_new(o, "min_work", json_real(r.min_work));
+    }
+    if (o && r.strand_span > 0)
+        json_object_set_new(o, "dag_in_strands",
+                            json_pack("{s:f, s:f, s:f}", "work", r.strand_work, "span", r.strand_span,
+                                      "parallelism", r.strand_work / r.strand_span));
+    return o;
+}
+#endif
+
 static void *measure(void *arg) {
     run_args *a = arg;
     bench_ctx *c = a->c;
@@ -217,6 +246,12 @@ static void *measure(void *arg) {
         if (r == a->cli.warmup)
             fk_pool_stats_reset(c->pool);
 #endif
+#if FK_BENCH_RUNTIME && FK_SPAN /* every repetition, warm-ups too, is one of the measurement's */
+        if (r == 0)
+            fk_span_reset(a->cli.span_strands ? FK_SPAN_STRANDS : FK_SPAN_TIME, a->cli.burden_ns);
+        else
+            fk_span_next_rep();
+#endif
         if (r >= a->cli.warmup)
             papi_all(c, 1);
         double c0 = cpu_now(), t0 = now();
@@ -232,6 +267,15 @@ static void *measure(void *arg) {
     fk_stats st;
     fk_pool_stats(c->pool, &st, NULL);
     json_object_set_new(doc, "stats", stats_json(&st));
+#endif
+#if FK_BENCH_RUNTIME && FK_SPAN
+    json_t *span = span_json();
+    if (!span) {
+        fprintf(stderr, "%s: the span of the run could not be measured\n", prog);
+        a->status = EXIT_RUN;
+        return NULL;
+    }
+    json_object_set_new(doc, "span", span);
 #endif
     if (papi) {
         json_object_set_new(doc, "papi", bench_papi_report(papi, a->cli.papi_per_worker));
@@ -337,6 +381,10 @@ int main(int argc, char **argv) {
     case BENCH_CLI_ERROR: usage_error("%s", err);
     default: break;
     }
+#if FK_BENCH_RUNTIME && FK_SPAN
+    if (c.workers != 1)
+        usage_error("the span build measures work and span on one worker: --workers 1, not %u", c.workers);
+#endif
 #if defined(FK_BASELINE_PEER)
     size_t known = 0;
     while (bench_peer_kernels[known] && strcmp(bench_peer_kernels[known], c.kernel->name))

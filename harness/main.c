@@ -13,6 +13,7 @@
 #include "harness/errors.h"
 #include "harness/launch.h"
 #include "harness/slurm.h"
+#include "harness/span.h"
 #include "harness/sweep.h"
 #include "harness/variants.h"
 
@@ -38,6 +39,9 @@ static void help(FILE *out) {
             "      [--variant V] [--workers P]\n"
             "        Unbalanced Tree Search with the reference's flags; prints \"Tree size = N, tree depth\n"
             "        = D, num leaves = L (x.xx%%)\" (default variant cont-seg-busy, 1 worker).\n"
+            "  span --kernel K [--OPTION VALUE]... [--reps R] [--unit ns|strands] [--project P1,P2,...] [--json]\n"
+            "        Work, span, parallelism and burdened parallelism of K (the span build, one worker),\n"
+            "        and the speedup they bound at each P (default up to 112) (forkscope span --help).\n"
             "  variants\n"
             "        The runtime variants and baselines, how they are named, why a name is refused.\n"
             "  topology [--synthetic DESC | --xml FILE] [--workers P] [--placement compact|spread|none]\n"
@@ -304,6 +308,8 @@ static int command(int argc, char **argv) {
         return hx_cmd_slurm(argc - 1, argv + 1);
     if (!strcmp(cmd, "compare"))
         return hx_cmd_compare(argc - 1, argv + 1);
+    if (!strcmp(cmd, "span"))
+        return hx_cmd_span(argc - 1, argv + 1);
     return usage_error("unknown command '%s'", cmd);
 }
 

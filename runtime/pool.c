@@ -146,7 +146,9 @@ int fk_victims_parse(const char *name, fk_victims *out) {
 }
 
 const char *fk_build_variant(void) {
-#if FK_STEAL == FK_STEAL_CONT && FK_STACK == FK_STACK_SEG
+#if FK_SPAN
+    return "span";
+#elif FK_STEAL == FK_STEAL_CONT && FK_STACK == FK_STACK_SEG
     return "cont-seg";
 #elif FK_STEAL == FK_STEAL_CONT
     return "cont-lin";
@@ -224,6 +226,12 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         opts.stacklet_bytes > ((size_t)1 << 40) || opts.fiber_stack_bytes < (64u << 10) ||
         opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME)
         return FK_EINVAL;
+#if FK_SPAN
+    if (opts.workers != 1) { /* the span's shadow stack follows one worker's serial order */
+        fprintf(stderr, "forkscope: the span build measures work and span on 1 worker, not %u\n", opts.workers);
+        return FK_EINVAL;
+    }
+#endif
 
     static _Atomic int warned;
     if (opts.workers > 1 && !fk__force_available() && !atomic_exchange(&warned, 1))

@@ -314,6 +314,62 @@ void fk_pool_stats(const fk_pool *pool, fk_stats *sum, fk_stats *per_worker);
 void fk_pool_stats_reset(fk_pool *pool);
 int fk_stats_enabled(void);
 
+/* ---- work and span (the span build: FK_SPAN=1, runtime/span.c) -------------------- */
+
+/* A span build runs its tasks on one worker in the serial projection's order and measures
+ * the fork-join DAG they make: work (the sum of the strands), span (the longest path), and
+ * the burdened span (each fork's continuation charged `burden`, a steal's cost).  Costs
+ * are ns (FK_SPAN_TIME: the time-stamp counter; the hooks' own time is not counted) or
+ * strands (FK_SPAN_STRANDS: each strand costs 1: the DAG's shape, exact).  Roots run one
+ * after another: their works and spans add up.
+ *
+ * Time is noisy where it matters most: the span is a maximum over paths, so an interrupt
+ * or a preemption in any strand lands on some path (a 50 us tick on fib(25), whose true
+ * span is under 1 us).  So a measurement may span several repetitions of the same program
+ * (fk_span_next_rep between them): the first logs the DAG's events and every strand's
+ * cost, the later ones keep each strand's least cost, and fk_span_get evaluates the DAG
+ * again with those (FK_SPAN_PER_STRAND_MIN): a span and a work (min_work) made of least
+ * times, a little below a typical run's (work: the median of the repetitions' own).  A log over FORKSCOPE_SPAN_LOG_MIB (default
+ * FK_SPAN_LOG_MIB, ~10 bytes a strand), or a repetition whose DAG differs, falls back to the
+ * least of the repetitions' own figures, and says so.  A strand's time also holds what the
+ * hooks cost (a call, a return, reads of the clock: `hook`, measured on empty strands and
+ * taken off); strands finer than that (fib's are about 1 ns) are not resolved by the clock:
+ * `resolved` says so, and the DAG in strands is given beside.  Other builds: fk_span_enabled() is 0
+ * and fk_span_get fails. */
+typedef enum { FK_SPAN_TIME, FK_SPAN_STRANDS } fk_span_unit;
+typedef enum {
+    FK_SPAN_EXACT,              /* strands: counted */
+    FK_SPAN_PER_STRAND_MIN,     /* time: the DAG with each strand's least cost over the repetitions */
+    FK_SPAN_REP_MIN_LOG_FULL,   /* time: the least over the repetitions (the log outgrew its cap) */
+    FK_SPAN_REP_MIN_DAG_VARIED, /* time: the least over the repetitions (their DAGs differed) */
+} fk_span_method;
+typedef struct fk_span_result {
+    fk_span_unit unit;
+    fk_span_method method;
+    double work;          /* the median of the repetitions' own works: ns, or strands */
+    double min_work;      /* time: the sum of each strand's least time (what the span is
+                             measured against: parallelism = min_work / span); strands: work */
+    double span, burdened_span, burden;
+    double last_span;                         /* the last repetition's own span, unfiltered */
+    double hook;       /* time: what the hooks add to each strand's time (taken off), ns */
+    int resolved;      /* time: strands are on average no finer than `hook`; if not, the
+                          clock cannot resolve them and the times mean little: the DAG's
+                          shape in strands below still holds */
+    double strand_work, strand_span; /* the DAG in strands (0 where the log was not kept) */
+    uint64_t strands, forks, roots;           /* of the last repetition */
+    unsigned reps;                            /* repetitions combined */
+} fk_span_result;
+int fk_span_enabled(void);
+/* Starts a measurement (between roots): costs in `unit`, `burden` per fork in that unit. */
+void fk_span_reset(fk_span_unit unit, double burden);
+/* Between repetitions of the same program within one measurement. */
+void fk_span_next_rep(void);
+/* What was measured since the reset: 0, or FK_EINVAL (not a span build, or a root is
+ * still running).  May be called again after more repetitions. */
+int fk_span_get(fk_span_result *r);
+/* The method's name: "exact", "per-strand minimum", ... */
+const char *fk_span_method_name(fk_span_method m);
+
 /* The compile-time variant of this build: "cont-seg", "cont-lin", "child-seg", "child-lin",
  * "child-native", "child-fiber". */
 const char *fk_build_variant(void);

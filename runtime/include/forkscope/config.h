@@ -37,6 +37,17 @@
 #define FK_DEBUG 0
 #endif
 
+/* FK_SPAN=1: the span build (work and span of the DAG, runtime/span.c; one worker). */
+#ifndef FK_SPAN
+#define FK_SPAN 0
+#endif
+/* The span build's log of events and strand costs (MiB; FORKSCOPE_SPAN_LOG_MIB overrides) */
+#ifndef FK_SPAN_LOG_MIB
+#define FK_SPAN_LOG_MIB 1024
+#endif
+#if FK_SPAN && (FK_STEAL != FK_STEAL_CONT || (FK_STACK == FK_STACK_NATIVE || FK_STACK == FK_STACK_FIBER))
+#error "FK_SPAN measures on continuation stealing with frame stacks (cont-seg, cont-lin): the serial order on one worker"
+#endif
 #if FK_STEAL != FK_STEAL_CONT && FK_STEAL != FK_STEAL_CHILD
 #error "FK_STEAL must be FK_STEAL_CONT (1) or FK_STEAL_CHILD (2)"
 #endif

@@ -264,6 +264,21 @@ FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
 #define FK__STAT_INC(field) ((void)0)
 #endif
 
+/* The span build's hooks (runtime/span.c): a task starts (enter), the strand running now
+ * ends before a fork or call (strand), a forked or called child has returned (fork_end,
+ * call_end), a join (join), a return (leave). */
+#if FK_SPAN
+void fk__span_enter(void);
+void fk__span_strand(void);
+void fk__span_fork_end(void);
+void fk__span_call_end(void);
+void fk__span_join(void);
+void fk__span_leave(void);
+#define FK__SPAN(hook) fk__span_##hook()
+#else
+#define FK__SPAN(hook) ((void)0)
+#endif
+
 /* ---- out-of-line slow paths (runtime) ---------------------------------------------- */
 
 enum { FK__POP_CONTINUE, FK__POP_RESUME, FK__POP_UNWIND };
@@ -663,6 +678,7 @@ struct fk__none {
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
         enum { fk__has_frame = 0, fk__resuming = 0 };                                      \
         FK__LINK_UNUSED;                                                                   \
+        FK__SPAN(enter);                                                                   \
         {                                                                                  \
             {
 
@@ -671,6 +687,7 @@ struct fk__none {
 #define FK__RETURN_VALUE(v)                                                                \
     do {                                                                                   \
         fk__rv_t fk__v = (v);                                                              \
+        FK__SPAN(leave);                                                                   \
         FK__RETURN_STORE(fk__v);                                                           \
         FK__RETURN_FREE();                                                                 \
         return fk__v;                                                                      \
@@ -679,6 +696,7 @@ struct fk__none {
     do {                                                                                   \
         _Static_assert(FK__IS_VOID(fk__ret_t), "FK_RETURN_VOID in a task that returns a value: " \
                                                "use FK_RETURN(value)");                    \
+        FK__SPAN(leave);                                                                   \
         FK__RETURN_FREE();                                                                 \
         return (fk__rv_t){0};                                                              \
     } while (0)
@@ -855,6 +873,7 @@ struct fk__none {
     FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
                                          FK__PARAMS(FK__PCONST, __VA_ARGS__));             \
     STORAGE name##__rv_t name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
+        FK__SPAN(enter);                                                                   \
         return name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));      \
     }                                                                                      \
     /* A resumed task gets its parameters back from the copy FK_BEGIN saved past its frame  \
@@ -944,7 +963,9 @@ struct fk__none {
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
         /* (+, not |: the frame is aligned, and + is one lea) */                           \
+        FK__SPAN(strand);                                                                  \
         task##__rv_t fk__cv = task((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot __VA_OPT__(, ) __VA_ARGS__); \
+        FK__SPAN(call_end);                                                                \
         FK__UNWIND_CHECK(); /* (then the child stores its result when it finishes) */     \
         FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     FK__RP_CASE(L)                                                                         \
@@ -1000,7 +1021,9 @@ void fk__push_published(fk_frame *f);
             fk__push_published(fk__self);                                                  \
         else                                                                               \
             fk__push(fk__self);                                                            \
+        FK__SPAN(strand);                                                                  \
         task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
+        FK__SPAN(fork_end);                                                                \
         if (FK__LIKELY(fk__pop_fast())) {                                                  \
             FK__STORE_RV(task, fk__res, fk__fv);                                           \
         } else {                                                                           \
@@ -1025,6 +1048,7 @@ void fk__push_published(fk_frame *f);
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
         FK__CHECK(fk__resuming || fk__self->steals == 0, "internal: a steal seen on the fast path"); \
+        FK__SPAN(join);                                                                    \
         FK__RP_DECL(L);                                                                    \
         if (fk__resuming && fk__self->steals != 0) {                                       \
             fk__self->rp = &FK__RP(L);                                                     \

@@ -1,0 +1,471 @@
+/* span.c — work and span of a fork-join program (builds with FK_SPAN=1: the `span` build).
+ *
+ * The program runs on one worker with continuation stealing, that is, in the serial
+ * projection's order: a fork runs its child at once and the continuation after it.  The
+ * task macros call the hooks below at every point where a strand ends (a fork, a call, a
+ * join, a return); a strand is the code between two such points.  Each strand's cost is
+ * its time (the time-stamp counter, converted to ns; the time the hooks themselves take is
+ * not counted) or 1 (FK_SPAN_STRANDS: the DAG's shape, exact and repeatable).
+ *
+ * The costs are combined along the DAG as the task frames come and go, on a shadow stack
+ * of one record per running task (as Cilkview and Cilkscale do):
+ *   contin  the longest path from the last join to here through this task's own strands
+ *           and its called children;
+ *   child   the longest path from the last join through a forked child that has returned;
+ *   prefix  the longest path from the task's start to its last join.
+ * A forked child of span s: child = max(child, contin + s).  A called child: contin += s.
+ * A join: prefix += max(contin, child), then contin = child = 0.  A return: the task's span
+ * is prefix + max(contin, child).  The burdened span charges every fork's continuation the
+ * cost of a steal (fk_span_reset's burden): it is added to the continuation's path after
+ * each fork, so a path that crosses k continuations pays k burdens.
+ *
+ * Work is the sum of the strands.  Both include the runtime's own fork/join fast path on
+ * one worker (what T1 pays for it), not the hooks: each strand's time also holds a call of
+ * a hook, its return and a read of the clock, a few ns that fib's strands (about 1 ns
+ * each) do not dwarf, so that cost, measured by running empty strands through the same
+ * hooks the same number of times (calibrate_strand), is taken off every strand (a strand
+ * may come out a little below 0: the sums stay unbiased).
+ *
+ * Time is noisy where it matters most: an interrupt in any strand lands on some path, and
+ * the span is the longest.  A measurement over several repetitions of one program
+ * (fk_span_next_rep) logs the DAG's events and each strand's time in the first, keeps each
+ * strand's least time over all, and evaluates the DAG again with those (replay). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "forkscope.h"
+
+const char *fk_span_method_name(fk_span_method m) {
+    switch (m) {
+    case FK_SPAN_EXACT: return "exact (strands counted)";
+    case FK_SPAN_PER_STRAND_MIN: return "per-strand minimum over the repetitions";
+    case FK_SPAN_REP_MIN_LOG_FULL: return "minimum over the repetitions (the per-strand log outgrew its cap)";
+    case FK_SPAN_REP_MIN_DAG_VARIED: return "minimum over the repetitions (their DAGs differed)";
+    }
+    return "?";
+}
+
+#if FK_SPAN
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <x86intrin.h>
+static inline uint64_t ticks(void) { return __rdtsc(); }
+#else
+static inline uint64_t ticks(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#endif
+
+typedef struct {
+    double prefix, contin, child;    /* the path lengths above (ticks or strands) */
+    double bprefix, bcontin, bchild; /* the same, burdened */
+} span_rec;
+
+/* The hooks' events, logged in the first repetition (one byte each) with each strand's time,
+ * so that the DAG can be evaluated again with every strand's least time over the
+ * repetitions. */
+enum { EV_ENTER, EV_STRAND, EV_FORK_END, EV_CALL_END, EV_JOIN, EV_LEAVE };
+
+static struct {
+    fk_span_unit unit;
+    double burden;   /* per fork, in the unit of the costs (ticks or strands) */
+    double hook;     /* ticks a strand's time holds of the hooks (one repetition's estimate) */
+    uint64_t last;   /* when the last hook ended */
+    double work, span, bspan;
+    uint64_t strands, forks, roots;
+    double ret, bret; /* the span of the child that returned last */
+    span_rec *stack;
+    size_t depth, cap;
+    /* the log: events (nev of evcap), strand times (ncost of costcap); rep counts the
+     * repetitions, pos / cpos where this one is in the log */
+    uint8_t *ev;
+    uint64_t *cost;
+    size_t nev, evcap, ncost, costcap, pos, cpos;
+    unsigned rep;
+    int log_state; /* 0 logging/matching, 1 over the cap, 2 a repetition's DAG differed */
+    double min_span, min_bspan, min_work; /* least over the repetitions of each one's own */
+    double *works;                        /* each finished repetition's own work */
+    size_t nworks, workscap;
+} S;
+
+static double ns_per_tick = 1.0;
+static int calibrated;
+
+static double mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The clock's rate: ns per tick, over 20 ms. */
+static void calibrate_clock(void) {
+    if (calibrated)
+        return;
+    double n0 = mono_ns();
+    uint64_t t0 = ticks();
+    while (mono_ns() - n0 < 2e7)
+        ;
+    double n1 = mono_ns();
+    uint64_t t1 = ticks();
+    ns_per_tick = t1 > t0 ? (n1 - n0) / (double)(t1 - t0) : 1.0;
+    calibrated = 1;
+}
+
+int fk_span_enabled(void) { return 1; }
+
+static size_t log_cap_bytes(void) {
+    const char *e = getenv("FORKSCOPE_SPAN_LOG_MIB");
+    long v = e ? strtol(e, NULL, 10) : 0;
+    return (size_t)(v > 0 ? v : FK_SPAN_LOG_MIB) << 20;
+}
+
+/* Logs an event (first repetition) or checks it against the log (later ones). */
+static inline void log_event(int e) {
+    if (S.log_state || S.unit == FK_SPAN_STRANDS) /* (strands: the counts are exact) */
+        return;
+    if (S.rep == 0) {
+        if (S.nev == S.evcap) {
+            size_t cap = S.evcap ? 2 * S.evcap : 1 << 16;
+            uint8_t *n = (cap + S.costcap * 8 <= log_cap_bytes()) ? realloc(S.ev, cap) : NULL;
+            if (!n) {
+                S.log_state = 1;
+                return;
+            }
+            S.ev = n;
+            S.evcap = cap;
+        }
+        S.ev[S.nev++] = (uint8_t)e;
+    } else if (S.pos >= S.nev || S.ev[S.pos++] != e) {
+        S.log_state = 2;
+    }
+}
+
+static inline void log_cost(uint64_t d) {
+    if (S.log_state || S.unit == FK_SPAN_STRANDS)
+        return;
+    if (S.rep == 0) {
+        if (S.ncost == S.costcap) {
+            size_t cap = S.costcap ? 2 * S.costcap : 1 << 16;
+            uint64_t *n = (S.evcap + cap * 8 <= log_cap_bytes()) ? realloc(S.cost, cap * sizeof *n) : NULL;
+            if (!n) {
+                S.log_state = 1;
+                return;
+            }
+            S.cost = n;
+            S.costcap = cap;
+        }
+        S.cost[S.ncost++] = d;
+    } else if (S.cpos < S.ncost) {
+        if (d < S.cost[S.cpos])
+            S.cost[S.cpos] = d;
+        S.cpos++;
+    } else {
+        S.log_state = 2;
+    }
+}
+
+/* Ends the strand running now: its cost goes to the task on top. */
+static inline void strand_end(span_rec *f) {
+    double d = 1;
+    if (S.unit == FK_SPAN_TIME) {
+        uint64_t t = ticks();
+        log_cost(t - S.last);
+        d = (double)(t - S.last) - S.hook;
+    }
+    f->contin += d;
+    f->bcontin += d;
+    S.work += d;
+    S.strands++;
+}
+
+static inline void hook_done(void) {
+    if (S.unit == FK_SPAN_TIME)
+        S.last = ticks();
+}
+
+static void push_rec(void) {
+    if (S.depth == S.cap) {
+        size_t cap = S.cap ? 2 * S.cap : 1024;
+        span_rec *s = realloc(S.stack, cap * sizeof *s);
+        if (!s) /* (the shadow stack is the measurement: without it there is none) */
+            fk__misuse("out of memory for the span's shadow stack", "span", __FILE__, __LINE__);
+        S.stack = s;
+        S.cap = cap;
+    }
+    memset(&S.stack[S.depth++], 0, sizeof(span_rec));
+}
+
+static inline void sync_rec(span_rec *f) {
+    f->prefix += f->contin > f->child ? f->contin : f->child;
+    f->bprefix += f->bcontin > f->bchild ? f->bcontin : f->bchild;
+    f->contin = f->child = f->bcontin = f->bchild = 0;
+}
+
+static inline void fork_end(span_rec *f) {
+    if (S.ret + f->contin > f->child)
+        f->child = S.ret + f->contin;
+    if (S.bret + f->bcontin > f->bchild)
+        f->bchild = S.bret + f->bcontin;
+    f->bcontin += S.burden;
+    S.forks++;
+}
+
+static inline void call_end(span_rec *f) {
+    f->contin += S.ret;
+    f->bcontin += S.bret;
+}
+
+/* A task returns: its span goes to its parent (or, a root's, to the totals). */
+static inline void leave(span_rec *f) {
+    sync_rec(f);
+    S.ret = f->prefix;
+    S.bret = f->bprefix;
+    if (--S.depth == 0) { /* a root ended: roots run one after another */
+        S.span += S.ret;
+        S.bspan += S.bret;
+    }
+}
+
+void fk__span_enter(void) {
+    log_event(EV_ENTER);
+    push_rec();
+    if (S.depth == 1) { /* a root starts: its first strand starts now */
+        S.roots++;
+        if (S.unit == FK_SPAN_TIME)
+            S.last = ticks();
+    }
+}
+
+/* (noinline: the calibration calls it as the task macros do, out of line) */
+__attribute__((noinline)) void fk__span_strand(void) {
+    log_event(EV_STRAND);
+    strand_end(&S.stack[S.depth - 1]);
+    hook_done();
+}
+
+void fk__span_fork_end(void) {
+    log_event(EV_FORK_END);
+    fork_end(&S.stack[S.depth - 1]);
+}
+
+void fk__span_call_end(void) {
+    log_event(EV_CALL_END);
+    call_end(&S.stack[S.depth - 1]);
+}
+
+void fk__span_join(void) {
+    log_event(EV_JOIN);
+    span_rec *f = &S.stack[S.depth - 1];
+    strand_end(f);
+    sync_rec(f);
+    hook_done();
+}
+
+void fk__span_leave(void) {
+    log_event(EV_LEAVE);
+    span_rec *f = &S.stack[S.depth - 1];
+    strand_end(f);
+    leave(f);
+    hook_done();
+}
+
+/* What an empty strand's time holds of the hooks (a call, a return, reads of the clock,
+ * the log), in ticks, measured as the strands are: CAL_STRANDS empty strands through
+ * fk__span_strand, `reps` times, each one's least time kept; their mean. */
+#define CAL_STRANDS 16384
+static double calibrate_strand(unsigned reps) {
+    __typeof__(S) saved = S;
+    memset(&S, 0, sizeof S);
+    S.unit = FK_SPAN_TIME;
+    push_rec();
+    for (unsigned r = 0; r < reps; r++) {
+        S.rep = r;
+        S.pos = S.cpos = 0;
+        S.last = ticks();
+        for (int k = 0; k < CAL_STRANDS; k++)
+            fk__span_strand();
+    }
+    double sum = 0;
+    int ok = S.log_state == 0 && S.ncost == CAL_STRANDS;
+    for (size_t i = 0; ok && i < S.ncost; i++)
+        sum += (double)S.cost[i];
+    free(S.stack);
+    free(S.ev);
+    free(S.cost);
+    S = saved;
+    return ok ? sum / CAL_STRANDS : 0;
+}
+
+void fk_span_reset(fk_span_unit unit, double burden) {
+    calibrate_clock();
+    free(S.stack);
+    free(S.ev);
+    free(S.cost);
+    free(S.works);
+    memset(&S, 0, sizeof S);
+    S.unit = unit;
+    S.burden = unit == FK_SPAN_STRANDS ? burden : burden / ns_per_tick;
+    S.hook = unit == FK_SPAN_TIME ? calibrate_strand(1) : 0;
+    S.min_span = S.min_bspan = S.min_work = INFINITY;
+}
+
+/* The end of a repetition: the least of the repetitions' own figures so far. */
+static void rep_done(void) {
+    if (S.span < S.min_span)
+        S.min_span = S.span;
+    if (S.bspan < S.min_bspan)
+        S.min_bspan = S.bspan;
+    if (S.work < S.min_work)
+        S.min_work = S.work;
+    if (S.nworks == S.workscap) {
+        size_t cap = S.workscap ? 2 * S.workscap : 16;
+        double *w = realloc(S.works, cap * sizeof *w);
+        if (!w)
+            return; /* (the median then leaves this one out) */
+        S.works = w;
+        S.workscap = cap;
+    }
+    S.works[S.nworks++] = S.work;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of the repetitions' own works (the last one's included). */
+static double median_work(void) {
+    size_t n = S.nworks;
+    double *v = malloc((n + 1) * sizeof *v);
+    if (!v)
+        return S.work;
+    if (n)
+        memcpy(v, S.works, n * sizeof *v);
+    v[n++] = S.work;
+    qsort(v, n, sizeof *v, cmp_double);
+    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    free(v);
+    return m;
+}
+
+void fk_span_next_rep(void) {
+    rep_done();
+    if (S.log_state == 0 && S.rep > 0 && S.pos != S.nev)
+        S.log_state = 2; /* this repetition made fewer events than the first */
+    S.rep++;
+    S.pos = S.cpos = 0;
+    S.work = S.span = S.bspan = 0;
+    S.strands = S.forks = S.roots = 0;
+}
+
+/* The DAG of the log evaluated again with each strand's least time less `hook`, or (unit)
+ * each strand 1 and no burden (into S's totals; the caller keeps the repetition's own). */
+static void replay(double hook, int unit) {
+    double burden = S.burden;
+    if (unit)
+        S.burden = 0;
+    S.work = S.span = S.bspan = 0;
+    S.depth = 0;
+    size_t c = 0;
+    for (size_t i = 0; i < S.nev; i++) {
+        span_rec *f = S.depth ? &S.stack[S.depth - 1] : NULL;
+        switch (S.ev[i]) {
+        case EV_ENTER: push_rec(); break;
+        case EV_STRAND:
+        case EV_JOIN:
+        case EV_LEAVE: {
+            double d = unit ? 1 : (double)S.cost[c] - hook;
+            c++;
+            f->contin += d;
+            f->bcontin += d;
+            S.work += d;
+            if (S.ev[i] == EV_JOIN)
+                sync_rec(f);
+            else if (S.ev[i] == EV_LEAVE)
+                leave(f);
+            break;
+        }
+        case EV_FORK_END: fork_end(f); break;
+        case EV_CALL_END: call_end(f); break;
+        }
+    }
+    S.burden = burden;
+}
+
+int fk_span_get(fk_span_result *r) {
+    memset(r, 0, sizeof *r);
+    if (S.depth)
+        return FK_EINVAL; /* a root is still running */
+    if (S.log_state == 0 && S.rep > 0 && S.pos != S.nev)
+        S.log_state = 2; /* the last repetition made fewer events than the first */
+    double k = S.unit == FK_SPAN_STRANDS ? 1.0 : ns_per_tick;
+    r->unit = S.unit;
+    r->reps = S.rep + 1;
+    r->strands = S.strands;
+    r->forks = S.forks;
+    r->roots = S.roots;
+    r->burden = S.burden * k;
+    r->last_span = S.span * k;
+    r->work = median_work() * k;
+    if (S.unit == FK_SPAN_STRANDS) {
+        r->method = FK_SPAN_EXACT;
+        r->work = r->min_work = r->strand_work = S.work;
+        r->span = r->strand_span = S.span;
+        r->burdened_span = S.bspan;
+        r->resolved = 1;
+    } else if (S.log_state == 0) {
+        /* (replay uses the totals and the shadow stack: the repetition's own are kept) */
+        double work = S.work, span = S.span, bspan = S.bspan;
+        uint64_t forks = S.forks;
+        double hook = calibrate_strand(S.rep + 1);
+        replay(hook, 0);
+        r->method = FK_SPAN_PER_STRAND_MIN;
+        r->min_work = S.work * k;
+        r->span = S.span * k;
+        r->burdened_span = S.bspan * k;
+        r->hook = S.hook * k;
+        /* resolved: the strands are on average no finer than what the hooks add to each */
+        r->resolved = S.ncost && r->work / k / (double)S.ncost >= S.hook;
+        replay(0, 1);
+        r->strand_work = S.work;
+        r->strand_span = S.span;
+        S.work = work, S.span = span, S.bspan = bspan, S.forks = forks;
+    } else {
+        r->method = S.log_state == 1 ? FK_SPAN_REP_MIN_LOG_FULL : FK_SPAN_REP_MIN_DAG_VARIED;
+        r->min_work = (S.work < S.min_work ? S.work : S.min_work) * k;
+        r->span = (S.span < S.min_span ? S.span : S.min_span) * k;
+        r->burdened_span = (S.bspan < S.min_bspan ? S.bspan : S.min_bspan) * k;
+        r->hook = S.hook * k;
+        r->resolved = S.strands && r->work / (double)S.strands >= r->hook;
+    }
+    /* (strands finer than the clock may sum to a little below 0 once the hooks' cost is
+     * off: not resolved, and shown as 0) */
+    if (r->work < 0 || r->min_work < 0 || r->span < 0) {
+        r->resolved = 0;
+        r->work = r->work < 0 ? 0 : r->work;
+        r->min_work = r->min_work < 0 ? 0 : r->min_work;
+        r->span = r->span < 0 ? 0 : r->span;
+        r->burdened_span = r->burdened_span < 0 ? 0 : r->burdened_span;
+    }
+    return 0;
+}
+
+#else
+
+int fk_span_enabled(void) { return 0; }
+void fk_span_reset(fk_span_unit unit, double burden_ns) {
+    (void)unit;
+    (void)burden_ns;
+}
+void fk_span_next_rep(void) {}
+int fk_span_get(fk_span_result *r) {
+    memset(r, 0, sizeof *r);
+    return FK_EINVAL;
+}
+
+#endif

@@ -1,0 +1,339 @@
+/* test_span.c — the span build (FK_SPAN=1, runtime/span.c) on programs whose work and span
+ * are known: exactly, counted in strands (fib's DAG, n leaves forked by one task, a chain of
+ * calls, the burden on each fork's continuation, roots one after another), and in time
+ * within a tolerance (a chain of equal leaves: parallelism 1; n equal leaves forked by one
+ * task and a balanced binary tree of equal leaves: parallelism about the number of leaves). */
+#include <time.h>
+
+#include "forkscope.h"
+#include "tests/shared_tasks.h"
+#include "tests/testlib.h"
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Busy for `us` microseconds of wall time. */
+static void spin_us(int us) {
+    double end = now_s() + us * 1e-6;
+    while (now_s() < end)
+        ;
+}
+
+/* ---- tasks -------------------------------------------------------------------------------- */
+
+/* fib as a user writes it (tests/shared_tasks.c): 4 strands a node (to the fork, to the call,
+ * to the join, to the return), 1 a leaf. */
+#define fib shared_fib
+
+/* noise_leaf/noise_us: the leaf of that index (counted from the run's first) spins that much
+ * longer: an interrupt in one strand */
+static int leaf_index, noise_leaf = -1, noise_us;
+
+FK_LEAF_TASK(leaf, int, (int, us)) {
+    if (leaf_index++ == noise_leaf)
+        us += noise_us;
+    if (us)
+        spin_us(us);
+    FK_RETURN(1);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int i, n, us, sum;
+    int res[64];
+} many_frame;
+
+/* n leaves forked from one task, then one join. */
+FK_TASK(fan, int, many_frame *f, (int, n), (int, us)) {
+    FK_BEGIN(f);
+    f->n = n;
+    f->us = us;
+    for (f->i = 0; f->i < f->n; f->i++)
+        FK_FORK(&f->res[f->i], leaf, f->us);
+    FK_JOIN();
+    f->sum = 0;
+    for (f->i = 0; f->i < f->n; f->i++)
+        f->sum += f->res[f->i];
+    FK_RETURN(f->sum);
+} FK_END
+
+/* n leaves called one after another: a chain. */
+FK_TASK(chain, int, many_frame *f, (int, n), (int, us)) {
+    FK_BEGIN(f);
+    f->n = n;
+    f->us = us;
+    f->sum = 0;
+    for (f->i = 0; f->i < f->n; f->i++) {
+        FK_CALL(&f->res[0], leaf, f->us);
+        f->sum += f->res[0];
+    }
+    FK_RETURN(f->sum);
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int a, b;
+} tree_frame;
+
+/* A balanced binary tree of depth d whose 2^d leaves each spin `us`. */
+FK_TASK(tree, int, tree_frame *f, (int, d), (int, us)) {
+    if (d == 0) {
+        spin_us(us);
+        FK_RETURN(1);
+    }
+    FK_BEGIN(f);
+    FK_FORK(&f->a, tree, d - 1, us);
+    FK_CALL(&f->b, tree, d - 1, us);
+    FK_JOIN();
+    FK_RETURN(f->a + f->b);
+} FK_END
+
+/* ---- helpers ------------------------------------------------------------------------------ */
+
+/* Three repetitions of one root in one measurement (each strand's least cost counts: a
+ * preempted leaf in one of them does not). */
+#define RUN3(p, ret, burden, task, ...)                                                        \
+    do {                                                                                   \
+        for (int rep_ = 0; rep_ < 3; rep_++) {                                             \
+            if (rep_ == 0)                                                                 \
+                fk_span_reset(FK_SPAN_TIME, burden);                                       \
+            else                                                                           \
+                fk_span_next_rep();                                                        \
+            ASSERT_EQ(FK_RUN(p, ret, task, __VA_ARGS__), 0);                               \
+        }                                                                                  \
+    } while (0)
+
+static fk_pool *one_worker(void) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    fk_pool *p = NULL;
+    int err = fk_pool_create(&p, &o);
+    ASSERT_MSG(err == 0, "fk_pool_create(1 worker): %s", fk_strerror(err));
+    return p;
+}
+
+/* fib's DAG counted by hand: strands (work), span and burdened span in strands. */
+static void fib_dag(int n, double burden, double *work, double *span, double *bspan, uint64_t *forks) {
+    if (n < 2) {
+        *work = *span = *bspan = 1;
+        *forks = 0;
+        return;
+    }
+    double w1, s1, b1, w2, s2, b2;
+    uint64_t f1, f2;
+    fib_dag(n - 1, burden, &w1, &s1, &b1, &f1);
+    fib_dag(n - 2, burden, &w2, &s2, &b2, &f2);
+    *work = 4 + w1 + w2;
+    /* to the fork (1), the forked child; then to the call (1), the called child, to the join
+     * (1): the join takes the longer; then to the return (1) */
+    *span = 1 + (1 + s1 > 3 + s2 ? 1 + s1 : 3 + s2);
+    *bspan = 1 + (1 + b1 > 3 + burden + b2 ? 1 + b1 : 3 + burden + b2);
+    *forks = 1 + f1 + f2;
+}
+
+/* ---- cases -------------------------------------------------------------------------------- */
+
+TEST(span_build) {
+    ASSERT_EQ(fk_span_enabled(), 1);
+    ASSERT_MSG(!strcmp(fk_build_variant(), "span"), "fk_build_variant() = %s", fk_build_variant());
+}
+
+TEST(refuses_more_workers) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+}
+
+/* fib(n)'s DAG in strands, exactly, with and without a burden. */
+TEST(fib_strands_exact) {
+    fk_pool *p = one_worker();
+    for (int n = 0; n <= 22; n++) {
+        for (int b = 0; b <= 10; b += 10) {
+            fk_span_reset(FK_SPAN_STRANDS, b);
+            int64_t r = 0;
+            ASSERT_EQ(FK_RUN(p, &r, fib, n), 0);
+            fk_span_result s;
+            ASSERT_EQ(fk_span_get(&s), 0);
+            double w, sp, bs;
+            uint64_t forks;
+            fib_dag(n, b, &w, &sp, &bs, &forks);
+            ASSERT_MSG(s.work == w && s.span == sp && s.burdened_span == bs && s.forks == forks &&
+                           s.strands == (uint64_t)w && s.roots == 1,
+                       "fib(%d), burden %d: work %.0f span %.0f burdened %.0f forks %llu strands %llu roots %llu; "
+                       "the DAG has work %.0f span %.0f burdened %.0f forks %llu",
+                       n, b, s.work, s.span, s.burdened_span, (unsigned long long)s.forks,
+                       (unsigned long long)s.strands, (unsigned long long)s.roots, w, sp, bs,
+                       (unsigned long long)forks);
+            ASSERT_EQ(s.unit, FK_SPAN_STRANDS);
+        }
+    }
+    fk_pool_destroy(p);
+}
+
+/* n leaves forked by one task: n + 2 strands of its own (to each fork, to the join, to the
+ * return) and n leaves; the longest path runs through the last fork's leaf or the strand to
+ * the join (n + 1), then the return: n + 2.  Burdened: each fork's continuation pays b. */
+TEST(fan_strands_exact) {
+    fk_pool *p = one_worker();
+    for (int n = 1; n <= 64; n *= 2) {
+        fk_span_reset(FK_SPAN_STRANDS, 3);
+        int r = 0;
+        ASSERT_EQ(FK_RUN(p, &r, fan, n, 0), 0);
+        ASSERT_EQ(r, n);
+        fk_span_result s;
+        ASSERT_EQ(fk_span_get(&s), 0);
+        ASSERT_MSG(s.work == 2 * n + 2 && s.span == n + 2 && s.forks == (uint64_t)n,
+                   "fan of %d: work %.0f span %.0f forks %llu (want %d, %d, %d)", n, s.work, s.span,
+                   (unsigned long long)s.forks, 2 * n + 2, n + 2, n);
+        /* the last leaf ends after n strands, n - 1 burdens and itself; the strand to the
+         * join after n strands and n burdens, and itself: the longer, then the return */
+        double want_b = n + 3.0 * n + 2;
+        ASSERT_MSG(s.burdened_span == want_b, "fan of %d: burdened span %.0f, want %.0f", n, s.burdened_span, want_b);
+    }
+    fk_pool_destroy(p);
+}
+
+/* Calls only: every strand is on the path. */
+TEST(chain_strands_exact) {
+    fk_pool *p = one_worker();
+    fk_span_reset(FK_SPAN_STRANDS, 100);
+    int r = 0;
+    ASSERT_EQ(FK_RUN(p, &r, chain, 10, 0), 0);
+    ASSERT_EQ(r, 10);
+    fk_span_result s;
+    ASSERT_EQ(fk_span_get(&s), 0);
+    /* the task: 10 strands to the calls and 1 to the return; 10 leaves */
+    ASSERT_MSG(s.work == 21 && s.span == 21 && s.burdened_span == 21 && s.forks == 0,
+               "chain: work %.0f span %.0f burdened %.0f forks %llu", s.work, s.span, s.burdened_span,
+               (unsigned long long)s.forks);
+    fk_pool_destroy(p);
+}
+
+/* Roots one after another add up. */
+TEST(roots_add_up) {
+    fk_pool *p = one_worker();
+    fk_span_reset(FK_SPAN_STRANDS, 0);
+    int64_t r;
+    ASSERT_EQ(FK_RUN(p, &r, fib, 10), 0);
+    ASSERT_EQ(FK_RUN(p, &r, fib, 12), 0);
+    fk_span_result s;
+    ASSERT_EQ(fk_span_get(&s), 0);
+    double w1, s1, b1, w2, s2, b2;
+    uint64_t f1, f2;
+    fib_dag(10, 0, &w1, &s1, &b1, &f1);
+    fib_dag(12, 0, &w2, &s2, &b2, &f2);
+    ASSERT_MSG(s.work == w1 + w2 && s.span == s1 + s2 && s.roots == 2, "two roots: work %.0f span %.0f roots %llu",
+               s.work, s.span, (unsigned long long)s.roots);
+    fk_pool_destroy(p);
+}
+
+/* In time: a chain of 20 leaves of 200 us has parallelism 1; 16 leaves of 1 ms forked by one
+ * task, and a balanced tree of 16 such leaves, have parallelism about 16 (the rest of the
+ * strands are ns); with a burden of 100 us a fork, the last of the 16 leaves ends 1.5 ms
+ * later.  A wrong combination rule (span = work, or span = one leaf) fails. */
+TEST(time_known_dags) {
+    fk_pool *p = one_worker();
+    fk_span_result s;
+    int r = 0;
+    double t0 = now_s();
+    RUN3(p, &r, 5000, chain, 20, 200);
+    double wall = (now_s() - t0) / 3;
+    ASSERT_EQ(fk_span_get(&s), 0);
+    ASSERT_EQ(s.unit, FK_SPAN_TIME);
+    ASSERT_EQ(s.method, FK_SPAN_PER_STRAND_MIN);
+    ASSERT_MSG(s.min_work >= 20 * 200e3 && s.min_work <= s.work && s.work <= wall * 1e9,
+               "chain: least work %.0f ns, work %.0f ns, wall %.0f ns", s.min_work, s.work, wall * 1e9);
+    ASSERT_MSG(s.min_work / s.span > 0.999 && s.min_work / s.span < 1.001, "chain: parallelism %.4f, want 1",
+               s.min_work / s.span);
+
+    RUN3(p, &r, 100e3, fan, 16, 1000);
+    ASSERT_EQ(fk_span_get(&s), 0);
+    ASSERT_TIMING(s.min_work / s.span > 14.5 && s.min_work / s.span < 16.01,
+                  "fan of 16 leaves of 1 ms: parallelism %.2f (work %.0f ns, span %.0f ns)", s.min_work / s.span, s.work,
+                  s.span);
+    /* the burdened span: the last leaf starts after 15 continuations' burdens of 100 us */
+    ASSERT_TIMING(s.burdened_span > s.span + 1.4e6 && s.burdened_span < s.span + 1.6e6,
+                  "fan: burdened span %.0f ns against span %.0f ns (burdens of 100 us)", s.burdened_span, s.span);
+
+    RUN3(p, &r, 5000, tree, 4, 1000);
+    ASSERT_EQ(r, 16);
+    ASSERT_EQ(fk_span_get(&s), 0);
+    ASSERT_TIMING(s.min_work / s.span > 14.5 && s.min_work / s.span < 16.01,
+                  "tree of depth 4, leaves of 1 ms: parallelism %.2f (work %.0f ns, span %.0f ns)", s.min_work / s.span,
+                  s.work, s.span);
+    fk_pool_destroy(p);
+}
+
+/* Repetitions: each strand's least cost.  Repetition 0 has 20 ms more in leaf 3 of a fan
+ * of 8 leaves of 1 ms: alone it makes a span of 21 ms; over 3 repetitions the DAG is
+ * evaluated with leaf 3's 1 ms. */
+TEST(per_strand_minimum) {
+    fk_pool *p = one_worker();
+    int r = 0;
+    fk_span_result s;
+    for (int rep = 0; rep < 3; rep++) {
+        if (rep == 0)
+            fk_span_reset(FK_SPAN_TIME, 0);
+        else
+            fk_span_next_rep();
+        leaf_index = 0;
+        noise_leaf = rep == 0 ? 3 : -1;
+        noise_us = 20000;
+        ASSERT_EQ(FK_RUN(p, &r, fan, 8, 1000), 0);
+        ASSERT_EQ(fk_span_get(&s), 0);
+        if (rep == 0)
+            ASSERT_MSG(s.span > 20e6 && s.method == FK_SPAN_PER_STRAND_MIN, "one repetition: span %.0f ns (%s)",
+                       s.span, fk_span_method_name(s.method));
+    }
+    noise_leaf = -1;
+    ASSERT_EQ(s.reps, 3);
+    ASSERT_EQ(s.method, FK_SPAN_PER_STRAND_MIN);
+    ASSERT_EQ(s.resolved, 1);
+    ASSERT_TIMING(s.span > 1e6 && s.span < 1.5e6 && s.work > 8e6 && s.work < 9e6,
+                  "three repetitions: span %.0f ns, work %.0f ns (leaves of 1 ms; 8 of them)", s.span, s.work);
+    fk_pool_destroy(p);
+}
+
+/* A repetition whose DAG differs, and a log over its cap: the least of the repetitions' own
+ * figures, said so. */
+TEST(fallbacks_said) {
+    fk_pool *p = one_worker();
+    int r = 0;
+    fk_span_result s;
+    fk_span_reset(FK_SPAN_TIME, 0);
+    ASSERT_EQ(FK_RUN(p, &r, fan, 8, 100), 0);
+    fk_span_next_rep();
+    ASSERT_EQ(FK_RUN(p, &r, fan, 4, 100), 0);
+    ASSERT_EQ(fk_span_get(&s), 0);
+    ASSERT_MSG(s.method == FK_SPAN_REP_MIN_DAG_VARIED, "fans of 8 then 4: %s", fk_span_method_name(s.method));
+    ASSERT_MSG(s.min_work > 0.4e6 && s.min_work < 0.6e6, "least work %.0f ns: the fan of 4's", s.min_work);
+
+    setenv("FORKSCOPE_SPAN_LOG_MIB", "1", 1); /* fib(22): 143,281 strands, ~1.6 MB of log */
+    fk_span_reset(FK_SPAN_TIME, 0);
+    int64_t f = 0;
+    ASSERT_EQ(FK_RUN(p, &f, fib, 22), 0);
+    fk_span_next_rep();
+    ASSERT_EQ(FK_RUN(p, &f, fib, 22), 0);
+    ASSERT_EQ(fk_span_get(&s), 0);
+    /* (fib's strands, about 1 ns each, are finer than the clock resolves) */
+    ASSERT_MSG(s.method == FK_SPAN_REP_MIN_LOG_FULL && s.work >= 0 && !s.resolved && s.strands == 143281,
+               "fib(22) with a 1 MiB log: %s, work %.0f, resolved %d, strands %llu", fk_span_method_name(s.method),
+               s.work, s.resolved, (unsigned long long)s.strands);
+    unsetenv("FORKSCOPE_SPAN_LOG_MIB");
+    fk_pool_destroy(p);
+}
+
+int main(int argc, char **argv) {
+    return test_main(argc, argv,
+                     (struct test_case[]){TEST_CASE(span_build, 10), TEST_CASE(refuses_more_workers, 10),
+                                          TEST_CASE(fib_strands_exact, 60), TEST_CASE(fan_strands_exact, 10),
+                                          TEST_CASE(chain_strands_exact, 10), TEST_CASE(roots_add_up, 10),
+                                          TEST_CASE(time_known_dags, 30), TEST_CASE(per_strand_minimum, 30),
+                                          TEST_CASE(fallbacks_said, 30), {0}});
+}
