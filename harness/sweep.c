@@ -861,6 +861,10 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     if (cfg->nleft_out)
         fprintf(out, "Left out: the peers %s, not built (\"peers\" runs them once built: make peers PEERS_DIR=DIR)\n",
                 hx_config_left_out_list(cfg, left_out, sizeof left_out));
+    for (size_t b = 0; b < cfg->nbenchmarks; b++)
+        if (!cfg->benchmarks[b].variants)
+            fprintf(out, "Left out: benchmark %s, whose own \"variants\" names only peers that are not built\n",
+                    cfg->benchmarks[b].name);
     if (p->nskipped_peer)
         fprintf(out, "Skipped: %zu cells of peers on kernels they have no version of (see `forkscope variants`)\n",
                 p->nskipped_peer);
@@ -1172,6 +1176,10 @@ static int write_env(sweep *s, int fresh) {
         fprintf(stderr, "forkscope: left out: the peers %s, not built (\"peers\" runs them once built: make peers "
                         "PEERS_DIR=DIR)\n",
                 hx_config_left_out_list(s->cfg, left_out, sizeof left_out));
+    for (size_t b = 0; b < s->cfg->nbenchmarks; b++)
+        if (!s->cfg->benchmarks[b].variants)
+            fprintf(stderr, "forkscope: left out: benchmark %s, whose own \"variants\" names only peers that are not "
+                            "built\n", s->cfg->benchmarks[b].name);
     json_t *now = fresh ? NULL : hx_envinfo_collect(s->cfg->path);
     int rc = probe_drivers(s, now ? now : s->envinfo);
     if (!rc) {

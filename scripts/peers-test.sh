@@ -37,6 +37,20 @@ if [ $rc -ne 0 ] && echo "$out" | grep -q "a peer: build it from your checkout w
 else
     bad "an unbuilt peer: exit $rc, raw.jsonl $(wc -l < "$tmp0/r/raw.jsonl" 2>/dev/null || echo none): $out"
 fi
+# through "peers", an unbuilt peer is left out; a benchmark whose own list names only such
+# peers is left out too, and said so (not silently planned with no cells)
+cat > "$tmp0/lo.json" <<'JSON'
+{"name": "left-out", "benchmarks": [{"kernel": "fib", "params": {"n": 15}},
+  {"name": "only-peer", "kernel": "fib", "params": {"n": 15}, "variants": ["lace"]}],
+ "variants": ["serial"], "peers": ["lace"], "workers": [1], "repetitions": 1}
+JSON
+plan=$(cd "$tmp0" && env -u FORKSCOPE_DRIVER bin/forkscope run lo.json -o lo --dry-run 2>&1)
+if echo "$plan" | grep -q "Left out: the peers lace, not built" &&
+   echo "$plan" | grep -q "Left out: benchmark only-peer, whose own \"variants\" names only peers that are not built"; then
+    ok "plan: a benchmark left with no variant (its peers not built) is named"
+else
+    bad "plan with only-peer's lace unbuilt: $plan"
+fi
 rm -rf "$tmp0"
 
 if [ -z "${PEERS_DIR:-}" ]; then
