@@ -493,7 +493,8 @@ TEST(variant_names) {
     ASSERT_EQ(hx_variant_parse("lace", &v, err, sizeof err), 0);
     ASSERT(hx_variant_is_peer(&v) && !strcmp(hx_variant_class(&v), "baseline"));
     ASSERT(hx_variant_runs_kernel(&v, "fib", &ks) && hx_variant_runs_kernel(&v, "uts", NULL));
-    ASSERT(!hx_variant_runs_kernel(&v, "heat", &ks) && ks && strstr(ks, " nqueens "));
+    ASSERT(hx_variant_runs_kernel(&v, "heat", NULL) && hx_variant_runs_kernel(&v, "mergesort", NULL));
+    ASSERT(!hx_variant_runs_kernel(&v, "switch", &ks) && ks && strstr(ks, " nqueens "));
     ASSERT(!hx_variant_runs_kernel(&v, "fi", NULL)); /* whole words only */
     ASSERT_EQ(hx_variant_parse("tbb", &v, err, sizeof err), 0);
     ASSERT(!hx_variant_is_peer(&v));
