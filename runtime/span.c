@@ -64,6 +64,7 @@ static inline uint64_t ticks(void) {
 typedef struct {
     double prefix, contin, child;    /* the path lengths above (ticks or strands) */
     double bprefix, bcontin, bchild; /* the same, burdened */
+    double sprefix, scontin, schild; /* the same in strands (every strand 1), whatever the unit */
 } span_rec;
 
 /* The hooks' events, logged in the first repetition (one byte each) with each strand's time,
@@ -78,7 +79,8 @@ static struct {
     uint64_t last;   /* when the last hook ended */
     double work, span, bspan;
     uint64_t strands, forks, roots;
-    double ret, bret; /* the span of the child that returned last */
+    double ret, bret, sret; /* the span of the child that returned last (and in strands) */
+    double sspan;           /* the span in strands */
     span_rec *stack;
     size_t depth, cap;
     /* the log: events (nev of evcap), strand times (ncost of costcap); rep counts the
@@ -179,6 +181,7 @@ static inline void strand_end(span_rec *f) {
     }
     f->contin += d;
     f->bcontin += d;
+    f->scontin += 1;
     S.work += d;
     S.strands++;
 }
@@ -203,7 +206,8 @@ static void push_rec(void) {
 static inline void sync_rec(span_rec *f) {
     f->prefix += f->contin > f->child ? f->contin : f->child;
     f->bprefix += f->bcontin > f->bchild ? f->bcontin : f->bchild;
-    f->contin = f->child = f->bcontin = f->bchild = 0;
+    f->sprefix += f->scontin > f->schild ? f->scontin : f->schild;
+    f->contin = f->child = f->bcontin = f->bchild = f->scontin = f->schild = 0;
 }
 
 static inline void fork_end(span_rec *f) {
@@ -211,6 +215,8 @@ static inline void fork_end(span_rec *f) {
         f->child = S.ret + f->contin;
     if (S.bret + f->bcontin > f->bchild)
         f->bchild = S.bret + f->bcontin;
+    if (S.sret + f->scontin > f->schild)
+        f->schild = S.sret + f->scontin;
     f->bcontin += S.burden;
     S.forks++;
 }
@@ -218,6 +224,7 @@ static inline void fork_end(span_rec *f) {
 static inline void call_end(span_rec *f) {
     f->contin += S.ret;
     f->bcontin += S.bret;
+    f->scontin += S.sret;
 }
 
 /* A task returns: its span goes to its parent (or, a root's, to the totals). */
@@ -225,9 +232,11 @@ static inline void leave(span_rec *f) {
     sync_rec(f);
     S.ret = f->prefix;
     S.bret = f->bprefix;
+    S.sret = f->sprefix;
     if (--S.depth == 0) { /* a root ended: roots run one after another */
         S.span += S.ret;
         S.bspan += S.bret;
+        S.sspan += S.sret;
     }
 }
 
@@ -359,16 +368,13 @@ void fk_span_next_rep(void) {
         S.log_state = 2; /* this repetition made fewer events than the first */
     S.rep++;
     S.pos = S.cpos = 0;
-    S.work = S.span = S.bspan = 0;
+    S.work = S.span = S.bspan = S.sspan = 0;
     S.strands = S.forks = S.roots = 0;
 }
 
-/* The DAG of the log evaluated again with each strand's least time less `hook`, or (unit)
- * each strand 1 and no burden (into S's totals; the caller keeps the repetition's own). */
-static void replay(double hook, int unit) {
-    double burden = S.burden;
-    if (unit)
-        S.burden = 0;
+/* The DAG of the log evaluated again with each strand's least time less `hook` (into S's
+ * totals; the caller keeps the repetition's own). */
+static void replay(double hook) {
     S.work = S.span = S.bspan = 0;
     S.depth = 0;
     size_t c = 0;
@@ -379,8 +385,7 @@ static void replay(double hook, int unit) {
         case EV_STRAND:
         case EV_JOIN:
         case EV_LEAVE: {
-            double d = unit ? 1 : (double)S.cost[c] - hook;
-            c++;
+            double d = (double)S.cost[c++] - hook;
             f->contin += d;
             f->bcontin += d;
             S.work += d;
@@ -394,7 +399,6 @@ static void replay(double hook, int unit) {
         case EV_CALL_END: call_end(f); break;
         }
     }
-    S.burden = burden;
 }
 
 int fk_span_get(fk_span_result *r) {
@@ -412,18 +416,20 @@ int fk_span_get(fk_span_result *r) {
     r->burden = S.burden * k;
     r->last_span = S.span * k;
     r->work = median_work() * k;
+    r->strand_work = (double)S.strands; /* (the last repetition's DAG in strands) */
+    r->strand_span = S.sspan;
     if (S.unit == FK_SPAN_STRANDS) {
         r->method = FK_SPAN_EXACT;
-        r->work = r->min_work = r->strand_work = S.work;
-        r->span = r->strand_span = S.span;
+        r->work = r->min_work = S.work;
+        r->span = S.span;
         r->burdened_span = S.bspan;
         r->resolved = 1;
     } else if (S.log_state == 0) {
         /* (replay uses the totals and the shadow stack: the repetition's own are kept) */
-        double work = S.work, span = S.span, bspan = S.bspan;
+        double work = S.work, span = S.span, bspan = S.bspan, sspan = S.sspan;
         uint64_t forks = S.forks;
         double hook = calibrate_strand(S.rep + 1);
-        replay(hook, 0);
+        replay(hook);
         r->method = FK_SPAN_PER_STRAND_MIN;
         r->min_work = S.work * k;
         r->span = S.span * k;
@@ -431,10 +437,7 @@ int fk_span_get(fk_span_result *r) {
         r->hook = S.hook * k;
         /* resolved: the strands are on average no finer than what the hooks add to each */
         r->resolved = S.ncost && r->work / k / (double)S.ncost >= S.hook;
-        replay(0, 1);
-        r->strand_work = S.work;
-        r->strand_span = S.span;
-        S.work = work, S.span = span, S.bspan = bspan, S.forks = forks;
+        S.work = work, S.span = span, S.bspan = bspan, S.sspan = sspan, S.forks = forks;
     } else {
         r->method = S.log_state == 1 ? FK_SPAN_REP_MIN_LOG_FULL : FK_SPAN_REP_MIN_DAG_VARIED;
         r->min_work = (S.work < S.min_work ? S.work : S.min_work) * k;

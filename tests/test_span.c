@@ -171,6 +171,8 @@ TEST(fib_strands_exact) {
                        (unsigned long long)s.strands, (unsigned long long)s.roots, w, sp, bs,
                        (unsigned long long)forks);
             ASSERT_EQ(s.unit, FK_SPAN_STRANDS);
+            ASSERT_MSG(s.strand_work == w && s.strand_span == sp, "fib(%d): the DAG in strands %.0f, %.0f", n,
+                       s.strand_work, s.strand_span);
         }
     }
     fk_pool_destroy(p);
@@ -264,6 +266,11 @@ TEST(time_known_dags) {
     RUN3(p, &r, 5000, tree, 4, 1000);
     ASSERT_EQ(r, 16);
     ASSERT_EQ(fk_span_get(&s), 0);
+    /* beside the times, the DAG in strands: 15 nodes of 4, 16 leaves of 1; a path of 4 a level
+     * (to the fork, the child, to the call, the callee, to the join: the callee's side is
+     * longer by 2) and the leaf */
+    ASSERT_MSG(s.strand_work == 76 && s.strand_span == 17, "tree in strands: work %.0f span %.0f (want 76, 17)",
+               s.strand_work, s.strand_span);
     ASSERT_TIMING(s.min_work / s.span > 14.5 && s.min_work / s.span < 16.01,
                   "tree of depth 4, leaves of 1 ms: parallelism %.2f (work %.0f ns, span %.0f ns)", s.min_work / s.span,
                   s.work, s.span);
@@ -322,6 +329,11 @@ TEST(fallbacks_said) {
     ASSERT_EQ(FK_RUN(p, &f, fib, 22), 0);
     ASSERT_EQ(fk_span_get(&s), 0);
     /* (fib's strands, about 1 ns each, are finer than the clock resolves) */
+    double w22, s22, b22;
+    uint64_t f22;
+    fib_dag(22, 0, &w22, &s22, &b22, &f22);
+    ASSERT_MSG(s.strand_work == w22 && s.strand_span == s22, "fib(22) with a 1 MiB log: the DAG in strands %.0f, %.0f",
+               s.strand_work, s.strand_span);
     ASSERT_MSG(s.method == FK_SPAN_REP_MIN_LOG_FULL && s.work >= 0 && !s.resolved && s.strands == 143281,
                "fib(22) with a 1 MiB log: %s, work %.0f, resolved %d, strands %llu", fk_span_method_name(s.method),
                s.work, s.resolved, (unsigned long long)s.strands);

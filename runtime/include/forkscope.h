@@ -355,7 +355,7 @@ typedef struct fk_span_result {
     int resolved;      /* time: strands are on average no finer than `hook`; if not, the
                           clock cannot resolve them and the times mean little: the DAG's
                           shape in strands below still holds */
-    double strand_work, strand_span; /* the DAG in strands (0 where the log was not kept) */
+    double strand_work, strand_span; /* the DAG in strands (the last repetition's), in every unit */
     uint64_t strands, forks, roots;           /* of the last repetition */
     unsigned reps;                            /* repetitions combined */
 } fk_span_result;
