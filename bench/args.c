@@ -77,7 +77,7 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
         if (strcmp(val, "busy") && strcmp(val, "lazy"))
             return fail(err, errlen, "option --sched: '%s' is not busy or lazy", val);
         cli->sched = val;
-    } else if (!strcmp(name, "span-unit") || !strcmp(name, "burden-ns")) {
+    } else if (!strcmp(name, "span-unit") || !strcmp(name, "burden-ns") || !strcmp(name, "burden-strands")) {
 #if FK_BENCH_RUNTIME && FK_SPAN
         if (!strcmp(name, "span-unit")) {
             if (strcmp(val, "ns") && strcmp(val, "strands"))
@@ -85,9 +85,10 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
             cli->span_strands = val[0] == 's';
         } else {
             char *end;
-            cli->burden_ns = strtod(val, &end);
-            if (!*val || *end || !(cli->burden_ns >= 0 && cli->burden_ns <= 1e9))
-                return fail(err, errlen, "option --burden-ns: '%s' is not a number of ns in [0, 1e9]", val);
+            double *b = name[7] == 'n' ? &cli->burden_ns : &cli->burden_strands;
+            *b = strtod(val, &end);
+            if (!*val || *end || !(*b >= 0 && *b <= 1e9))
+                return fail(err, errlen, "option --%s: '%s' is not a number in [0, 1e9]", name, val);
         }
 #else
         return fail(err, errlen, "option --%s: only the span build (fk-bench-span) has it", name);
@@ -108,6 +109,9 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 
 int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *err, size_t errlen) {
     *cli = (bench_cli){.reps = 1, .warmup = 0, .sched = "busy", .burden_ns = BENCH_SPAN_BURDEN_NS};
+#if FK_BENCH_RUNTIME && FK_SPAN
+    cli->reps = 3; /* (each strand's least time of 3: one repetition keeps every interrupt) */
+#endif
     c->workers = 1;
     int first, rc = find_kernel(argc, argv, c, cli, &first, err, errlen);
     if (rc != BENCH_CLI_RUN)

@@ -18,7 +18,8 @@ typedef struct bench_cli {
     const char *papi;    /* events to count, comma-separated, or NULL */
     int papi_per_worker; /* 0|1 */
     int span_strands;    /* the span build: costs in strands (1) or ns (0) */
-    double burden_ns;    /* the span build: a fork's continuation's burden (a steal), ns */
+    double burden_ns;    /* the span build: a steal's burden on a fork (time), ns */
+    double burden_strands; /* the same counted in strands (--span-unit strands; default 0) */
 } bench_cli;
 
 enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_ERROR = -1 };

@@ -60,7 +60,7 @@ static void list_kernels(FILE *out) {
 static void help(void) {
     printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy] [--resume any|home]\n"
            "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
-           "              [--span-unit ns|strands] [--burden-ns B]  (the span build, fk-bench-span)\n"
+           "              [--span-unit ns|strands] [--burden-ns B] [--burden-strands B]  (fk-bench-span; reps 3)\n"
            "       %s uts [UTS reference flags -t -b -r -a -d -q -m -f -g] [--preset NAME]\n"
            "              [--alloc heap|stack] [--workers P] [--sched busy|lazy]\n"
            "Runs one measurement of variant %s and prints one JSON object.\n"
@@ -248,7 +248,8 @@ static void *measure(void *arg) {
 #endif
 #if FK_BENCH_RUNTIME && FK_SPAN /* every repetition, warm-ups too, is one of the measurement's */
         if (r == 0)
-            fk_span_reset(a->cli.span_strands ? FK_SPAN_STRANDS : FK_SPAN_TIME, a->cli.burden_ns);
+            fk_span_reset(a->cli.span_strands ? FK_SPAN_STRANDS : FK_SPAN_TIME,
+                          a->cli.span_strands ? a->cli.burden_strands : a->cli.burden_ns);
         else
             fk_span_next_rep();
 #endif

@@ -30,11 +30,13 @@ static void span_help(FILE *out) {
             "Work, span, parallelism and burdened parallelism of kernel K (its options as for bench),\n"
             "measured by the span build (fk-bench-span: continuation stealing on one worker, every\n"
             "strand timed; --unit strands counts strands instead: the DAG's shape, exact).  Time is\n"
-            "taken over R repetitions (default 3), each strand at its least cost (an interrupt in\n"
-            "one repetition does not lengthen the span).  B: the burden of a steal on each fork's\n"
-            "continuation (default 5000 ns).  Then, per worker count (default 1,2,4,8,16,32,64,112):\n"
-            "the work-span bound on the speedup, min(P, work/span), and the burdened estimate,\n"
-            "work / (work/P + burdened span).  --json prints the driver's JSON with \"projection\".\n");
+            "taken over R repetitions (default 3), each strand at its median of three (an interrupt\n"
+            "in one repetition does not lengthen the span); parallelism = strand-median work / span.\n"
+            "B: a steal's burden on each fork, on the child's path to the join and on the\n"
+            "continuation (default 5000 ns; in strands: --burden-strands, default 0).  Then, per\n"
+            "worker count (default 1,2,4,8,16,32,64,112): the work-span bound on the speedup,\n"
+            "min(P, parallelism), and the burdened estimate, work / (work/P + burdened span).\n"
+            "--json prints the driver's JSON with \"projection\".\n");
 }
 
 static int parse_project(const char *s, unsigned *ps, size_t *n) {
@@ -136,8 +138,8 @@ int hx_cmd_span(int argc, char **argv) {
         json_decref(doc);
         return HX_ERUNS_FAILED;
     }
-    /* (the parallelism is the driver's: the least-time work over the span, both made of each
-     * strand's least time; `work` is a typical repetition's) */
+    /* (the parallelism is the driver's: the strand-median work over the span, both made of
+     * each strand's median time; `work` is a typical repetition's) */
     double work = num(sp, "work"), span = num(sp, "span"), bspan = num(sp, "burdened_span");
     double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : work;
     const char *unit = hx_json_str(sp, "unit", "ns");
@@ -182,7 +184,10 @@ int hx_cmd_span(int argc, char **argv) {
         first = 0;
     }
     printf("), verified: %s\n", json_is_true(json_object_get(doc, "verified")) ? "yes" : "NO");
-    printf("  work                 %14.4f %s\n", work * scale, u);
+    printf("  work                 %14.4f %s (a repetition's, median)\n", work * scale, u);
+    if (!strands)
+        printf("  strand-median work   %14.4f %s (each strand's median time: what the span is made of)\n",
+               mwork * scale, u);
     printf("  span                 %14.4f %s\n", span * scale, u);
     printf("  parallelism          %14.1f\n", num(sp, "parallelism"));
     printf("  burdened span        %14.4f %s (a burden of %g %s a fork)\n", bspan * scale, u,

@@ -9,6 +9,8 @@
  * same strategy): SYNC runs the spawned child itself unless it was stolen, and then steals from
  * the thief while it waits.  Tasks are synced in the reverse order of their spawns. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lace.h"
@@ -24,13 +26,16 @@ const char bench_peer_what[] = "Lace (van Dijk & van de Pol): child stealing, le
 const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
                                            "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 
+/* The deque holds this many tasks per worker. */
+#define LACE_DEQUE_TASKS 1000000
+
 static unsigned lace_started;
 
 void bench_peer_start(unsigned workers) {
     /* The deque holds this many tasks per worker (Lace's benchmarks use 100,000; UTS T3XXL
      * nests 99,049 levels deep). */
     lace_set_stacksize((size_t)512 << 20);
-    lace_start(workers, 1000000);
+    lace_start(workers, LACE_DEQUE_TASKS);
     lace_started = 1;
     bench_peer_noop(); /* Lace's first RUN sets up its workers (~0.3 s here): outside timing */
 }
@@ -165,8 +170,15 @@ uts_result uts_peer(const uts_params *p) {
 const char bench_peer_mn_model[] = "fork-join: Lace SPAWN, SYNC";
 
 VOID_TASK_3(mn_leaf, mn_body *, body, void *, ctx, size_t, i) { body(ctx, i); }
+/* (all of a round's tasks are in the deque at once: a round larger than the deque is
+ * refused, exit 2, rather than left to Lace's own exit) */
 VOID_TASK_3(mn_rounds, mn_next *, next, mn_body *, body, void *, ctx) {
     for (size_t n; (n = next(ctx)) != 0;) {
+        if (n >= LACE_DEQUE_TASKS) {
+            fprintf(stderr, "lace: a round of %zu tasks spawned by one task: more than the %d the deque holds\n", n,
+                    LACE_DEQUE_TASKS);
+            exit(2);
+        }
         for (size_t i = 0; i < n; i++)
             SPAWN(mn_leaf, body, ctx, i);
         for (size_t i = 0; i < n; i++)

@@ -223,9 +223,9 @@ uts_result uts_peer(const uts_params *p) {
 }
 
 // The M:N workloads (kernels/mn.h): in one root task, each round's tasks started with
-// tf::Runtime::silent_async, then corun() (a subflow cannot be joined twice: Taskflow's
+// tf::Runtime::silent_async, then corun_all() (a subflow cannot be joined twice: Taskflow's
 // Runtime is its way to fork and wait again and again from one task).
-const char bench_peer_mn_model[] = "fork-join: tf::Runtime silent_async, corun";
+const char bench_peer_mn_model[] = "fork-join: tf::Runtime silent_async, corun_all";
 
 void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx) {
     tf::Taskflow flow;
@@ -233,7 +233,7 @@ void mn_rounds_peer(mn_next *next, mn_body *body, void *ctx) {
         for (size_t n; (n = next(ctx)) != 0;) {
             for (size_t i = 0; i < n; i++)
                 rt.silent_async([body, ctx, i] { body(ctx, i); });
-            rt.corun();
+            rt.corun_all(); // (corun() without an argument is Taskflow 3.11 and later)
         }
     });
     executor->run(flow).wait();

@@ -15,21 +15,22 @@
  *   prefix  the longest path from the task's start to its last join.
  * A forked child of span s: child = max(child, contin + s).  A called child: contin += s.
  * A join: prefix += max(contin, child), then contin = child = 0.  A return: the task's span
- * is prefix + max(contin, child).  The burdened span charges every fork's continuation the
- * cost of a steal (fk_span_reset's burden): it is added to the continuation's path after
- * each fork, so a path that crosses k continuations pays k burdens.
+ * is prefix + max(contin, child).  The burdened span charges every fork the cost of a steal
+ * (fk_span_reset's burden) as Cilkscale does: on the forked child's path to the join
+ * (child = max(child, contin + s + burden)) and on the continuation (contin += burden).
  *
  * Work is the sum of the strands.  Both include the runtime's own fork/join fast path on
- * one worker (what T1 pays for it), not the hooks: each strand's time also holds a call of
- * a hook, its return and a read of the clock, a few ns that fib's strands (about 1 ns
- * each) do not dwarf, so that cost, measured by running empty strands through the same
- * hooks the same number of times (calibrate_strand), is taken off every strand (a strand
- * may come out a little below 0: the sums stay unbiased).
+ * one worker (what T1 pays for it), not the hooks: every hook stops the clock on entry and
+ * starts it on exit, and what is left of a hook in the strand around it (the call, the
+ * return, a read of the clock: a few ns, which fib's strands of about 1 ns do not dwarf) is
+ * measured on empty strands (calibrate_strand) and taken off once for each hook in a strand
+ * (a strand may come out a little below 0: the sums stay unbiased).
  *
  * Time is noisy where it matters most: an interrupt in any strand lands on some path, and
  * the span is the longest.  A measurement over several repetitions of one program
  * (fk_span_next_rep) logs the DAG's events and each strand's time in the first, keeps each
- * strand's least time over all, and evaluates the DAG again with those (replay). */
+ * strand's median time of the first three (the least of two), and evaluates the DAG again
+ * with those (replay): an interrupt that lengthens a strand in one repetition is dropped. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@
 const char *fk_span_method_name(fk_span_method m) {
     switch (m) {
     case FK_SPAN_EXACT: return "exact (strands counted)";
-    case FK_SPAN_PER_STRAND_MIN: return "per-strand minimum over the repetitions";
+    case FK_SPAN_PER_STRAND_MIN: return "each strand's median of three repetitions (least of two)";
     case FK_SPAN_REP_MIN_LOG_FULL: return "minimum over the repetitions (the per-strand log outgrew its cap)";
     case FK_SPAN_REP_MIN_DAG_VARIED: return "minimum over the repetitions (their DAGs differed)";
     }
@@ -68,7 +69,7 @@ typedef struct {
 } span_rec;
 
 /* The hooks' events, logged in the first repetition (one byte each) with each strand's time,
- * so that the DAG can be evaluated again with every strand's least time over the
+ * so that the DAG can be evaluated again with every strand's median time over the
  * repetitions. */
 enum { EV_ENTER, EV_STRAND, EV_FORK_END, EV_CALL_END, EV_JOIN, EV_LEAVE };
 
@@ -77,6 +78,9 @@ static struct {
     double burden;   /* per fork, in the unit of the costs (ticks or strands) */
     double hook;     /* ticks a strand's time holds of the hooks (one repetition's estimate) */
     uint64_t last;   /* when the last hook ended */
+    uint64_t acc;    /* the strand running now: ticks outside hooks since it started */
+    unsigned inner;  /* hooks inside it that end no strand (enter, fork_end, call_end) */
+    uint64_t inner_total; /* such hooks in the repetition */
     double work, span, bspan;
     uint64_t strands, forks, roots;
     double ret, bret, sret; /* the span of the child that returned last (and in strands) */
@@ -86,7 +90,7 @@ static struct {
     /* the log: events (nev of evcap), strand times (ncost of costcap); rep counts the
      * repetitions, pos / cpos where this one is in the log */
     uint8_t *ev;
-    uint64_t *cost;
+    uint32_t *cost; /* COST_SLOTS a strand: its times in the first repetitions (UINT32_MAX: none) */
     size_t nev, evcap, ncost, costcap, pos, cpos;
     unsigned rep;
     int log_state; /* 0 logging/matching, 1 over the cap, 2 a repetition's DAG differed */
@@ -127,13 +131,16 @@ static size_t log_cap_bytes(void) {
 }
 
 /* Logs an event (first repetition) or checks it against the log (later ones). */
+#define COST_SLOTS 3
+#define COST_BYTES (COST_SLOTS * sizeof(uint32_t))
+
 static inline void log_event(int e) {
     if (S.log_state || S.unit == FK_SPAN_STRANDS) /* (strands: the counts are exact) */
         return;
     if (S.rep == 0) {
         if (S.nev == S.evcap) {
             size_t cap = S.evcap ? 2 * S.evcap : 1 << 16;
-            uint8_t *n = (cap + S.costcap * 8 <= log_cap_bytes()) ? realloc(S.ev, cap) : NULL;
+            uint8_t *n = (cap + S.costcap * COST_BYTES <= log_cap_bytes()) ? realloc(S.ev, cap) : NULL;
             if (!n) {
                 S.log_state = 1;
                 return;
@@ -147,13 +154,18 @@ static inline void log_event(int e) {
     }
 }
 
+/* A strand's times in the first COST_SLOTS repetitions (later ones are not logged). */
 static inline void log_cost(uint64_t d) {
-    if (S.log_state || S.unit == FK_SPAN_STRANDS)
+    if (S.log_state || S.unit == FK_SPAN_STRANDS || S.rep >= COST_SLOTS)
         return;
+    if (d >= UINT32_MAX) { /* (a strand of over a second: the log cannot hold it) */
+        S.log_state = 1;
+        return;
+    }
     if (S.rep == 0) {
         if (S.ncost == S.costcap) {
             size_t cap = S.costcap ? 2 * S.costcap : 1 << 16;
-            uint64_t *n = (S.evcap + cap * 8 <= log_cap_bytes()) ? realloc(S.cost, cap * sizeof *n) : NULL;
+            uint32_t *n = (S.evcap + cap * COST_BYTES <= log_cap_bytes()) ? realloc(S.cost, cap * COST_BYTES) : NULL;
             if (!n) {
                 S.log_state = 1;
                 return;
@@ -161,34 +173,57 @@ static inline void log_cost(uint64_t d) {
             S.cost = n;
             S.costcap = cap;
         }
-        S.cost[S.ncost++] = d;
+        uint32_t *c = &S.cost[COST_SLOTS * S.ncost++];
+        c[0] = (uint32_t)d;
+        for (int k = 1; k < COST_SLOTS; k++)
+            c[k] = UINT32_MAX;
     } else if (S.cpos < S.ncost) {
-        if (d < S.cost[S.cpos])
-            S.cost[S.cpos] = d;
-        S.cpos++;
+        S.cost[COST_SLOTS * S.cpos++ + S.rep] = (uint32_t)d;
     } else {
         S.log_state = 2;
     }
+}
+
+/* Strand i's time: the median of its three, the least of two (an interrupt lengthens one),
+ * or its one. */
+static inline double strand_time(size_t i) {
+    const uint32_t *c = &S.cost[COST_SLOTS * i];
+    uint32_t a = c[0], b = c[1], d = c[2];
+    if (b == UINT32_MAX)
+        return a;
+    if (d == UINT32_MAX)
+        return a < b ? a : b;
+    uint32_t lo = a < b ? a : b, hi = a < b ? b : a;
+    return d < lo ? lo : d > hi ? hi : d;
+}
+
+/* Every hook stops the clock on entry and starts it again on exit, so that a strand's time
+ * is the time outside hooks; what is left of each hook in it (the call, the return, a read of
+ * the clock) is `hook` a hook, taken off for the strand's own and for each one inside it. */
+static inline void hook_in(void) {
+    if (S.unit == FK_SPAN_TIME)
+        S.acc += ticks() - S.last;
+}
+
+static inline void hook_out(void) {
+    if (S.unit == FK_SPAN_TIME)
+        S.last = ticks();
 }
 
 /* Ends the strand running now: its cost goes to the task on top. */
 static inline void strand_end(span_rec *f) {
     double d = 1;
     if (S.unit == FK_SPAN_TIME) {
-        uint64_t t = ticks();
-        log_cost(t - S.last);
-        d = (double)(t - S.last) - S.hook;
+        log_cost(S.acc);
+        d = (double)S.acc - S.hook * (1 + S.inner);
+        S.acc = 0;
     }
+    S.inner = 0;
     f->contin += d;
     f->bcontin += d;
     f->scontin += 1;
     S.work += d;
     S.strands++;
-}
-
-static inline void hook_done(void) {
-    if (S.unit == FK_SPAN_TIME)
-        S.last = ticks();
 }
 
 static void push_rec(void) {
@@ -213,8 +248,8 @@ static inline void sync_rec(span_rec *f) {
 static inline void fork_end(span_rec *f) {
     if (S.ret + f->contin > f->child)
         f->child = S.ret + f->contin;
-    if (S.bret + f->bcontin > f->bchild)
-        f->bchild = S.bret + f->bcontin;
+    if (S.bret + S.burden + f->bcontin > f->bchild) /* (a stolen continuation: the child's path */
+        f->bchild = S.bret + S.burden + f->bcontin; /* to the join pays a steal, as the rest) */
     if (S.sret + f->scontin > f->schild)
         f->schild = S.sret + f->scontin;
     f->bcontin += S.burden;
@@ -241,51 +276,64 @@ static inline void leave(span_rec *f) {
 }
 
 void fk__span_enter(void) {
+    if (S.depth == 0) { /* a root starts: its first strand starts when this hook ends */
+        S.roots++;
+        S.acc = 0;
+        S.inner = 0;
+    } else {
+        hook_in();
+        S.inner++, S.inner_total++;
+    }
     log_event(EV_ENTER);
     push_rec();
-    if (S.depth == 1) { /* a root starts: its first strand starts now */
-        S.roots++;
-        if (S.unit == FK_SPAN_TIME)
-            S.last = ticks();
-    }
+    hook_out();
 }
 
 /* (noinline: the calibration calls it as the task macros do, out of line) */
 __attribute__((noinline)) void fk__span_strand(void) {
+    hook_in();
     log_event(EV_STRAND);
     strand_end(&S.stack[S.depth - 1]);
-    hook_done();
+    hook_out();
 }
 
 void fk__span_fork_end(void) {
+    hook_in();
+    S.inner++, S.inner_total++;
     log_event(EV_FORK_END);
     fork_end(&S.stack[S.depth - 1]);
+    hook_out();
 }
 
 void fk__span_call_end(void) {
+    hook_in();
+    S.inner++, S.inner_total++;
     log_event(EV_CALL_END);
     call_end(&S.stack[S.depth - 1]);
+    hook_out();
 }
 
 void fk__span_join(void) {
+    hook_in();
     log_event(EV_JOIN);
     span_rec *f = &S.stack[S.depth - 1];
     strand_end(f);
     sync_rec(f);
-    hook_done();
+    hook_out();
 }
 
 void fk__span_leave(void) {
+    hook_in();
     log_event(EV_LEAVE);
     span_rec *f = &S.stack[S.depth - 1];
     strand_end(f);
     leave(f);
-    hook_done();
+    hook_out();
 }
 
 /* What an empty strand's time holds of the hooks (a call, a return, reads of the clock,
  * the log), in ticks, measured as the strands are: CAL_STRANDS empty strands through
- * fk__span_strand, `reps` times, each one's least time kept; their mean. */
+ * fk__span_strand, `reps` times, each one's median (strand_time) kept; their mean. */
 #define CAL_STRANDS 16384
 static double calibrate_strand(unsigned reps) {
     __typeof__(S) saved = S;
@@ -295,6 +343,7 @@ static double calibrate_strand(unsigned reps) {
     for (unsigned r = 0; r < reps; r++) {
         S.rep = r;
         S.pos = S.cpos = 0;
+        S.acc = 0;
         S.last = ticks();
         for (int k = 0; k < CAL_STRANDS; k++)
             fk__span_strand();
@@ -302,7 +351,7 @@ static double calibrate_strand(unsigned reps) {
     double sum = 0;
     int ok = S.log_state == 0 && S.ncost == CAL_STRANDS;
     for (size_t i = 0; ok && i < S.ncost; i++)
-        sum += (double)S.cost[i];
+        sum += strand_time(i);
     free(S.stack);
     free(S.ev);
     free(S.cost);
@@ -311,6 +360,8 @@ static double calibrate_strand(unsigned reps) {
 }
 
 void fk_span_reset(fk_span_unit unit, double burden) {
+    if (S.depth) /* (the hooks would lose their shadow stack) */
+        fk__misuse("fk_span_reset while a root runs", "span", __FILE__, __LINE__);
     calibrate_clock();
     free(S.stack);
     free(S.ev);
@@ -319,7 +370,9 @@ void fk_span_reset(fk_span_unit unit, double burden) {
     memset(&S, 0, sizeof S);
     S.unit = unit;
     S.burden = unit == FK_SPAN_STRANDS ? burden : burden / ns_per_tick;
-    S.hook = unit == FK_SPAN_TIME ? calibrate_strand(1) : 0;
+    /* (each empty strand's median of 3: one preemption in a single pass would be charged
+     * to every strand) */
+    S.hook = unit == FK_SPAN_TIME ? calibrate_strand(3) : 0;
     S.min_span = S.min_bspan = S.min_work = INFINITY;
 }
 
@@ -369,23 +422,31 @@ void fk_span_next_rep(void) {
     S.rep++;
     S.pos = S.cpos = 0;
     S.work = S.span = S.bspan = S.sspan = 0;
-    S.strands = S.forks = S.roots = 0;
+    S.strands = S.forks = S.roots = S.inner_total = 0;
 }
 
-/* The DAG of the log evaluated again with each strand's least time less `hook` (into S's
+/* The DAG of the log evaluated again with each strand's median time less `hook` (into S's
  * totals; the caller keeps the repetition's own). */
 static void replay(double hook) {
     S.work = S.span = S.bspan = 0;
     S.depth = 0;
     size_t c = 0;
+    unsigned inner = 0;
     for (size_t i = 0; i < S.nev; i++) {
-        span_rec *f = S.depth ? &S.stack[S.depth - 1] : NULL;
+        if (S.ev[i] == EV_ENTER) {
+            inner = S.depth ? inner + 1 : 0;
+            push_rec();
+            continue;
+        }
+        if (!S.depth || !S.stack) /* (a log always enters before anything else: not reached) */
+            break;
+        span_rec *f = &S.stack[S.depth - 1];
         switch (S.ev[i]) {
-        case EV_ENTER: push_rec(); break;
         case EV_STRAND:
         case EV_JOIN:
         case EV_LEAVE: {
-            double d = (double)S.cost[c++] - hook;
+            double d = strand_time(c++) - hook * (1 + inner);
+            inner = 0;
             f->contin += d;
             f->bcontin += d;
             S.work += d;
@@ -395,10 +456,27 @@ static void replay(double hook) {
                 leave(f);
             break;
         }
-        case EV_FORK_END: fork_end(f); break;
-        case EV_CALL_END: call_end(f); break;
+        case EV_FORK_END:
+            inner++;
+            fork_end(f);
+            break;
+        case EV_CALL_END:
+            inner++;
+            call_end(f);
+            break;
         }
     }
+}
+
+/* Whether the clock resolves the strands: on average at least twice what is taken off each
+ * (the hooks' residue, once for the strand and once for each hook inside it).  The residue
+ * is known to a few ns only, so finer strands (fib's, UTS's) come out at any value from 0 to
+ * several times their true cost. */
+static int resolved(double work_ticks) {
+    if (!S.strands)
+        return 0;
+    double per = S.hook * (1 + (double)S.inner_total / (double)S.strands);
+    return work_ticks / (double)S.strands >= 2 * per;
 }
 
 int fk_span_get(fk_span_result *r) {
@@ -428,15 +506,14 @@ int fk_span_get(fk_span_result *r) {
         /* (replay uses the totals and the shadow stack: the repetition's own are kept) */
         double work = S.work, span = S.span, bspan = S.bspan, sspan = S.sspan;
         uint64_t forks = S.forks;
-        double hook = calibrate_strand(S.rep + 1);
-        replay(hook);
+        replay(S.hook);
         r->method = FK_SPAN_PER_STRAND_MIN;
         r->min_work = S.work * k;
         r->span = S.span * k;
         r->burdened_span = S.bspan * k;
         r->hook = S.hook * k;
         /* resolved: the strands are on average no finer than what the hooks add to each */
-        r->resolved = S.ncost && r->work / k / (double)S.ncost >= S.hook;
+        r->resolved = resolved(r->work / k);
         S.work = work, S.span = span, S.bspan = bspan, S.sspan = sspan, S.forks = forks;
     } else {
         r->method = S.log_state == 1 ? FK_SPAN_REP_MIN_LOG_FULL : FK_SPAN_REP_MIN_DAG_VARIED;
@@ -444,7 +521,7 @@ int fk_span_get(fk_span_result *r) {
         r->span = (S.span < S.min_span ? S.span : S.min_span) * k;
         r->burdened_span = (S.bspan < S.min_bspan ? S.bspan : S.min_bspan) * k;
         r->hook = S.hook * k;
-        r->resolved = S.strands && r->work / (double)S.strands >= r->hook;
+        r->resolved = resolved(r->work / k);
     }
     /* (strands finer than the clock may sum to a little below 0 once the hooks' cost is
      * off: not resolved, and shown as 0) */

@@ -2434,6 +2434,21 @@ TEST(misuse_detected) {
 }
 #endif
 
+/* Only the span build measures work and span (runtime/span.c): here the API says so, and the
+ * task macros call no hook (FK__SPAN is empty: the fast path is the same code as without it). */
+TEST(span_disabled) {
+    ASSERT_EQ(fk_span_enabled(), 0);
+    fk_span_result r;
+    ASSERT_EQ(fk_span_get(&r), FK_EINVAL);
+    fk_pool *p = make_pool(1, FK_SCHED_BUSY);
+    fk_span_reset(FK_SPAN_STRANDS, 0);
+    int64_t v = 0;
+    ASSERT_EQ(FK_RUN(p, &v, fib, 12), 0);
+    ASSERT_EQ(v, 144);
+    ASSERT_EQ(fk_span_get(&r), FK_EINVAL);
+    fk_pool_destroy(p);
+}
+
 int main(int argc, char **argv) {
     printf("# test_runtime: variant %s, stats %s, debug %d\n", fk_build_variant(),
            fk_stats_enabled() ? "on" : "off", FK_DEBUG);
@@ -2500,6 +2515,7 @@ int main(int argc, char **argv) {
 #endif
         TEST_CASE(stack_exhaustion_reported, 120),
         TEST_CASE(cstack_overflow_reported, 60),
+        TEST_CASE(span_disabled, 10),
 #if FK_DEBUG
         TEST_CASE(misuse_detected, 30),
 #endif

@@ -93,7 +93,7 @@ FK_TASK(tree, int, tree_frame *f, (int, d), (int, us)) {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* Three repetitions of one root in one measurement (each strand's least cost counts: a
+/* Three repetitions of one root in one measurement (each strand's median time counts: a
  * preempted leaf in one of them does not). */
 #define RUN3(p, ret, burden, task, ...)                                                        \
     do {                                                                                   \
@@ -131,7 +131,9 @@ static void fib_dag(int n, double burden, double *work, double *span, double *bs
     /* to the fork (1), the forked child; then to the call (1), the called child, to the join
      * (1): the join takes the longer; then to the return (1) */
     *span = 1 + (1 + s1 > 3 + s2 ? 1 + s1 : 3 + s2);
-    *bspan = 1 + (1 + b1 > 3 + burden + b2 ? 1 + b1 : 3 + burden + b2);
+    /* burdened (Cilkscale's rule): the forked child's path to the join pays a steal, and so
+     * does the continuation after the fork */
+    *bspan = 1 + (1 + burden + b1 > 3 + burden + b2 ? 1 + burden + b1 : 3 + burden + b2);
     *forks = 1 + f1 + f2;
 }
 
@@ -175,6 +177,62 @@ TEST(fib_strands_exact) {
                        s.strand_work, s.strand_span);
         }
     }
+    fk_pool_destroy(p);
+}
+
+/* Burdened spans by hand, from Cilkscale's rule (a steal's burden B on the forked child's
+ * path to the join and on the continuation): fib(2) is to the fork (1), the leaf fib(1) (1)
+ * + B | B + to the call (1), fib(0) (1), to the join (1); then to the return (1): 1 + B + 1
+ * against B + 3, so 5 + B.  fib(3) forks fib(2) (5 + B) after 1 strand: 1 + B + 5 + B =
+ * 6 + 2B against the continuation 1 + B + 1 + fib(1) 1 + 1 = 4 + B; then 1: 7 + 2B. */
+TEST(burden_by_hand) {
+    fk_pool *p = one_worker();
+    const int n[] = {2, 3};
+    const double want[] = {5 + 10, 7 + 2 * 10};
+    for (int i = 0; i < 2; i++) {
+        fk_span_reset(FK_SPAN_STRANDS, 10);
+        int64_t r = 0;
+        ASSERT_EQ(FK_RUN(p, &r, fib, n[i]), 0);
+        fk_span_result s;
+        ASSERT_EQ(fk_span_get(&s), 0);
+        ASSERT_MSG(s.burdened_span == want[i], "fib(%d), burden 10: burdened span %.0f, by hand %.0f", n[i],
+                   s.burdened_span, want[i]);
+    }
+    fk_pool_destroy(p);
+}
+
+typedef struct {
+    fk_frame fk;
+    int i, r[8];
+} twice_frame;
+
+/* Two fork-join scopes in one task: a leaves, join, b leaves, join. */
+FK_TASK(twice, int, twice_frame *f, (int, a), (int, b)) {
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < a; f->i++)
+        FK_FORK(&f->r[f->i], leaf, 0);
+    FK_JOIN();
+    for (f->i = 0; f->i < b; f->i++)
+        FK_FORK(&f->r[f->i], leaf, 0);
+    FK_JOIN();
+    FK_RETURN(a + b);
+} FK_END
+
+/* Spans add up across joins: a scope of k forked leaves takes k + 1 strands to its join (the
+ * last leaf, or the strand to the join); then the return: (a + 1) + (b + 1) + 1.  Work: a + b
+ * leaves, a + b + 2 strands to the forks and joins, 1 to the return. */
+TEST(two_joins_exact) {
+    fk_pool *p = one_worker();
+    for (int a = 1; a <= 4; a++)
+        for (int b = 1; b <= 4; b++) {
+            fk_span_reset(FK_SPAN_STRANDS, 0);
+            int r = 0;
+            ASSERT_EQ(FK_RUN(p, &r, twice, a, b), 0);
+            fk_span_result s;
+            ASSERT_EQ(fk_span_get(&s), 0);
+            ASSERT_MSG(s.work == 2 * (a + b) + 3 && s.span == a + b + 3, "twice(%d, %d): work %.0f span %.0f (want %d, %d)",
+                       a, b, s.work, s.span, 2 * (a + b) + 3, a + b + 3);
+        }
     fk_pool_destroy(p);
 }
 
@@ -259,8 +317,9 @@ TEST(time_known_dags) {
     ASSERT_TIMING(s.min_work / s.span > 14.5 && s.min_work / s.span < 16.01,
                   "fan of 16 leaves of 1 ms: parallelism %.2f (work %.0f ns, span %.0f ns)", s.min_work / s.span, s.work,
                   s.span);
-    /* the burdened span: the last leaf starts after 15 continuations' burdens of 100 us */
-    ASSERT_TIMING(s.burdened_span > s.span + 1.4e6 && s.burdened_span < s.span + 1.6e6,
+    /* the burdened span: the last leaf's path pays 16 burdens of 100 us (15 continuations and
+     * its own to the join) */
+    ASSERT_TIMING(s.burdened_span > s.span + 1.45e6 && s.burdened_span < s.span + 1.75e6,
                   "fan: burdened span %.0f ns against span %.0f ns (burdens of 100 us)", s.burdened_span, s.span);
 
     RUN3(p, &r, 5000, tree, 4, 1000);
@@ -277,7 +336,7 @@ TEST(time_known_dags) {
     fk_pool_destroy(p);
 }
 
-/* Repetitions: each strand's least cost.  Repetition 0 has 20 ms more in leaf 3 of a fan
+/* Repetitions: each strand's median time.  Repetition 0 has 20 ms more in leaf 3 of a fan
  * of 8 leaves of 1 ms: alone it makes a span of 21 ms; over 3 repetitions the DAG is
  * evaluated with leaf 3's 1 ms. */
 TEST(per_strand_minimum) {
@@ -344,7 +403,8 @@ TEST(fallbacks_said) {
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){TEST_CASE(span_build, 10), TEST_CASE(refuses_more_workers, 10),
-                                          TEST_CASE(fib_strands_exact, 60), TEST_CASE(fan_strands_exact, 10),
+                                          TEST_CASE(fib_strands_exact, 60), TEST_CASE(burden_by_hand, 10),
+                                          TEST_CASE(two_joins_exact, 10), TEST_CASE(fan_strands_exact, 10),
                                           TEST_CASE(chain_strands_exact, 10), TEST_CASE(roots_add_up, 10),
                                           TEST_CASE(time_known_dags, 30), TEST_CASE(per_strand_minimum, 30),
                                           TEST_CASE(fallbacks_said, 30), {0}});

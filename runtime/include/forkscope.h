@@ -318,7 +318,9 @@ int fk_stats_enabled(void);
 
 /* A span build runs its tasks on one worker in the serial projection's order and measures
  * the fork-join DAG they make: work (the sum of the strands), span (the longest path), and
- * the burdened span (each fork's continuation charged `burden`, a steal's cost).  Costs
+ * the burdened span (each fork charged `burden`, a steal's cost, on the forked child's path
+ * to the join and on the continuation, as Cilkscale does).  One measurement at a time, by
+ * one pool of one worker (the measurement is global).  Costs
  * are ns (FK_SPAN_TIME: the time-stamp counter; the hooks' own time is not counted) or
  * strands (FK_SPAN_STRANDS: each strand costs 1: the DAG's shape, exact).  Roots run one
  * after another: their works and spans add up.
@@ -327,19 +329,21 @@ int fk_stats_enabled(void);
  * or a preemption in any strand lands on some path (a 50 us tick on fib(25), whose true
  * span is under 1 us).  So a measurement may span several repetitions of the same program
  * (fk_span_next_rep between them): the first logs the DAG's events and every strand's
- * cost, the later ones keep each strand's least cost, and fk_span_get evaluates the DAG
- * again with those (FK_SPAN_PER_STRAND_MIN): a span and a work (min_work) made of least
- * times, a little below a typical run's (work: the median of the repetitions' own).  A log over FORKSCOPE_SPAN_LOG_MIB (default
- * FK_SPAN_LOG_MIB, ~10 bytes a strand), or a repetition whose DAG differs, falls back to the
- * least of the repetitions' own figures, and says so.  A strand's time also holds what the
- * hooks cost (a call, a return, reads of the clock: `hook`, measured on empty strands and
- * taken off); strands finer than that (fib's are about 1 ns) are not resolved by the clock:
- * `resolved` says so, and the DAG in strands is given beside.  Other builds: fk_span_enabled() is 0
- * and fk_span_get fails. */
+ * time, the second and third add theirs, and fk_span_get evaluates the DAG again with each
+ * strand's median of three (the least of two) (FK_SPAN_PER_STRAND_MIN): a span and a work
+ * (min_work) of typical strands without their hiccups, below a typical repetition's work
+ * (`work`: the median of the repetitions' own sums).  A log over FORKSCOPE_SPAN_LOG_MIB
+ * (default FK_SPAN_LOG_MIB; ~14 bytes a strand), a strand of over a second, or a repetition
+ * whose DAG differs, falls back to the least of the repetitions' own figures, and says so.
+ * A strand's time leaves out the hooks' own time, but holds what is left of each hook
+ * around it (a call, a return, a read of the clock: `hook`, measured on empty strands and
+ * taken off for each); strands not at least twice that (fib's are about 1 ns) are not
+ * resolved by the clock: `resolved` says so, and the DAG in strands is given beside.
+ * Other builds: fk_span_enabled() is 0 and fk_span_get fails. */
 typedef enum { FK_SPAN_TIME, FK_SPAN_STRANDS } fk_span_unit;
 typedef enum {
     FK_SPAN_EXACT,              /* strands: counted */
-    FK_SPAN_PER_STRAND_MIN,     /* time: the DAG with each strand's least cost over the repetitions */
+    FK_SPAN_PER_STRAND_MIN,     /* time: the DAG with each strand's median time of three repetitions */
     FK_SPAN_REP_MIN_LOG_FULL,   /* time: the least over the repetitions (the log outgrew its cap) */
     FK_SPAN_REP_MIN_DAG_VARIED, /* time: the least over the repetitions (their DAGs differed) */
 } fk_span_method;
@@ -347,7 +351,7 @@ typedef struct fk_span_result {
     fk_span_unit unit;
     fk_span_method method;
     double work;          /* the median of the repetitions' own works: ns, or strands */
-    double min_work;      /* time: the sum of each strand's least time (what the span is
+    double min_work;      /* time: the sum of each strand's median time (what the span is
                              measured against: parallelism = min_work / span); strands: work */
     double span, burdened_span, burden;
     double last_span;                         /* the last repetition's own span, unfiltered */
