@@ -86,6 +86,7 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
         } else {
             char *end;
             double *b = name[7] == 'n' ? &cli->burden_ns : &cli->burden_strands;
+            cli->burden_given |= name[7] == 'n' ? 1 : 2;
             *b = strtod(val, &end);
             if (!*val || *end || !(*b >= 0 && *b <= 1e9))
                 return fail(err, errlen, "option --%s: '%s' is not a number in [0, 1e9]", name, val);
@@ -110,7 +111,7 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *err, size_t errlen) {
     *cli = (bench_cli){.reps = 1, .warmup = 0, .sched = "busy", .burden_ns = BENCH_SPAN_BURDEN_NS};
 #if FK_BENCH_RUNTIME && FK_SPAN
-    cli->reps = 3; /* (each strand's least time of 3: one repetition keeps every interrupt) */
+    cli->reps = 3; /* (each strand's median of 3: one repetition keeps every interrupt) */
 #endif
     c->workers = 1;
     int first, rc = find_kernel(argc, argv, c, cli, &first, err, errlen);
@@ -153,5 +154,9 @@ int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *e
     if (c->workers != 1)
         return fail(err, errlen, "option --workers: the serial projection runs on 1 worker, not %u", c->workers);
 #endif
+    if ((cli->burden_given & 1) && cli->span_strands)
+        return fail(err, errlen, "option --burden-ns: the burden in strands is --burden-strands (with --span-unit strands)");
+    if ((cli->burden_given & 2) && !cli->span_strands)
+        return fail(err, errlen, "option --burden-strands: needs --span-unit strands (in time: --burden-ns)");
     return BENCH_CLI_RUN;
 }

@@ -20,6 +20,7 @@ typedef struct bench_cli {
     int span_strands;    /* the span build: costs in strands (1) or ns (0) */
     double burden_ns;    /* the span build: a steal's burden on a fork (time), ns */
     double burden_strands; /* the same counted in strands (--span-unit strands; default 0) */
+    int burden_given;      /* 1: --burden-ns, 2: --burden-strands (each needs its unit) */
 } bench_cli;
 
 enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_ERROR = -1 };

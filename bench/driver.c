@@ -246,8 +246,8 @@ static void *measure(void *arg) {
         if (r == a->cli.warmup)
             fk_pool_stats_reset(c->pool);
 #endif
-#if FK_BENCH_RUNTIME && FK_SPAN /* every repetition, warm-ups too, is one of the measurement's */
-        if (r == 0)
+#if FK_BENCH_RUNTIME && FK_SPAN /* the timed repetitions are the measurement's (warm-ups run hooked, uncounted) */
+        if (r == 0 || r == a->cli.warmup)
             fk_span_reset(a->cli.span_strands ? FK_SPAN_STRANDS : FK_SPAN_TIME,
                           a->cli.span_strands ? a->cli.burden_strands : a->cli.burden_ns);
         else

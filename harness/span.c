@@ -4,8 +4,8 @@
  *
  * The bounds: on P workers T_P >= max(T1 / P, T_inf), so the speedup T1 / T_P is at most
  * min(P, T1 / T_inf) (the work-span bound); a greedy scheduler gets within T1 / P + T_inf.
- * The burdened estimate T1 / (T1 / P + burdened span) charges every fork's continuation a
- * steal, as Cilkscale's burdened-dag speedup does: where it falls well below the bound, the
+ * The burdened estimate T1 / (T1 / P + burdened span) charges every fork a steal (on the
+ * child's path to the join and on the continuation), as Cilkscale's burdened-dag speedup does: where it falls well below the bound, the
  * program's parallelism is too fine-grained for the cost of moving work. */
 #include "harness/span.h"
 
@@ -26,6 +26,7 @@
 static void span_help(FILE *out) {
     fprintf(out,
             "usage: forkscope span --kernel K [--OPTION VALUE]... [--reps R] [--burden-ns B] [--unit ns|strands]\n"
+            "                      [--burden-strands B]\n"
             "                      [--project P1,P2,...] [--json]\n"
             "Work, span, parallelism and burdened parallelism of kernel K (its options as for bench),\n"
             "measured by the span build (fk-bench-span: continuation stealing on one worker, every\n"
@@ -199,9 +200,10 @@ int hx_cmd_span(int argc, char **argv) {
         printf("  the DAG in strands: work %.0f, span %.0f, parallelism %.1f\n", num(dag, "work"), num(dag, "span"),
                num(dag, "parallelism"));
     if (!resolved)
-        printf("  NOTE: the strands average %.2f ns, finer than the %.1f ns the hooks add to each: the clock does\n"
-               "  not resolve them, and the times above mean little.  The bounds below use the DAG in strands\n"
-               "  (every strand alike); there is no burdened estimate.\n",
+        printf("  NOTE: the strands average %.2f ns, less than twice the hooks' residue taken off each (%.1f ns a\n"
+               "  hook, for the strand and each hook inside it): the clock does not resolve them, and the times\n"
+               "  above mean little.  The bounds below use the DAG in strands (every strand alike); there is no\n"
+               "  burdened estimate.\n",
                num(sp, "strands") > 0 ? work / num(sp, "strands") : 0, num(sp, "hook_ns"));
     printf("  %8s  %14s  %16s\n", "workers", "speedup bound", "burdened estimate");
     for (size_t k = 0; k < np; k++) {

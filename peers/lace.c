@@ -175,7 +175,7 @@ VOID_TASK_3(mn_leaf, mn_body *, body, void *, ctx, size_t, i) { body(ctx, i); }
 VOID_TASK_3(mn_rounds, mn_next *, next, mn_body *, body, void *, ctx) {
     for (size_t n; (n = next(ctx)) != 0;) {
         if (n >= LACE_DEQUE_TASKS) {
-            fprintf(stderr, "lace: a round of %zu tasks spawned by one task: more than the %d the deque holds\n", n,
+            fprintf(stderr, "lace: a round of %zu tasks spawned by one task: the deque holds fewer (%d)\n", n,
                     LACE_DEQUE_TASKS);
             exit(2);
         }

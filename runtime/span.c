@@ -42,8 +42,9 @@
 const char *fk_span_method_name(fk_span_method m) {
     switch (m) {
     case FK_SPAN_EXACT: return "exact (strands counted)";
-    case FK_SPAN_PER_STRAND_MIN: return "each strand's median of three repetitions (least of two)";
+    case FK_SPAN_PER_STRAND_MEDIAN: return "each strand's median of three repetitions (least of two)";
     case FK_SPAN_REP_MIN_LOG_FULL: return "minimum over the repetitions (the per-strand log outgrew its cap)";
+    case FK_SPAN_REP_MIN_LONG_STRAND: return "minimum over the repetitions (a strand of over 2^32 ticks: the log cannot hold it)";
     case FK_SPAN_REP_MIN_DAG_VARIED: return "minimum over the repetitions (their DAGs differed)";
     }
     return "?";
@@ -93,7 +94,8 @@ static struct {
     uint32_t *cost; /* COST_SLOTS a strand: its times in the first repetitions (UINT32_MAX: none) */
     size_t nev, evcap, ncost, costcap, pos, cpos;
     unsigned rep;
-    int log_state; /* 0 logging/matching, 1 over the cap, 2 a repetition's DAG differed */
+    int log_state; /* 0 logging/matching, 1 over the cap, 2 a repetition's DAG differed, 3 a
+                      strand too long for the log */
     double min_span, min_bspan, min_work; /* least over the repetitions of each one's own */
     double *works;                        /* each finished repetition's own work */
     size_t nworks, workscap;
@@ -159,7 +161,7 @@ static inline void log_cost(uint64_t d) {
     if (S.log_state || S.unit == FK_SPAN_STRANDS || S.rep >= COST_SLOTS)
         return;
     if (d >= UINT32_MAX) { /* (a strand of over a second: the log cannot hold it) */
-        S.log_state = 1;
+        S.log_state = 3;
         return;
     }
     if (S.rep == 0) {
@@ -331,9 +333,10 @@ void fk__span_leave(void) {
     hook_out();
 }
 
-/* What an empty strand's time holds of the hooks (a call, a return, reads of the clock,
- * the log), in ticks, measured as the strands are: CAL_STRANDS empty strands through
- * fk__span_strand, `reps` times, each one's median (strand_time) kept; their mean. */
+/* What is left of a hook in the strand around it (a call, a return, a read of the clock;
+ * the hook's own work, the log included, is outside the clock), in ticks, measured as the
+ * strands are: CAL_STRANDS empty strands through fk__span_strand, `reps` times, each one's
+ * median (strand_time); their mean. */
 #define CAL_STRANDS 16384
 static double calibrate_strand(unsigned reps) {
     __typeof__(S) saved = S;
@@ -483,8 +486,9 @@ int fk_span_get(fk_span_result *r) {
     memset(r, 0, sizeof *r);
     if (S.depth)
         return FK_EINVAL; /* a root is still running */
-    if (S.log_state == 0 && S.rep > 0 && S.pos != S.nev)
-        S.log_state = 2; /* the last repetition made fewer events than the first */
+    /* (the last repetition made fewer events than the first: the DAG varied; not written
+     * back, so that a call between repetitions leaves the measurement as it was) */
+    int log_state = S.log_state == 0 && S.rep > 0 && S.pos != S.nev ? 2 : S.log_state;
     double k = S.unit == FK_SPAN_STRANDS ? 1.0 : ns_per_tick;
     r->unit = S.unit;
     r->reps = S.rep + 1;
@@ -502,21 +506,22 @@ int fk_span_get(fk_span_result *r) {
         r->span = S.span;
         r->burdened_span = S.bspan;
         r->resolved = 1;
-    } else if (S.log_state == 0) {
+    } else if (log_state == 0) {
         /* (replay uses the totals and the shadow stack: the repetition's own are kept) */
         double work = S.work, span = S.span, bspan = S.bspan, sspan = S.sspan;
         uint64_t forks = S.forks;
         replay(S.hook);
-        r->method = FK_SPAN_PER_STRAND_MIN;
+        r->method = FK_SPAN_PER_STRAND_MEDIAN;
         r->min_work = S.work * k;
         r->span = S.span * k;
         r->burdened_span = S.bspan * k;
         r->hook = S.hook * k;
-        /* resolved: the strands are on average no finer than what the hooks add to each */
         r->resolved = resolved(r->work / k);
         S.work = work, S.span = span, S.bspan = bspan, S.sspan = sspan, S.forks = forks;
     } else {
-        r->method = S.log_state == 1 ? FK_SPAN_REP_MIN_LOG_FULL : FK_SPAN_REP_MIN_DAG_VARIED;
+        r->method = log_state == 1   ? FK_SPAN_REP_MIN_LOG_FULL
+                    : log_state == 3 ? FK_SPAN_REP_MIN_LONG_STRAND
+                                     : FK_SPAN_REP_MIN_DAG_VARIED;
         r->min_work = (S.work < S.min_work ? S.work : S.min_work) * k;
         r->span = (S.span < S.min_span ? S.span : S.min_span) * k;
         r->burdened_span = (S.bspan < S.min_bspan ? S.bspan : S.min_bspan) * k;

@@ -66,6 +66,12 @@ else bad "fk-bench-span --workers 3: exit $rc: $out"; fi
 out=$("$bin/fk-bench-cont-seg" --kernel fib --span-unit strands 2>&1); rc=$?
 if [ $rc -eq 1 ] && echo "$out" | grep -q "only the span build"; then ok "other drivers refuse --span-unit"
 else bad "fk-bench-cont-seg --span-unit: exit $rc: $out"; fi
+out=$("$bin/fk-bench-span" --kernel fib --n 10 --span-unit strands --burden-ns 100 2>&1); rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "burden-strands"; then ok "a burden in ns refused in the strand unit"
+else bad "--span-unit strands --burden-ns: exit $rc: $out"; fi
+out=$("$bin/fk-bench-span" --kernel fib --n 10 --burden-strands 3 2>&1); rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "needs --span-unit strands"; then ok "a burden in strands refused in time"
+else bad "--burden-strands in time: exit $rc: $out"; fi
 # the text form names what it measured
 out=$("$bin/forkscope" span --kernel fib --n 20 --project 112 2>&1); rc=$?
 if [ $rc -eq 0 ] && echo "$out" | grep -q "the DAG in strands: work 54726, span 41" && echo "$out" | grep -q "^ *112 "; then

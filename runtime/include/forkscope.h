@@ -330,9 +330,10 @@ int fk_stats_enabled(void);
  * span is under 1 us).  So a measurement may span several repetitions of the same program
  * (fk_span_next_rep between them): the first logs the DAG's events and every strand's
  * time, the second and third add theirs, and fk_span_get evaluates the DAG again with each
- * strand's median of three (the least of two) (FK_SPAN_PER_STRAND_MIN): a span and a work
- * (min_work) of typical strands without their hiccups, below a typical repetition's work
- * (`work`: the median of the repetitions' own sums).  A log over FORKSCOPE_SPAN_LOG_MIB
+ * strand's median of three (the least of two) (FK_SPAN_PER_STRAND_MEDIAN): a span and a work
+ * (min_work) of typical strands without their hiccups (`work`: the median of the
+ * repetitions' own sums; the two differ by the noise the medians drop).  Warm-up
+ * repetitions are not part of a measurement: reset after them.  A log over FORKSCOPE_SPAN_LOG_MIB
  * (default FK_SPAN_LOG_MIB; ~14 bytes a strand), a strand of over a second, or a repetition
  * whose DAG differs, falls back to the least of the repetitions' own figures, and says so.
  * A strand's time leaves out the hooks' own time, but holds what is left of each hook
@@ -343,9 +344,10 @@ int fk_stats_enabled(void);
 typedef enum { FK_SPAN_TIME, FK_SPAN_STRANDS } fk_span_unit;
 typedef enum {
     FK_SPAN_EXACT,              /* strands: counted */
-    FK_SPAN_PER_STRAND_MIN,     /* time: the DAG with each strand's median time of three repetitions */
+    FK_SPAN_PER_STRAND_MEDIAN,     /* time: the DAG with each strand's median time of three repetitions */
     FK_SPAN_REP_MIN_LOG_FULL,   /* time: the least over the repetitions (the log outgrew its cap) */
     FK_SPAN_REP_MIN_DAG_VARIED, /* time: the least over the repetitions (their DAGs differed) */
+    FK_SPAN_REP_MIN_LONG_STRAND, /* time: the least over the repetitions (a strand too long to log) */
 } fk_span_method;
 typedef struct fk_span_result {
     fk_span_unit unit;
@@ -356,9 +358,10 @@ typedef struct fk_span_result {
     double span, burdened_span, burden;
     double last_span;                         /* the last repetition's own span, unfiltered */
     double hook;       /* time: what the hooks add to each strand's time (taken off), ns */
-    int resolved;      /* time: strands are on average no finer than `hook`; if not, the
-                          clock cannot resolve them and the times mean little: the DAG's
-                          shape in strands below still holds */
+    int resolved;      /* time: strands average at least twice what is taken off each (`hook`
+                          for the strand and for each hook inside it); if not, the clock
+                          cannot resolve them and the times mean little: the DAG's shape in
+                          strands below still holds */
     double strand_work, strand_span; /* the DAG in strands (the last repetition's), in every unit */
     uint64_t strands, forks, roots;           /* of the last repetition */
     unsigned reps;                            /* repetitions combined */
