@@ -1041,6 +1041,55 @@ static void check_instructions(vctx *c, const key_rule *r, json_t *v, hx_config 
     }
 }
 
+/* "span": true (every benchmark), a list of benchmark names, or {"benchmarks": true | [names],
+ * "burden_ns": B | "calibrate", "reps": R}: measure their work and span with the span build after the runs. */
+static void check_span(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    static const char *const skeys[] = {"benchmarks", "burden_ns", "reps", NULL};
+    char buf[96], p[160];
+    json_t *list = v;
+    if (json_is_object(v)) {
+        check_keys(c, "span", v, skeys, "\"span\"");
+        list = json_object_get(v, "benchmarks");
+        if (!list)
+            list = json_true();
+        long long x;
+        json_t *bn = json_object_get(v, "burden_ns"), *rp = json_object_get(v, "reps");
+        if (bn && json_is_string(bn) && !strcmp(json_string_value(bn), "calibrate"))
+            cfg->span_burden_ns = -2;
+        else if (bn && !json_is_integer(bn))
+            VERR(c, "span.burden_ns", "expected a burden in ns (an integer) or \"calibrate\", got %s",
+                 describe(bn, buf, sizeof buf));
+        else if (bn && get_int(c, "span.burden_ns", bn, 0, 1000000000, &x))
+            cfg->span_burden_ns = (double)x;
+        if (rp && get_int(c, "span.reps", rp, 1, 100, &x))
+            cfg->span_reps = (unsigned)x;
+    }
+    if (json_is_boolean(list)) {
+        for (size_t i = 0; i < cfg->nbenchmarks; i++)
+            cfg->benchmarks[i].span = json_is_true(list);
+        return;
+    }
+    if (!json_is_array(list)) {
+        VERR(c, json_is_object(v) ? "span.benchmarks" : r->key,
+             "expected true, false, a list of benchmark names or {\"benchmarks\": ..., \"burden_ns\": B, "
+             "\"reps\": R}, got %s", describe(list, buf, sizeof buf));
+        return;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        snprintf(p, sizeof p, "%s[%zu]", json_is_object(v) ? "span.benchmarks" : "span", i);
+        const char *name = json_is_string(e) ? json_string_value(e) : NULL;
+        size_t k = 0;
+        while (name && k < cfg->nbenchmarks && strcmp(cfg->benchmarks[k].name, name))
+            k++;
+        if (!name || k == cfg->nbenchmarks)
+            VERR(c, p, "expected the name of a benchmark in \"benchmarks\", got %s", describe(e, buf, sizeof buf));
+        else
+            cfg->benchmarks[k].span = 1;
+    }
+}
+
 static void check_papi(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     char buf[96], p[128];
     if (!json_is_array(v)) {
@@ -1178,6 +1227,7 @@ static const key_rule rules[] = { /* in the order a user reads them in the unkno
     {"calibrate", check_bool, NULL, offsetof(hx_config, calibrate)},
     {"papi_events", check_papi, NULL, 0},
     {"instructions", check_instructions, NULL, 0},
+    {"span", check_span, NULL, 0},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 
@@ -1256,6 +1306,7 @@ static void validate(vctx *c, json_t *root, hx_config *cfg) {
 
     cfg->calibrate = 1; /* the defaults of the optional keys */
     cfg->oversubscribe = 1;
+    cfg->span_burden_ns = -1;
     cfg->seed = 1;
     for (int k = 0; k < HX_NCLASS; k++)
         cfg->reps[k] = 5, cfg->warmup[k] = 0;

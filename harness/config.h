@@ -62,6 +62,7 @@ typedef struct hx_bench {
     unsigned *workers; /* its own "workers" (a subset of the top-level list, ascending), or
                           NULL: every top-level worker count (owned) */
     size_t nworkers;
+    int span; /* "span" names it: its work and span are measured after the runs (span.h) */
 } hx_bench;
 
 typedef struct hx_config {
@@ -89,6 +90,8 @@ typedef struct hx_config {
     size_t npapi;
     char icount_kernel[16];  /* "instructions": the kernel ("fib") ... */
     int icount_n[2];         /* ... and its two sizes; icount_n[1] == 0: none (overhead.h) */
+    double span_burden_ns;   /* "span": the burden of a fork (-1: the driver's default, -2: calibrate) ... */
+    unsigned span_reps;      /* ... and the span build's repetitions (0: 3) */
     char left_out[16][32];   /* "peers" whose drivers are not built, left out */
     size_t nleft_out;
 } hx_config;

@@ -6,6 +6,7 @@
  * decide how it looks.  So a user can restyle a figure by editing a script and rerunning
  * gnuplot, without the harness. */
 #include "harness/plot.h"
+#include "harness/span.h"
 #include "harness/util.h"
 
 #include <errno.h>
@@ -209,6 +210,8 @@ typedef struct panels {
     glist var;                       /* per block: variant index */
     glist key;                       /* per block: legend text (memory) */
     glist fitfirst, fitcount, fitvar;
+    glist bound;                     /* per panel: 1 if bounds.dat's block of that index has its bounds */
+    int any_bound, any_burdened;
     size_t nblocks, nfit, npanels;
     int any_over;
     glist vars_used; /* variant indices with a block, for the shared legend */
@@ -224,6 +227,7 @@ static void panels_free(panels *p) {
     gl_free(&p->fitfirst);
     gl_free(&p->fitcount);
     gl_free(&p->fitvar);
+    gl_free(&p->bound);
     gl_free(&p->vars_used);
 }
 
@@ -261,6 +265,60 @@ static int close_checked(FILE *f, plotctx *c, const char *name) {
         return -1;
     }
     return 0;
+}
+
+/* bounds.dat (from ../span.csv, if the sweep measured work and span): block p-1 for panel p,
+ * the work-span bound and the burdened estimate at every P from 1 to the panel's largest. */
+static int write_bounds(plotctx *c, panels *p) {
+    hx_span_row *rows;
+    size_t n;
+    char err[512];
+    if (hx_span_load(c->dir, &rows, &n, err, sizeof err)) {
+        note(c, "%s: no work-span bounds drawn", err);
+        n = 0, rows = NULL;
+    }
+    FILE *f = open_in(c, "bounds.dat");
+    if (!f) {
+        free(rows);
+        return -1;
+    }
+    fputs("# bounds.dat — written by `forkscope plot` from ../span.csv: per benchmark (block = panel - 1)\n"
+          "# the work-span bound on the speedup, min(P, T1/T_inf), and the burdened estimate\n"
+          "# T1/(T1/P + burdened span) (NaN where the span build did not resolve the strands), at every P.\n"
+          "# columns: workers bound burdened bound/P burdened/P\n",
+          f);
+    for (size_t b = 0; b < c->s.nbenches; b++) {
+        const char *bn = c->s.benches[b].name;
+        const hx_span_row *r = NULL;
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(rows[k].benchmark, bn) && isfinite(hx_span_bound(&rows[k], 1)))
+                r = &rows[k];
+        long maxp = 0;
+        for (size_t i = 0; i < c->s.ncells; i++)
+            if (!strcmp(c->s.cells[i].benchmark, bn) && c->s.cells[i].workers > maxp)
+                maxp = c->s.cells[i].workers;
+        fprintf(f, "# %s\n", bn);
+        if (!r || maxp < 1) {
+            fputs("1 NaN NaN NaN NaN\n\n\n", f); /* (a block for the index; never drawn) */
+            gl_add(&p->bound, "%d", 0);
+            continue;
+        }
+        for (long P = 1; P <= maxp; P++) {
+            double bd = hx_span_bound(r, (double)P), bu = hx_span_burdened(r, (double)P);
+            fprintf(f, "%ld", P);
+            fput_num(f, bd);
+            fput_num(f, bu);
+            fput_num(f, bd / (double)P);
+            fput_num(f, bu / (double)P);
+            fputc('\n', f);
+        }
+        fputs("\n\n", f);
+        gl_add(&p->bound, "%d", isfinite(hx_span_burdened(r, 1)) ? 2 : 1);
+        p->any_bound = 1;
+        p->any_burdened |= isfinite(hx_span_burdened(r, 1));
+    }
+    free(rows);
+    return close_checked(f, c, "bounds.dat");
 }
 
 /* scaling.dat: per benchmark (panel), per variant (block): workers, speedup, its se,
@@ -318,7 +376,9 @@ static int write_scaling(plotctx *c, panels *p) {
         }
         p->npanels++;
     }
-    return close_checked(f, c, "scaling.dat");
+    if (close_checked(f, c, "scaling.dat"))
+        return -1;
+    return write_bounds(c, p);
 }
 
 /* Fits not drawn, grouped by reason (one note per reason, not per benchmark and variant). */
@@ -640,6 +700,10 @@ static int write_settings(plotctx *c, panels *sc, panels *mem, glist *ovvar, siz
     gl_write(f, "sc_count", &sc->count, "0");
     gl_write(f, "sc_note", &sc->note, "''");
     gl_write(f, "sc_var", &sc->var, "1");
+    fputs("# bounds.dat: panel p's block is index p - 1; sc_bound[p]: 0 none, 1 the work-span bound,\n"
+          "# 2 also the burdened estimate\n", f);
+    fprintf(f, "sc_anybound = %d\nsc_anyburdened = %d\n", sc->any_bound, sc->any_burdened);
+    gl_write(f, "sc_bound", &sc->bound, "0");
 
     fputs("\n# memory.dat and memory-fit.dat (memory.gp): likewise; block k of memory.dat is variant\n"
           "# mem_var[k+1] with legend mem_key[k+1]; panel p's fitted curves are blocks mem_fitfirst[p] ..\n"

@@ -17,10 +17,13 @@
 
 #include "harness/analysis.h"
 #include "harness/errors.h"
+#include "harness/span.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
 #endif
+
+static void write_span(FILE *f, const char *dir, const hx_summary *s);
 
 /* ---- CSV writing --------------------------------------------------------------------------- */
 
@@ -68,6 +71,8 @@ static const struct dcol {
     {"efficiency_se", offsetof(hx_cell, efficiency_se)},
     {"cpu_median_s", offsetof(hx_cell, cpu_median)},
     {"cpu_se_s", offsetof(hx_cell, cpu_se)},
+    {"span_bound", offsetof(hx_cell, span_bound)},
+    {"burdened_bound", offsetof(hx_cell, burdened_bound)},
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
 
@@ -132,6 +137,14 @@ int hx_report_write_fits(const char *path, const hx_fit *fits, size_t n) {
         fputc('\n', f);
     }
     return hx_atomic_commit(f, tmp, path);
+}
+
+void hx_report_csv_str(FILE *f, const char *s) {
+    csv_str(f, s);
+}
+
+void hx_report_csv_num(FILE *f, double v) {
+    csv_num(f, v);
 }
 
 /* ---- CSV reading ----------------------------------------------------------------------------- */
@@ -881,6 +894,7 @@ int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, c
     write_machine(f, env);
     write_method(f, s);
     write_bench_tables(f, s, env);
+    write_span(f, dir, s);
     hx_overhead_write_md(f, dir);
     write_fit_tables(f, s, fits, nfits);
     write_failures(f, s);
@@ -894,6 +908,240 @@ int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, c
         fputc('\n', f);
     }
     return hx_atomic_commit(f, tmp, path);
+}
+
+/* ---- DIR/span.csv (span.h) -------------------------------------------------------------------- */
+
+int hx_span_load(const char *dir, hx_span_row **rows, size_t *n, char *err, size_t errlen) {
+    *rows = NULL;
+    *n = 0;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/span.csv", dir);
+    csv_table t;
+    int rc = csv_load(path, &t);
+    if (rc == -ENOENT)
+        return 0;
+    if (rc)
+        return errmsg(err, errlen, "%s: %s", path, strerror(-rc));
+    static const struct {
+        const char *name;
+        size_t off;
+    } dc[] = {{"work_s", offsetof(hx_span_row, work_s)},
+              {"min_work_s", offsetof(hx_span_row, min_work_s)},
+              {"span_s", offsetof(hx_span_row, span_s)},
+              {"burdened_span_s", offsetof(hx_span_row, burdened_span_s)},
+              {"burden_s", offsetof(hx_span_row, burden_s)},
+              {"parallelism", offsetof(hx_span_row, parallelism)},
+              {"burdened_parallelism", offsetof(hx_span_row, burdened_parallelism)},
+              {"strands", offsetof(hx_span_row, strands)},
+              {"forks", offsetof(hx_span_row, forks)},
+              {"strand_parallelism", offsetof(hx_span_row, strand_parallelism)},
+              {"bound_parallelism", offsetof(hx_span_row, bound_parallelism)}};
+    long cb = csv_col(&t, "benchmark"), ck = csv_col(&t, "kernel"), cs = csv_col(&t, "status"),
+         cm = csv_col(&t, "method"), cr = csv_col(&t, "resolved"), cd[sizeof dc / sizeof *dc];
+    for (size_t k = 0; k < sizeof dc / sizeof *dc; k++)
+        cd[k] = csv_col(&t, dc[k].name);
+    if (cb < 0 || cs < 0 || cd[10] < 0) {
+        csv_free(&t);
+        return errmsg(err, errlen, "%s: not a span.csv (no benchmark, status or bound_parallelism column)", path);
+    }
+    for (size_t i = 1; i < t.nlines; i++) {
+        if (!t.lines[i][0])
+            continue;
+        char *fields[64];
+        size_t nf = csv_split(t.lines[i], fields, 64);
+        *rows = hx_xrealloc(*rows, (*n + 1) * sizeof **rows);
+        hx_span_row *r = &(*rows)[*n];
+        memset(r, 0, sizeof *r);
+        snprintf(r->benchmark, sizeof r->benchmark, "%s", field_at(fields, nf, cb));
+        snprintf(r->kernel, sizeof r->kernel, "%s", field_at(fields, nf, ck));
+        snprintf(r->status, sizeof r->status, "%s", field_at(fields, nf, cs));
+        snprintf(r->method, sizeof r->method, "%s", field_at(fields, nf, cm));
+        r->resolved = !strcmp(field_at(fields, nf, cr), "1");
+        const char *bad = r->benchmark[0] ? NULL : "benchmark";
+        for (size_t k = 0; k < sizeof dc / sizeof *dc && !bad; k++)
+            if (!parse_num(field_at(fields, nf, cd[k]), (double *)(void *)((char *)r + dc[k].off)))
+                bad = dc[k].name;
+        if (bad) {
+            csv_free(&t);
+            free(*rows);
+            *rows = NULL;
+            *n = 0;
+            return errmsg(err, errlen, "%s line %zu: bad %s", path, i + 1, bad);
+        }
+        ++*n;
+    }
+    csv_free(&t);
+    return 0;
+}
+
+double hx_span_bound(const hx_span_row *r, double P) {
+    if (strcmp(r->status, "ok") || !(r->bound_parallelism > 0))
+        return NAN;
+    return r->bound_parallelism < P ? r->bound_parallelism : P;
+}
+
+double hx_span_burdened(const hx_span_row *r, double P) {
+    if (strcmp(r->status, "ok") || !r->resolved || !(r->min_work_s > 0) || !isfinite(r->burdened_span_s))
+        return NAN;
+    double e = r->min_work_s / (r->min_work_s / P + r->burdened_span_s);
+    return e < P ? e : P;
+}
+
+/* The bound limits a variant's self-speedup T1/T_P (its own time at P = 1): that is what a
+ * cell must not beat by more than the noise, three standard errors (of the two times,
+ * propagated) and 5% of the bound.  *self gets the self-speedup (NAN without a P = 1 cell). */
+static int beats_bound(const hx_summary *s, const hx_cell *c, double *self) {
+    *self = NAN;
+    if (!isfinite(c->time_median) || !isfinite(c->span_bound) || c->workers < 2)
+        return 0;
+    const hx_cell *one = NULL;
+    for (size_t i = 0; i < s->ncells && !one; i++)
+        if (s->cells[i].workers == 1 && !strcmp(s->cells[i].benchmark, c->benchmark) &&
+            !strcmp(s->cells[i].variant, c->variant) && isfinite(s->cells[i].time_median))
+            one = &s->cells[i];
+    if (!one || !(c->time_median > 0))
+        return 0;
+    double r = one->time_median / c->time_median;
+    double a = isfinite(one->time_se) ? one->time_se / one->time_median : 0;
+    double b = isfinite(c->time_se) ? c->time_se / c->time_median : 0;
+    *self = r;
+    return r > c->span_bound * 1.05 + 3 * r * sqrt(a * a + b * b);
+}
+
+/* Fills the cells' span_bound and burdened_bound from DIR/span.csv; returns the number of
+ * cells that beat their bound beyond the noise (or -1 if span.csv is unreadable: err). */
+static long span_apply(const char *dir, hx_summary *s, char *err, size_t errlen) {
+    hx_span_row *rows;
+    size_t n;
+    if (hx_span_load(dir, &rows, &n, err, errlen))
+        return -1;
+    long beat = 0;
+    for (size_t i = 0; i < s->ncells; i++) {
+        hx_cell *c = &s->cells[i];
+        for (size_t k = 0; k < n; k++)
+            if (!strcmp(rows[k].benchmark, c->benchmark)) {
+                c->span_bound = hx_span_bound(&rows[k], (double)c->workers);
+                c->burdened_bound = hx_span_burdened(&rows[k], (double)c->workers);
+            }
+    }
+    double self;
+    for (size_t i = 0; i < s->ncells; i++)
+        beat += beats_bound(s, &s->cells[i], &self);
+    free(rows);
+    return beat;
+}
+
+/* What the paper says of libfork at 112 cores for its own sizes (it gives the speedups
+ * only as plots, Figs. 5 and 6; these are its text's figures). */
+static const char *paper_at_112(const char *kernel, const char *params) {
+    static const struct {
+        const char *kernel, *param, *text;
+    } t[] = {
+        {"fib", "n=42", "7.5x faster than TBB, 24x than OpenMP; T1/Ts = 8.8"},
+        {"integrate", "n=10000", "4.5x faster than TBB, 14x than OpenMP"},
+        {"matmul", "n=8192", "scales much better than the child stealers (Fig. 5)"},
+        {"nqueens", "n=14", "linear scaling (Fig. 5)"},
+        {"uts", "preset=T1 ", "10 ms at 112 cores: sub-linear, sometimes negative scaling"},
+        {"uts", "preset=T3 ", "13 ms at 112 cores: sub-linear, sometimes negative scaling"},
+        {"uts", "preset=T1L", "linear scaling (Fig. 6)"},
+        {"uts", "preset=T1XXL", "linear scaling (Fig. 6)"},
+        {"uts", "preset=T3L", "linear, lower efficiency: frequent steals (Fig. 6)"},
+        {"uts", "preset=T3XXL", "linear; at least 3.6x faster than TBB and OpenMP"},
+    };
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s ", params ? params : "");
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+        if (strcmp(kernel, t[i].kernel))
+            continue;
+        const char *p = strstr(buf, t[i].param);
+        size_t pl = strlen(t[i].param);
+        if (p && (p == buf || p[-1] == ' ') && (t[i].param[pl - 1] == ' ' || p[pl] == ' '))
+            return t[i].text;
+    }
+    return NULL;
+}
+
+static void write_span(FILE *f, const char *dir, const hx_summary *s) {
+    hx_span_row *rows;
+    size_t n;
+    char err[512];
+    if (hx_span_load(dir, &rows, &n, err, sizeof err)) {
+        fprintf(f, "## Work and span\n\n%s\n\n", err);
+        return;
+    }
+    if (!n)
+        return;
+    fputs("## Work and span\n\n"
+          "Measured by the span build (`fk-bench-span`: continuation stealing on one worker, every strand "
+          "timed; span.csv).  On P workers T_P >= max(T1/P, T_inf), so the speedup is at most "
+          "min(P, parallelism) (the work-span bound); the burdened estimate T1/(T1/P + burdened span) "
+          "charges each fork a steal's cost, as Cilkscale does.  A curve close to the bound is limited "
+          "by the program; one well below it, by the scheduler (or the machine).  The bound limits each variant's self-speedup T1/T_P; on "
+          "the figures' axis T_s/T_P a variant whose T1 is below T_s may rise above it by T_s/T1.  Where the clock "
+          "does not resolve the strands, the bound uses the DAG in strands (every strand alike) and "
+          "there is no burdened estimate.  The figures speedup.* and efficiency.* draw both bounds.\n\n"
+          "| benchmark | work (s, strand medians) | span (s) | parallelism | burdened parallelism | best measured speedup "
+          "(variant, P) | bound there | bound at 112 | burdened at 112 | libfork at 112 cores, the paper |\n"
+          "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n",
+          f);
+    for (size_t k = 0; k < n; k++) {
+        const hx_span_row *r = &rows[k];
+        const char *params = NULL;
+        for (size_t b = 0; b < s->nbenches; b++)
+            if (!strcmp(s->benches[b].name, r->benchmark))
+                params = s->benches[b].params;
+        const char *paper = paper_at_112(r->kernel, params);
+        if (strcmp(r->status, "ok")) {
+            fprintf(f, "| %s | %s | | | | | | | | %s |\n", r->benchmark, r->status, paper ? paper : "");
+            continue;
+        }
+        const hx_cell *best = NULL;
+        double self;
+        for (size_t i = 0; i < s->ncells; i++) {
+            const hx_cell *c = &s->cells[i];
+            if (!strcmp(c->benchmark, r->benchmark) && isfinite(c->speedup) && strcmp(c->variant, "serial") &&
+                (!best || c->speedup > best->speedup))
+                best = c;
+        }
+        char bw[64] = "–", bs[64] = "–", b112[32], bu112[32] = "–", par[48], bpar[32] = "–";
+        if (r->resolved) {
+            snprintf(bw, sizeof bw, "%.4g", r->min_work_s);
+            snprintf(bs, sizeof bs, "%.4g", r->span_s);
+            snprintf(par, sizeof par, "%.1f", r->parallelism);
+            snprintf(bpar, sizeof bpar, "%.1f", r->burdened_parallelism);
+            snprintf(bu112, sizeof bu112, "%.1f", hx_span_burdened(r, 112));
+        } else {
+            snprintf(par, sizeof par, "%.1f (in strands)", r->strand_parallelism);
+        }
+        snprintf(b112, sizeof b112, "%.1f", hx_span_bound(r, 112));
+        if (best) {
+            char sp[48];
+            hx_report_pm(sp, sizeof sp, best->speedup, best->speedup_se);
+            fprintf(f, "| %s | %s | %s | %s | %s | %s (%s, %ld)%s | %.2f | %s | %s | %s |\n", r->benchmark, bw, bs,
+                    par, bpar, sp, best->variant, best->workers, beats_bound(s, best, &self) ? " **beats the bound**" : "",
+                    best->span_bound, b112, bu112, paper ? paper : "");
+        } else {
+            fprintf(f, "| %s | %s | %s | %s | %s | – | – | %s | %s | %s |\n", r->benchmark, bw, bs, par, bpar, b112,
+                    bu112, paper ? paper : "");
+        }
+    }
+    int any = 0;
+    for (size_t i = 0; i < s->ncells; i++) {
+        const hx_cell *c = &s->cells[i];
+        double self;
+        if (!beats_bound(s, c, &self))
+            continue;
+        if (!any++)
+            fputs("\nCells whose self-speedup T1/T_P (the variant's own time at P = 1 over its time at P) "
+                  "beats the work-span bound by more than the noise (three standard errors and 5%): the bound "
+                  "holds for any schedule, so the measurement (or the span build's DAG) is suspect:\n\n",
+                  f);
+        fprintf(f, "- %s / %s at P = %ld: T1/T_P %.3f, bound %.3f\n", c->benchmark, c->variant, c->workers, self,
+                c->span_bound);
+    }
+    fputs("\n", f);
+    free(rows);
 }
 
 /* ---- forkscope fit DIR ----------------------------------------------------------------------- */
@@ -944,9 +1192,15 @@ int hx_cmd_fit(int argc, char **argv) {
         hx_stats_free(&s);
         return HX_EIO;
     }
+    char why[512];
+    long beat = span_apply(dir, &s, why, sizeof why);
+    if (beat < 0)
+        fprintf(stderr, "forkscope fit: warning: %s (no work-span bounds)\n", why);
+    else if (beat)
+        fprintf(stderr, "forkscope fit: warning: %ld cell%s beat the work-span bound by more than the noise "
+                        "(report.md lists them): the measurement is suspect\n", beat, beat == 1 ? "" : "s");
     hx_fit *fits = NULL;
     size_t nfits = hx_fit_all(&s, &fits);
-    char why[512];
     json_t *env = hx_report_load_json(dir, "env.json", why, sizeof why);
     if (!env)
         fprintf(stderr, "forkscope fit: warning: %s (the report will not describe the machine)\n", why);

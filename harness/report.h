@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "harness/fit.h"
 #include "harness/stats.h"
@@ -19,6 +20,10 @@ int hx_report_write_summary(const char *path, const hx_summary *s);
 
 /* Writes fits.csv (results.h's columns) likewise.  Returns 0 or -errno. */
 int hx_report_write_fits(const char *path, const hx_fit *fits, size_t n);
+
+/* One CSV field, quoted where needed; a number (10 significant digits, NaN empty). */
+void hx_report_csv_str(FILE *f, const char *s);
+void hx_report_csv_num(FILE *f, double v);
 
 /* Reads a summary.csv into out->cells (out->benches from them, params ""; no failures or
  * warnings).  Returns 0; -errno if it cannot be read; -EINVAL if it is not a summary (err

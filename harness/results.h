@@ -60,13 +60,16 @@
  *   benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,
  *   time_median,time_mean,time_sd,time_se,time_min,time_max,
  *   mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,mem_kib,mem_se_kib,
- *   speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s
+ *   speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s,span_bound,burdened_bound
  * Times in seconds.  cpu_median_s, cpu_se_s: the median and standard error of the runs'
  * cpu_s (empty when no run has one).  mem_kib = max(mrss_median - calib_median, 4) (the calibrated peak
  * memory, floored at 4 KiB as the paper did); mem_se_kib adds the two standard errors in
  * quadrature.  speedup = T_s / T_P with T_s the serial projection's time_median for the
  * same benchmark (Eq. 15); efficiency = speedup / P (Eq. 16); their standard errors by
  * propagation from the two time standard errors.  failures: "" or e.g. "timeout:2;crash:1".
+ * span_bound, burdened_bound: from DIR/span.csv (the config's "span"; harness/span.h): the
+ * work-span bound min(P, parallelism) on T1/T_P and the burdened estimate at this P; empty
+ * for a benchmark without a measured span.
  * Empty fields where a value cannot be computed (no successful run, no serial cell).
  *
  * ---- DIR/fits.csv --------------------------------------------------------------------------
@@ -75,6 +78,10 @@
  * (weighted nonlinear least squares, GSL, b >= 0, n >= 0), M1 = the variant's own mem_kib
  * at P = 1.  status "ok", or "skipped" with the reason in note (e.g. "3 points, need 4",
  * "no P=1 cell").
+ *
+ * ---- DIR/span.csv ---------------------------------------------------------------------------
+ * Written by `forkscope run` after the timed runs if the config has "span" (one row per
+ * benchmark it names, appended as each is measured; columns in harness/span.h).
  *
  * ---- DIR/report.md -------------------------------------------------------------------------
  * The experiment, the machine (from env.json), one results table per benchmark, a Table II

@@ -15,6 +15,7 @@
 #include "harness/launch.h"
 #include "harness/overhead.h"
 #include "harness/slurm.h"
+#include "harness/span.h"
 #include "harness/sweep.h"
 #include "harness/util.h"
 
@@ -710,6 +711,16 @@ static int cmd_merge(int argc, char **argv) {
                     fprintf(stderr, "forkscope slurm: the instruction counts failed (%s)\n", hx_strerror(ic));
                 hx_launcher_stop(l);
             }
+        }
+        int want_span = 0; /* "span": measured here, once, like the instructions */
+        for (size_t b = 0; b < cfg.nbenchmarks; b++)
+            want_span |= cfg.benchmarks[b].span;
+        hx_launcher *l = NULL;
+        if (want_span && hx_launcher_start(&l) == 0) {
+            int sc = hx_span_sweep(&cfg, dir, l, -1);
+            if (sc)
+                fprintf(stderr, "forkscope slurm: the work and span measurements failed (%s)\n", hx_strerror(sc));
+            hx_launcher_stop(l);
         }
         hx_config_free(&cfg);
     }

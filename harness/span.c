@@ -14,10 +14,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "harness/errors.h"
+#include "harness/report.h"
 #include "harness/util.h"
 #include "harness/variants.h"
 
@@ -37,6 +39,9 @@ static void span_help(FILE *out) {
             "continuation (default 5000 ns; in strands: --burden-strands, default 0).  Then, per\n"
             "worker count (default 1,2,4,8,16,32,64,112): the work-span bound on the speedup,\n"
             "min(P, parallelism), and the burdened estimate, work / (work/P + burdened span).\n"
+            "--burden-ns calibrate: measure the burden first, on runtime variant --burden-variant V\n"
+            "(default cont-lin-busy): heat with two equal strips, a fork of both and a join per step,\n"
+            "at P = 1 and 2, burden = (T2 - T1/2) / steps; --calibrate-burden only prints it.\n"
             "--json prints the driver's JSON with \"projection\".\n");
 }
 
@@ -58,10 +63,75 @@ static double num(const json_t *o, const char *key) {
     return hx_json_number(o, key, &v) == 1 ? v : 0;
 }
 
+/* ---- the burden, calibrated ------------------------------------------------------------------ */
+
+/* heat with two equal strips of a cache-sized grid, many steps: every step forks both strips
+ * and joins them.  On two workers each step's critical path is one strip, a steal and the
+ * join: burden = T2 / steps - (T1 / 2) / steps. */
+#define CAL_STEPS 2000
+#define CAL_N "192"
+
+static int cal_time(const char *driver, const hx_variant *v, const char *workers, double *t, char *why,
+                    size_t whylen) {
+    char steps[16];
+    snprintf(steps, sizeof steps, "%d", CAL_STEPS);
+    const char *argv[24] = {driver, "--kernel", "heat", "--n", CAL_N, "--strips", "2", "--heavy", "1", "--steps",
+                            steps, "--workers", workers, "--reps", "7", "--warmup", "2"};
+    size_t n = 17;
+    if (v->sched[0])
+        argv[n++] = "--sched", argv[n++] = v->sched;
+    if (v->resume[0])
+        argv[n++] = "--resume", argv[n++] = v->resume;
+    argv[n] = NULL;
+    char *out = NULL;
+    int st = hx_capture(argv, 0, &out);
+    json_t *doc = st == 0 && out ? json_loads(out, 0, NULL) : NULL;
+    free(out);
+    const json_t *times = doc ? json_object_get(doc, "times") : NULL;
+    if (!json_is_array(times) || !json_array_size(times) || !json_is_true(json_object_get(doc, "verified"))) {
+        snprintf(why, whylen, "%s --kernel heat --workers %s: %s", driver, workers,
+                 st < 0 ? strerror(errno) : st ? "failed" : "no verified times in its output");
+        json_decref(doc);
+        return -1;
+    }
+    double v_[16];
+    size_t k = 0;
+    for (; k < json_array_size(times) && k < 16; k++)
+        v_[k] = json_number_value(json_array_get(times, k));
+    *t = hx_median(v_, k);
+    json_decref(doc);
+    return 0;
+}
+
+int hx_span_calibrate_burden(const char *variant, double *burden_ns, double *t1, double *t2, char *why,
+                             size_t whylen) {
+    hx_variant v;
+    char err[256], driver[PATH_MAX];
+    if (hx_variant_parse(variant, &v, err, sizeof err)) {
+        snprintf(why, whylen, "variant %s: %s", variant, err);
+        return -1;
+    }
+    if (v.kind != HX_VARIANT_RUNTIME) {
+        snprintf(why, whylen, "variant %s: the burden is calibrated on a forkscope runtime variant", variant);
+        return -1;
+    }
+    if (hx_variant_driver_path(&v, driver, sizeof driver)) {
+        snprintf(why, whylen, "cannot locate the driver of %s", variant);
+        return -1;
+    }
+    if (cal_time(driver, &v, "1", t1, why, whylen) || cal_time(driver, &v, "2", t2, why, whylen))
+        return -1;
+    double b = (*t2 - *t1 / 2) / CAL_STEPS * 1e9;
+    *burden_ns = b > 0 ? b : 0;
+    return 0;
+}
+
 int hx_cmd_span(int argc, char **argv) {
     unsigned ps[SPAN_MAX_P] = {1, 2, 4, 8, 16, 32, 64, 112};
     size_t np = 8;
-    int json_out = 0, have_reps = 0;
+    int json_out = 0, have_reps = 0, calibrate = 0, calibrate_only = 0;
+    const char *bvariant = "cont-lin-busy";
+    char bbuf[32];
     const char **dargv = hx_xcalloc((size_t)argc + 8, sizeof *dargv);
     size_t n = 1;
     for (int i = 1; i < argc; i++) {
@@ -89,6 +159,20 @@ int hx_cmd_span(int argc, char **argv) {
             }
             dargv[n++] = "--span-unit";
             dargv[n++] = v;
+        } else if (!strcmp(a, "--burden-variant") || !strncmp(a, "--burden-variant=", 17)) {
+            const char *v = a[16] == '=' ? a + 17 : i + 1 < argc ? argv[++i] : NULL;
+            if (!v) {
+                fprintf(stderr, "forkscope span: option --burden-variant needs a runtime variant\n");
+                free(dargv);
+                return HX_EUSAGE;
+            }
+            bvariant = v;
+        } else if (!strcmp(a, "--calibrate-burden")) {
+            calibrate_only = 1;
+        } else if ((!strcmp(a, "--burden-ns") && i + 1 < argc && !strcmp(argv[i + 1], "calibrate")) ||
+                   !strcmp(a, "--burden-ns=calibrate")) {
+            i += a[11] != '=';
+            calibrate = 1;
         } else if (!strcmp(a, "--workers") || !strncmp(a, "--workers=", 10) || !strcmp(a, "--variant") ||
                    !strncmp(a, "--variant=", 10)) {
             fprintf(stderr, "forkscope span: option %s: the span is measured by the span build on one worker; "
@@ -100,6 +184,26 @@ int hx_cmd_span(int argc, char **argv) {
                 have_reps = 1;
             dargv[n++] = a;
         }
+    }
+    if (calibrate || calibrate_only) {
+        double b, t1, t2;
+        char why[PATH_MAX + 128];
+        fprintf(stderr, "forkscope span: calibrating the burden on %s (heat, two strips, P = 1 and 2)\n", bvariant);
+        if (hx_span_calibrate_burden(bvariant, &b, &t1, &t2, why, sizeof why)) {
+            fprintf(stderr, "forkscope span: cannot calibrate the burden: %s\n", why);
+            free(dargv);
+            return HX_ERUNS_FAILED;
+        }
+        fprintf(calibrate_only ? stdout : stderr,
+                "burden %.0f ns a fork (%s: T1 %.4f s, T2 %.4f s over %d steps of one steal and a join)\n", b,
+                bvariant, t1, t2, CAL_STEPS);
+        if (calibrate_only) {
+            free(dargv);
+            return HX_OK;
+        }
+        snprintf(bbuf, sizeof bbuf, "%.0f", b);
+        dargv[n++] = "--burden-ns";
+        dargv[n++] = bbuf;
     }
     if (!have_reps) {
         dargv[n++] = "--reps";
@@ -218,4 +322,235 @@ int hx_cmd_span(int argc, char **argv) {
     json_decref(proj);
     json_decref(doc);
     return ok ? HX_OK : HX_ERUNS_FAILED;
+}
+
+/* ---- the sweep's "span" ---------------------------------------------------------------------- */
+
+static const char span_header[] =
+    "benchmark,kernel,status,note,burden_from,unit,method,resolved,reps,work_s,min_work_s,span_s,burdened_span_s,burden_s,"
+    "parallelism,burdened_parallelism,strands,forks,strand_parallelism,bound_parallelism\n";
+
+/* The last non-empty line of a driver's stderr, newlines and commas made harmless. */
+static void last_line(const char *err, char *out, size_t len) {
+    out[0] = 0;
+    if (!err)
+        return;
+    const char *end = err + strlen(err);
+    while (end > err && (end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    const char *start = end;
+    while (start > err && start[-1] != '\n')
+        start--;
+    size_t n = (size_t)(end - start) < len - 1 ? (size_t)(end - start) : len - 1;
+    memcpy(out, start, n);
+    out[n] = 0;
+}
+
+/* Measures one benchmark; writes its row to f. 0 if ok, 1 if it failed (row written),
+ * HX_EINTERRUPTED, or HX_ETOOL if the launcher is gone. */
+static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver, double burden_ns,
+                    const char *burden_from, hx_launcher *l, int intr_fd, FILE *f) {
+    char reps[16], burden[32];
+    snprintf(reps, sizeof reps, "%u", cfg->span_reps ? cfg->span_reps : 3);
+    snprintf(burden, sizeof burden, "%.0f", burden_ns);
+    char **argv = hx_xcalloc(b->nargs + 10, sizeof *argv);
+    size_t n = 0;
+    argv[n++] = (char *)driver;
+    argv[n++] = (char *)"--kernel";
+    argv[n++] = (char *)b->kernel;
+    for (size_t i = 0; i < b->nargs; i++)
+        argv[n++] = b->args[i];
+    argv[n++] = (char *)"--reps";
+    argv[n++] = reps;
+    if (burden_ns >= 0) {
+        argv[n++] = (char *)"--burden-ns";
+        argv[n++] = burden;
+    }
+    argv[n] = NULL;
+    /* The span build runs a kernel 1.2-100x slower than a plain build (fib's strands are a
+     * few instructions), each of reps + 1 times: a generous limit, scaled from the runs'. */
+    double limit = cfg->time_limit_s > 0 ? cfg->time_limit_s * 20 * ((cfg->span_reps ? cfg->span_reps : 3) + 1) : 0;
+    hx_run_req rq = {argv, NULL, limit, 0, NULL, NULL};
+    hx_run_res r;
+    double t0 = hx_now();
+    int e = hx_launcher_run(l, &rq, &r, intr_fd);
+    free(argv);
+    if (e) {
+        fprintf(stderr, "forkscope: span: cannot run %s: %s\n", driver, strerror(-e));
+        return HX_ETOOL;
+    }
+    if (r.killed == HX_KILLED_INTERRUPT) {
+        hx_run_res_free(&r);
+        return HX_EINTERRUPTED;
+    }
+    const char *status = "ok";
+    char note[512] = "";
+    json_t *doc = NULL;
+    const json_t *sp = NULL;
+    if (r.exec_errno) {
+        status = "error";
+        snprintf(note, sizeof note, "cannot execute %.300s: %s%s", driver, strerror(r.exec_errno),
+                 r.exec_errno == ENOENT ? " (make build/bin/fk-bench-span)" : "");
+    } else if (r.killed == HX_KILLED_TIMEOUT) {
+        status = "timeout";
+        snprintf(note, sizeof note, "stopped after %.0f s", limit);
+    } else if (r.killed == HX_KILLED_MEMORY) {
+        status = "memory";
+    } else if (r.signaled) {
+        status = "crash";
+        snprintf(note, sizeof note, "signal %d", r.signo);
+    } else if (r.exit_code == 2) {
+        status = "unsupported";
+        last_line(r.err, note, sizeof note);
+    } else if (r.exit_code == 3) {
+        status = "wrong";
+        last_line(r.err, note, sizeof note);
+    } else if (r.exit_code != 0) {
+        status = "error";
+        char tail[400];
+        last_line(r.err, tail, sizeof tail);
+        snprintf(note, sizeof note, "exit status %d: %s", r.exit_code, tail);
+    } else {
+        json_error_t jerr;
+        doc = json_loads(r.out ? r.out : "", 0, &jerr);
+        sp = doc ? json_object_get(doc, "span") : NULL;
+        if (!json_is_object(sp)) {
+            status = "error";
+            snprintf(note, sizeof note, "no \"span\" object in the driver's output%s%s", doc ? "" : ": ",
+                     doc ? "" : jerr.text);
+        }
+    }
+    for (char *p = note; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    hx_report_csv_str(f, b->name);
+    fputc(',', f);
+    hx_report_csv_str(f, b->kernel);
+    fprintf(f, ",%s,", status);
+    hx_report_csv_str(f, note);
+    fputc(',', f);
+    hx_report_csv_str(f, burden_from);
+    if (sp) {
+        int strands = !strcmp(hx_json_str(sp, "unit", "ns"), "strands");
+        double k = strands ? 1 : 1e-9; /* the driver's ns to seconds */
+        int resolved = json_is_true(json_object_get(sp, "resolved"));
+        const json_t *dag = json_object_get(sp, "dag_in_strands");
+        double spar = dag ? num(dag, "parallelism") : num(sp, "parallelism");
+        double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : num(sp, "work");
+        fprintf(f, ",%s,%s,%d,%.0f", strands ? "strands" : "s", hx_json_str(sp, "method", "?"), resolved,
+                num(sp, "reps"));
+        double v[] = {num(sp, "work") * k, mwork * k, num(sp, "span") * k, num(sp, "burdened_span") * k,
+                      num(sp, "burden") * k, num(sp, "parallelism"), num(sp, "burdened_parallelism"),
+                      num(sp, "strands"), num(sp, "forks"), spar, resolved ? num(sp, "parallelism") : spar};
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+            fputc(',', f);
+            hx_report_csv_num(f, v[i]);
+        }
+        fputc('\n', f);
+        fprintf(stderr, "forkscope: span: %s: parallelism %.1f%s (%.1f s)\n", b->name,
+                resolved ? num(sp, "parallelism") : spar, resolved ? "" : " (in strands: the clock does not resolve them)",
+                hx_now() - t0);
+    } else {
+        fputs(",,,,,,,,,,,,,,,\n", f);
+        fprintf(stderr, "forkscope: span: %s: %s%s%s\n", b->name, status, note[0] ? ": " : "", note);
+    }
+    json_decref(doc);
+    hx_run_res_free(&r);
+    return strcmp(status, "ok") && strcmp(status, "unsupported"); /* (said why: not a failure) */
+}
+
+int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
+    size_t want = 0;
+    for (size_t i = 0; i < cfg->nbenchmarks; i++)
+        want += cfg->benchmarks[i].span;
+    if (!want)
+        return HX_OK;
+    hx_span_row *done = NULL;
+    size_t ndone = 0;
+    char err[512], path[PATH_MAX];
+    if (hx_span_load(dir, &done, &ndone, err, sizeof err)) {
+        fprintf(stderr, "forkscope: span: %s: not measuring again over it (move it away to start afresh)\n", err);
+        return HX_EIO;
+    }
+    hx_variant v;
+    memset(&v, 0, sizeof v);
+    snprintf(v.driver, sizeof v.driver, "fk-bench-span");
+    char driver[PATH_MAX];
+    if (hx_variant_driver_path(&v, driver, sizeof driver)) {
+        free(done);
+        fprintf(stderr, "forkscope: span: cannot locate the driver fk-bench-span\n");
+        return HX_ETOOL;
+    }
+    /* the burden: given, the driver's default, or calibrated on the first runtime variant */
+    double burden_ns = cfg->span_burden_ns;
+    char from[160];
+    snprintf(from, sizeof from, "%s", burden_ns >= 0 ? "given" : "the default");
+    size_t todo = 0;
+    for (size_t i = 0; i < cfg->nbenchmarks; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < ndone; j++)
+            seen |= !strcmp(done[j].benchmark, cfg->benchmarks[i].name);
+        todo += cfg->benchmarks[i].span && !seen;
+    }
+    if (!todo) {
+        free(done);
+        return HX_OK;
+    }
+    if (burden_ns == -2) {
+        const char *var = "cont-lin-busy";
+        for (size_t i = 0; i < cfg->nvariants; i++)
+            if (cfg->variants[i].kind == HX_VARIANT_RUNTIME && !cfg->variants[i].drivers[0]) {
+                var = cfg->variants[i].base;
+                break;
+            }
+        double t1, t2;
+        char why[PATH_MAX + 128];
+        fprintf(stderr, "forkscope: span: calibrating the burden on %s (heat, two strips, P = 1 and 2)\n", var);
+        if (hx_span_calibrate_burden(var, &burden_ns, &t1, &t2, why, sizeof why)) {
+            free(done);
+            fprintf(stderr, "forkscope: span: cannot calibrate the burden: %s\n", why);
+            return HX_ERUNS_FAILED;
+        }
+        snprintf(from, sizeof from, "calibrated on %s: T1 %.4f s, T2 %.4f s, %d steps", var, t1, t2, CAL_STEPS);
+        fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", burden_ns, from);
+    }
+    snprintf(path, sizeof path, "%s/span.csv", dir);
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        free(done);
+        fprintf(stderr, "forkscope: cannot open %s: %s\n", path, strerror(errno));
+        return HX_EIO;
+    }
+    if (ftell(f) == 0)
+        fputs(span_header, f);
+    int rc = HX_OK;
+    size_t k = 0;
+    for (size_t i = 0; i < cfg->nbenchmarks && (rc == HX_OK || rc == HX_ERUNS_FAILED); i++) {
+        const hx_bench *b = &cfg->benchmarks[i];
+        if (!b->span)
+            continue;
+        k++;
+        int seen = 0;
+        for (size_t j = 0; j < ndone; j++)
+            seen |= !strcmp(done[j].benchmark, b->name);
+        if (seen)
+            continue;
+        fprintf(stderr, "forkscope: span: %s (%zu of %zu): work and span with %s on one worker\n", b->name, k, want,
+                driver);
+        int e = span_one(cfg, b, driver, burden_ns, from, l, intr_fd, f);
+        if (fflush(f) || fsync(fileno(f))) {
+            fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(errno));
+            e = HX_EIO;
+        }
+        if (e == 1)
+            rc = HX_ERUNS_FAILED;
+        else if (e)
+            rc = e;
+    }
+    if (fclose(f) && rc == HX_OK)
+        rc = HX_EIO;
+    free(done);
+    if (rc == HX_EINTERRUPTED)
+        fprintf(stderr, "forkscope: span: interrupted; what was measured is in %s\n", path);
+    return rc;
 }

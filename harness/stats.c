@@ -406,6 +406,7 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
     c->mrss_median = m.median;
     c->mrss_se = m.se;
     c->cpu_median = c->cpu_se = NAN;
+    c->span_bound = c->burdened_bound = NAN;
     if (g->ncpu) {
         hx_sample u;
         hx_stats_describe(g->cpu, g->ncpu, &u);

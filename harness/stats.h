@@ -48,6 +48,8 @@ typedef struct hx_cell {
     double mrss_median, mrss_se, calib_median, calib_se, mem, mem_se;
     double speedup, speedup_se, efficiency, efficiency_se;
     double cpu_median, cpu_se; /* CPU seconds of the timed repetition, NAN if not recorded */
+    double span_bound, burdened_bound; /* from DIR/span.csv (span.h): min(P, parallelism) and the
+                                          burdened estimate at this P; NAN if not measured */
 } hx_cell;
 
 /* Failed runs of one cell with one status (for report.md's list of failures). */

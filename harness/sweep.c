@@ -1,5 +1,6 @@
 /* sweep.c — planning, running and recording a sweep (`forkscope run`). */
 #include "harness/sweep.h"
+#include "harness/span.h"
 #include "harness/util.h"
 #include "harness/overhead.h"
 
@@ -1362,6 +1363,13 @@ static int sweep_finish(sweep *s, size_t ran) {
     if (s->cfg->icount_n[1] && !s->o->no_instructions) { /* after the timed runs: callgrind slows everything else down */
         int e = hx_icount_run(s->cfg, s->dir, s->launcher, s->intr_fd);
         if (e && !rc)
+            rc = e;
+    }
+    if (!s->o->no_instructions && !got_signal) { /* "span": likewise after the runs, once */
+        int e = hx_span_sweep(s->cfg, s->dir, s->launcher, s->intr_fd);
+        if (e == HX_EINTERRUPTED)
+            fprintf(stderr, "  To continue: forkscope run %s -o %s --resume\n", s->cfg->path, s->dir);
+        if (e && (!rc || e == HX_EINTERRUPTED))
             rc = e;
     }
     return rc;

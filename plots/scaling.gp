@@ -4,6 +4,8 @@
 # secol (columns of scaling.dat), ideal(x), ideal_title, and loads settings.gp (sc_*, vname,
 # vcolor, vpt, cores, maxworkers, experiment, subtitle).
 # Hollow markers: oversubscribed points (more workers than cores; shaded region).
+# Dashed red: the work-span bound from bounds.dat (forkscope run with "span"); dotted orange:
+# the burdened estimate.
 
 np = sc_npanels
 ncol = (np <= 1) ? 1 : ((np <= 3) ? np : int(ceil(sqrt(np))))
@@ -11,7 +13,7 @@ nrow = (np <= 1) ? 1 : (np + ncol - 1) / ncol
 width = (ncol <= 1) ? 640 : 430 * ncol
 # legend entries (variants and the ideal line) in rows of legcols: as many as fit the width,
 # at about 7.5 pixels a character plus the line sample
-nleg = words(sc_vars) + 1
+nleg = words(sc_vars) + 1 + (exists("sc_anybound") ? sc_anybound + sc_anyburdened : 0)
 maxlen = 14
 do for [v in sc_vars] {
     maxlen = (strlen(vname[int(v)]) > maxlen) ? strlen(vname[int(v)]) : maxlen
@@ -63,11 +65,18 @@ do for [p = 1:np] {
         }
         kf = sc_first[p]
         kl = sc_first[p] + sc_count[p] - 1
+        # the work-span bound (and the burdened estimate), from bounds.dat, if measured
+        bcol = (ycol == 2) ? 2 : 4
+        nb = (exists("sc_bound") && sc_bound[p] > 0) ? sc_bound[p] : 0
         plot for [k = kf:kl] dir."/scaling.dat" index k using 1:ycol with lines lw 1.5 lc rgb vcolor[sc_var[k + 1]] notitle, \
              for [k = kf:kl] dir."/scaling.dat" index k \
                  using 1:ycol:(column(ycol) - column(secol)):(column(ycol) + column(secol)):(vpt[sc_var[k + 1]] - $6) \
                  with yerrorbars pt variable ps 1.2 lw 1.2 lc rgb vcolor[sc_var[k + 1]] notitle, \
-             ideal(x) with lines dt 2 lw 1.2 lc rgb "#444444" notitle
+             ideal(x) with lines dt 2 lw 1.2 lc rgb "#444444" notitle, \
+             for [j = 1:(nb >= 1)] dir."/bounds.dat" index (p - 1) using 1:bcol \
+                 with lines dt 4 lw 2 lc rgb "#b03030" notitle, \
+             for [j = 1:(nb >= 2)] dir."/bounds.dat" index (p - 1) using 1:(column(bcol + 1)) \
+                 with lines dt 3 lw 2 lc rgb "#d08000" notitle
         unset object 1
         unset label 2
         set offsets 0, 0, 0, 0
@@ -95,10 +104,15 @@ if (sc_over) {
 }
 set key at screen 0.5, screen (leg * height + 18 * sc_over) / (2 * height) center center horizontal Left reverse \
     maxcols legcols samplen 2.5 width 1 noenhanced
+nbk = !exists("sc_anybound") ? 0 : (sc_anyburdened ? 2 : sc_anybound)
+btitle(j) = (j == 1) ? ((ycol == 2) ? "work-span bound min(P, T_1/T_∞)" : "work-span bound min(1, T_1/(P T_∞))") : \
+                       "burdened estimate (a steal's cost per fork)"
 if (words(sc_vars) > 0) {  # (an iteration over an empty list still runs once: hence the test)
     plot -1 notitle, \
          for [v in sc_vars] keyentry with linespoints lw 1.5 pt vpt[int(v)] ps 1.2 lc rgb vcolor[int(v)] title vname[int(v)], \
-         keyentry with lines dt 2 lw 1.2 lc rgb "#444444" title ideal_title enhanced
+         keyentry with lines dt 2 lw 1.2 lc rgb "#444444" title ideal_title enhanced, \
+         for [j = 1:(nbk >= 1)] keyentry with lines dt 4 lw 2 lc rgb "#b03030" title btitle(1) enhanced, \
+         for [j = 1:(nbk >= 2)] keyentry with lines dt 3 lw 2 lc rgb "#d08000" title btitle(2) enhanced
 } else {
     plot -1 notitle, keyentry with lines dt 2 lw 1.2 lc rgb "#444444" title ideal_title enhanced
 }

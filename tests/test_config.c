@@ -422,6 +422,53 @@ TEST(peers_key) {
     hx_diag_free(&d);
 }
 
+/* "span": true, a list of names, or an object; wrong names and values are named. */
+TEST(span_key) {
+    static const char head[] = "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}, {\"name\": \"T1\", \"kernel\": "
+                               "\"uts\", \"params\": {\"preset\": \"T1\"}}], \"variants\": [\"serial\"], "
+                               "\"workers\": [1], \"span\": ";
+    static const struct {
+        const char *span, *want; /* want: NULL = valid */
+        int fib, t1;
+        double burden;
+        unsigned reps;
+    } cases[] = {
+        {"true", NULL, 1, 1, -1, 0},
+        {"false", NULL, 0, 0, -1, 0},
+        {"[\"T1\"]", NULL, 0, 1, -1, 0},
+        {"{\"benchmarks\": [\"fib\"], \"burden_ns\": 800, \"reps\": 5}", NULL, 1, 0, 800, 5},
+        {"{\"burden_ns\": 0}", NULL, 1, 1, 0, 0},
+        {"{\"burden_ns\": \"calibrate\"}", NULL, 1, 1, -2, 0},
+        {"{\"burden_ns\": \"fast\"}", "span.burden_ns: expected a burden in ns (an integer) or \"calibrate\"", 0, 0, 0, 0},
+        {"[\"fib\", \"T3\"]", "span[1]: expected the name of a benchmark in \"benchmarks\", got \"T3\"", 0, 0, 0, 0},
+        {"3", "span: expected true, false, a list of benchmark names", 0, 0, 0, 0},
+        {"{\"reps\": 0}", "span.reps", 0, 0, 0, 0},
+        {"{\"burden\": 5}", "burden", 0, 0, 0, 0},
+        {"{\"benchmarks\": [1]}", "span.benchmarks[0]: expected the name of a benchmark", 0, 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s}", head, cases[i].span);
+        hx_config cfg;
+        hx_diag d = {0};
+        int rc = load_text(text, &cfg, &d);
+        char *all = joined(&d);
+        if (!cases[i].want) {
+            ASSERT_MSG(rc == 0, "span %s: %s", cases[i].span, all);
+            ASSERT_MSG(cfg.benchmarks[0].span == cases[i].fib && cfg.benchmarks[1].span == cases[i].t1,
+                       "span %s: fib %d, T1 %d", cases[i].span, cfg.benchmarks[0].span, cfg.benchmarks[1].span);
+            ASSERT_MSG(cfg.span_burden_ns == cases[i].burden && cfg.span_reps == cases[i].reps,
+                       "span %s: burden %g, reps %u", cases[i].span, cfg.span_burden_ns, cfg.span_reps);
+            hx_config_free(&cfg);
+        } else {
+            ASSERT_MSG(rc == HX_ECONFIG && strstr(all, cases[i].want), "span %s: status %d, errors:\n%s\nwanted: %s",
+                       cases[i].span, rc, all, cases[i].want);
+        }
+        free(all);
+        hx_diag_free(&d);
+    }
+}
+
 TEST(variant_names) {
     static const struct {
         const char *name, *want; /* canonical name, or a piece of the error */
@@ -642,6 +689,7 @@ int main(int argc, char **argv) {
                      (struct test_case[]){
                          TEST_CASE(bad_configs_give_expected_errors, 20),
                          TEST_CASE(instructions_parser, 10),
+                         TEST_CASE(span_key, 10),
                          TEST_CASE(unreadable_config_is_io_error, 5),
                          TEST_CASE(shipped_configs_validate, 20),
                          TEST_CASE(quick_config_shape, 5),
