@@ -27,6 +27,12 @@
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
 
+# Every core by default: `make check` or `make run` as the README gives them build in parallel
+# (a -j on the command line, or in MAKEFLAGS, wins; the test suites still run one at a time).
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 # A fresh machine: say what to run rather than stop at a compiler error.  `make check`,
 # `make run` and `make bench` install what is missing themselves (scripts/setup.sh).
 NEEDED_HEADERS  := /usr/include/jansson.h /usr/include/hwloc.h /usr/include/gsl/gsl_errno.h \

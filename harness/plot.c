@@ -1143,7 +1143,8 @@ static int draw_figures(plotctx *c, const hx_gnuplot *g, int with_memory, int wi
     printf("forkscope plot: %s/\n", c->pdir);
     for (int i = 0; i < drawn.n; i++)
         printf("  %s\n", drawn.files[i]);
-    printf("  data: scaling.dat memory.dat memory-fit.dat overhead.dat settings.gp; scripts: *.gp; README.txt\n");
+    printf("  data: scaling.dat bounds.dat memory.dat memory-fit.dat overhead.dat settings.gp; scripts: *.gp; "
+           "README.txt\n");
     printf("  redraw by hand: gnuplot %s/speedup.gp   (-e \"term='%s'\" for the vector version)\n", c->pdir,
            g->vector ? g->vector : g->raster);
     if (drawn.warnings)

@@ -3,6 +3,7 @@
  *
  * What it writes, all in DIR/plots/:
  *   scaling.dat      speedup and efficiency per benchmark and variant (Fig. 5/6)
+ *   bounds.dat       the work-span bound and burdened estimate per benchmark (../span.csv)
  *   memory.dat       calibrated peak memory per benchmark and variant (Fig. 7)
  *   memory-fit.dat   each successful fit of Eq. 17, sampled along P
  *   overhead.dat     T1/Ts per benchmark (rows) and variant (columns)

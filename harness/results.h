@@ -1,9 +1,10 @@
 /* results.h — the files of a results directory: the contract between the stages.
  *
- * `forkscope run CONFIG -o DIR` writes DIR/config.json, DIR/env.json and DIR/raw.jsonl;
- * `forkscope fit DIR` reads only those and writes DIR/summary.csv, DIR/fits.csv and
- * DIR/report.md; `forkscope plot DIR` reads only DIR/summary.csv, DIR/fits.csv (and
- * DIR/env.json, DIR/config.json for titles) and writes DIR/plots/.  So a user can refit or
+ * `forkscope run CONFIG -o DIR` writes DIR/config.json, DIR/env.json and DIR/raw.jsonl (and
+ * DIR/span.csv, DIR/instructions.csv if the config asks); `forkscope fit DIR` reads only
+ * those and writes DIR/summary.csv, DIR/fits.csv and DIR/report.md; `forkscope plot DIR`
+ * reads only DIR/summary.csv, DIR/fits.csv, DIR/span.csv (and DIR/env.json, DIR/config.json
+ * for titles) and writes DIR/plots/.  So a user can refit or
  * replot without rerunning, and edit any of the inputs by hand.
  *
  * ---- DIR/config.json ---------------------------------------------------------------------
@@ -80,11 +81,14 @@
  * "no P=1 cell").
  *
  * ---- DIR/span.csv ---------------------------------------------------------------------------
- * Written by `forkscope run` after the timed runs if the config has "span" (one row per
- * benchmark it names, appended as each is measured; columns in harness/span.h).
+ * Written by `forkscope run` (or `forkscope slurm merge`, on the merging node) after the
+ * timed runs if the config has "span": one row per benchmark it names, appended as each is
+ * measured, a failed one measured again on --resume (the last row counts); columns in
+ * harness/span.h.
  *
  * ---- DIR/report.md -------------------------------------------------------------------------
- * The experiment, the machine (from env.json), one results table per benchmark, a Table II
+ * The experiment, the machine (from env.json), one results table per benchmark, the work
+ * and span (from span.csv) with the bounds and any cell that beats its bound, a Table II
  * style table of fitted exponents n +- error (benchmarks x variants), and the failures.
  */
 #ifndef HX_RESULTS_H

@@ -712,11 +712,17 @@ static int cmd_merge(int argc, char **argv) {
                 hx_launcher_stop(l);
             }
         }
-        int want_span = 0; /* "span": measured here, once, like the instructions */
+        int want_span = 0; /* "span": measured here, once, on the node that merges (its times, and a
+                              calibrated burden, are this node's: README says so) */
         for (size_t b = 0; b < cfg.nbenchmarks; b++)
             want_span |= cfg.benchmarks[b].span;
         hx_launcher *l = NULL;
-        if (want_span && hx_launcher_start(&l) == 0) {
+        if (want_span && hx_launcher_start(&l) != 0)
+            fprintf(stderr, "forkscope slurm: cannot start a launcher: no work and span measured\n");
+        else if (want_span) {
+            char host[256] = "";
+            gethostname(host, sizeof host - 1);
+            fprintf(stderr, "forkscope slurm: work and span measured here, on %s (one worker)\n", host);
             int sc = hx_span_sweep(&cfg, dir, l, -1);
             if (sc)
                 fprintf(stderr, "forkscope slurm: the work and span measurements failed (%s)\n", hx_strerror(sc));

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "harness/config.h"
 #include "harness/errors.h"
 #include "harness/report.h"
 #include "harness/util.h"
@@ -63,36 +65,67 @@ static double num(const json_t *o, const char *key) {
     return hx_json_number(o, key, &v) == 1 ? v : 0;
 }
 
+/* The last non-empty line of a driver's stderr (at most len - 1 bytes). */
+static void last_line(const char *err, char *out, size_t len) {
+    out[0] = 0;
+    if (!err)
+        return;
+    const char *end = err + strlen(err);
+    while (end > err && (end[-1] == '\n' || end[-1] == ' '))
+        end--;
+    const char *start = end;
+    while (start > err && start[-1] != '\n')
+        start--;
+    size_t n = (size_t)(end - start) < len - 1 ? (size_t)(end - start) : len - 1;
+    memcpy(out, start, n);
+    out[n] = 0;
+}
+
 /* ---- the burden, calibrated ------------------------------------------------------------------ */
 
 /* heat with two equal strips of a cache-sized grid, many steps: every step forks both strips
  * and joins them.  On two workers each step's critical path is one strip, a steal and the
  * join: burden = T2 / steps - (T1 / 2) / steps. */
 #define CAL_STEPS 2000
-#define CAL_N "192"
+#define CAL_PAIRS 3
 
-static int cal_time(const char *driver, const hx_variant *v, const char *workers, double *t, char *why,
-                    size_t whylen) {
+/* One process of the driver at `workers`: the median of its 7 repetitions, in *t. */
+static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_variant *v, const char *workers,
+                    double *t, char *why, size_t whylen) {
     char steps[16];
     snprintf(steps, sizeof steps, "%d", CAL_STEPS);
-    const char *argv[24] = {driver, "--kernel", "heat", "--n", CAL_N, "--strips", "2", "--heavy", "1", "--steps",
-                            steps, "--workers", workers, "--reps", "7", "--warmup", "2"};
+    char kernel[] = "--kernel", heat[] = "heat", on[] = "--n", n192[] = "192", strips[] = "--strips", two[] = "2",
+         heavy[] = "--heavy", one[] = "1", os[] = "--steps", ow[] = "--workers", reps[] = "--reps", seven[] = "7",
+         warmup[] = "--warmup", sched[] = "--sched";
+    char *argv[24] = {(char *)driver, kernel, heat,  on,   n192, strips, two,   heavy,  one,
+                      os,             steps,  ow,    (char *)workers, reps, seven, warmup, two};
     size_t n = 17;
     if (v->sched[0])
-        argv[n++] = "--sched", argv[n++] = v->sched;
-    if (v->resume[0])
-        argv[n++] = "--resume", argv[n++] = v->resume;
+        argv[n++] = sched, argv[n++] = (char *)v->sched;
     argv[n] = NULL;
-    char *out = NULL;
-    int st = hx_capture(argv, 0, &out);
-    json_t *doc = st == 0 && out ? json_loads(out, 0, NULL) : NULL;
-    free(out);
+    hx_run_req rq = {argv, NULL, 120, 0, NULL, NULL};
+    hx_run_res r;
+    int e = hx_launcher_run(l, &rq, &r, intr_fd);
+    if (e) {
+        snprintf(why, whylen, "cannot run %.300s: %s", driver, strerror(-e));
+        return HX_ETOOL;
+    }
+    if (r.killed == HX_KILLED_INTERRUPT) {
+        hx_run_res_free(&r);
+        return HX_EINTERRUPTED;
+    }
+    json_t *doc = !r.exec_errno && r.exited && r.exit_code == 0 && r.out ? json_loads(r.out, 0, NULL) : NULL;
     const json_t *times = doc ? json_object_get(doc, "times") : NULL;
     if (!json_is_array(times) || !json_array_size(times) || !json_is_true(json_object_get(doc, "verified"))) {
-        snprintf(why, whylen, "%s --kernel heat --workers %s: %s", driver, workers,
-                 st < 0 ? strerror(errno) : st ? "failed" : "no verified times in its output");
+        char tail[240] = "";
+        last_line(r.err, tail, sizeof tail);
+        snprintf(why, whylen, "%.300s --kernel heat --workers %s: %s%s%s", driver, workers,
+                 r.exec_errno ? strerror(r.exec_errno) : r.killed == HX_KILLED_TIMEOUT ? "timed out (120 s)"
+                 : doc ? "no verified times in its output" : "failed",
+                 tail[0] ? ": " : "", tail);
         json_decref(doc);
-        return -1;
+        hx_run_res_free(&r);
+        return HX_ERUNS_FAILED;
     }
     double v_[16];
     size_t k = 0;
@@ -100,36 +133,65 @@ static int cal_time(const char *driver, const hx_variant *v, const char *workers
         v_[k] = json_number_value(json_array_get(times, k));
     *t = hx_median(v_, k);
     json_decref(doc);
-    return 0;
+    hx_run_res_free(&r);
+    return HX_OK;
 }
 
-int hx_span_calibrate_burden(const char *variant, double *burden_ns, double *t1, double *t2, char *why,
+int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, hx_burden *out, char *why,
                              size_t whylen) {
     hx_variant v;
     char err[256], driver[PATH_MAX];
+    memset(out, 0, sizeof *out);
     if (hx_variant_parse(variant, &v, err, sizeof err)) {
         snprintf(why, whylen, "variant %s: %s", variant, err);
-        return -1;
+        return HX_EUSAGE;
     }
-    if (v.kind != HX_VARIANT_RUNTIME) {
-        snprintf(why, whylen, "variant %s: the burden is calibrated on a forkscope runtime variant", variant);
-        return -1;
+    if (v.kind != HX_VARIANT_RUNTIME || v.resume[0]) {
+        snprintf(why, whylen, "variant %s: the burden is calibrated on a forkscope runtime variant whose tasks fork "
+                 "and join (not a baseline, not a fiber variant, whose heat parks at a barrier)", variant);
+        return HX_EUSAGE;
+    }
+    if (hx_online_cores() < 2) {
+        snprintf(why, whylen, "one CPU online: a steal between two workers cannot be timed here");
+        return HX_EUSAGE;
     }
     if (hx_variant_driver_path(&v, driver, sizeof driver)) {
         snprintf(why, whylen, "cannot locate the driver of %s", variant);
-        return -1;
+        return HX_ETOOL;
     }
-    if (cal_time(driver, &v, "1", t1, why, whylen) || cal_time(driver, &v, "2", t2, why, whylen))
-        return -1;
-    double b = (*t2 - *t1 / 2) / CAL_STEPS * 1e9;
-    *burden_ns = b > 0 ? b : 0;
-    return 0;
+    /* pairs of processes, one worker then two: the burden is each pair's, its median kept
+     * and its range reported (a pair's T2 moves with the machine by more than a steal) */
+    double b[CAL_PAIRS], t1[CAL_PAIRS], t2[CAL_PAIRS];
+    for (int k = 0; k < CAL_PAIRS; k++) {
+        int e = cal_time(l, intr_fd, driver, &v, "1", &t1[k], why, whylen);
+        if (!e)
+            e = cal_time(l, intr_fd, driver, &v, "2", &t2[k], why, whylen);
+        if (e)
+            return e;
+        b[k] = (t2[k] - t1[k] / 2) / CAL_STEPS * 1e9;
+    }
+    out->t1 = hx_median_copy(t1, CAL_PAIRS);
+    out->t2 = hx_median_copy(t2, CAL_PAIRS);
+    out->lo = out->hi = b[0];
+    for (int k = 1; k < CAL_PAIRS; k++) {
+        out->lo = b[k] < out->lo ? b[k] : out->lo;
+        out->hi = b[k] > out->hi ? b[k] : out->hi;
+    }
+    double m = hx_median_copy(b, CAL_PAIRS);
+    out->ns = m > 0 ? m : 0;
+    snprintf(out->variant, sizeof out->variant, "%s", variant);
+    return HX_OK;
+}
+
+void hx_burden_describe(const hx_burden *b, char *buf, size_t len) {
+    snprintf(buf, len, "calibrated on %s: median of %d pairs %.0f ns (%.0f to %.0f), T1 %.4f s, T2 %.4f s, %d steps",
+             b->variant, CAL_PAIRS, b->ns, b->lo, b->hi, b->t1, b->t2, CAL_STEPS);
 }
 
 int hx_cmd_span(int argc, char **argv) {
     unsigned ps[SPAN_MAX_P] = {1, 2, 4, 8, 16, 32, 64, 112};
     size_t np = 8;
-    int json_out = 0, have_reps = 0, calibrate = 0, calibrate_only = 0;
+    int json_out = 0, have_reps = 0, calibrate = 0, calibrate_only = 0, bvariant_given = 0, unit_strands = 0;
     const char *bvariant = "cont-lin-busy";
     char bbuf[32];
     const char **dargv = hx_xcalloc((size_t)argc + 8, sizeof *dargv);
@@ -159,6 +221,7 @@ int hx_cmd_span(int argc, char **argv) {
             }
             dargv[n++] = "--span-unit";
             dargv[n++] = v;
+            unit_strands = !strcmp(v, "strands");
         } else if (!strcmp(a, "--burden-variant") || !strncmp(a, "--burden-variant=", 17)) {
             const char *v = a[16] == '=' ? a + 17 : i + 1 < argc ? argv[++i] : NULL;
             if (!v) {
@@ -167,6 +230,7 @@ int hx_cmd_span(int argc, char **argv) {
                 return HX_EUSAGE;
             }
             bvariant = v;
+            bvariant_given = 1;
         } else if (!strcmp(a, "--calibrate-burden")) {
             calibrate_only = 1;
         } else if ((!strcmp(a, "--burden-ns") && i + 1 < argc && !strcmp(argv[i + 1], "calibrate")) ||
@@ -185,23 +249,48 @@ int hx_cmd_span(int argc, char **argv) {
             dargv[n++] = a;
         }
     }
+    if (bvariant_given && !calibrate && !calibrate_only) {
+        fprintf(stderr, "forkscope span: option --burden-variant: only with --burden-ns calibrate or --calibrate-burden\n");
+        free(dargv);
+        return HX_EUSAGE;
+    }
+    if (calibrate_only && n > 1) {
+        fprintf(stderr, "forkscope span: --calibrate-burden measures the burden only (with --burden-variant V); "
+                        "to use it on a kernel: --burden-ns calibrate\n");
+        free(dargv);
+        return HX_EUSAGE;
+    }
+    if (calibrate && unit_strands) {
+        fprintf(stderr, "forkscope span: a calibrated burden is a time: not with --unit strands\n");
+        free(dargv);
+        return HX_EUSAGE;
+    }
     if (calibrate || calibrate_only) {
-        double b, t1, t2;
-        char why[PATH_MAX + 128];
-        fprintf(stderr, "forkscope span: calibrating the burden on %s (heat, two strips, P = 1 and 2)\n", bvariant);
-        if (hx_span_calibrate_burden(bvariant, &b, &t1, &t2, why, sizeof why)) {
+        hx_burden b;
+        char why[PATH_MAX + 128], desc[256];
+        hx_launcher *l = NULL;
+        int e = hx_launcher_start(&l);
+        if (e) {
+            fprintf(stderr, "forkscope span: cannot start the launcher process: %s\n", strerror(-e));
+            free(dargv);
+            return HX_EINTERNAL;
+        }
+        fprintf(stderr, "forkscope span: calibrating the burden on %s (heat, two strips, P = 1 and 2, %d pairs)\n",
+                bvariant, CAL_PAIRS);
+        e = hx_span_calibrate_burden(bvariant, l, -1, &b, why, sizeof why);
+        hx_launcher_stop(l);
+        if (e) {
             fprintf(stderr, "forkscope span: cannot calibrate the burden: %s\n", why);
             free(dargv);
-            return HX_ERUNS_FAILED;
+            return e;
         }
-        fprintf(calibrate_only ? stdout : stderr,
-                "burden %.0f ns a fork (%s: T1 %.4f s, T2 %.4f s over %d steps of one steal and a join)\n", b,
-                bvariant, t1, t2, CAL_STEPS);
+        hx_burden_describe(&b, desc, sizeof desc);
+        fprintf(calibrate_only ? stdout : stderr, "burden %.0f ns a fork (%s)\n", b.ns, desc);
         if (calibrate_only) {
             free(dargv);
             return HX_OK;
         }
-        snprintf(bbuf, sizeof bbuf, "%.0f", b);
+        snprintf(bbuf, sizeof bbuf, "%.0f", b.ns);
         dargv[n++] = "--burden-ns";
         dargv[n++] = bbuf;
     }
@@ -330,22 +419,6 @@ static const char span_header[] =
     "benchmark,kernel,status,note,burden_from,unit,method,resolved,reps,work_s,min_work_s,span_s,burdened_span_s,burden_s,"
     "parallelism,burdened_parallelism,strands,forks,strand_parallelism,bound_parallelism\n";
 
-/* The last non-empty line of a driver's stderr, newlines and commas made harmless. */
-static void last_line(const char *err, char *out, size_t len) {
-    out[0] = 0;
-    if (!err)
-        return;
-    const char *end = err + strlen(err);
-    while (end > err && (end[-1] == '\n' || end[-1] == ' '))
-        end--;
-    const char *start = end;
-    while (start > err && start[-1] != '\n')
-        start--;
-    size_t n = (size_t)(end - start) < len - 1 ? (size_t)(end - start) : len - 1;
-    memcpy(out, start, n);
-    out[n] = 0;
-}
-
 /* Measures one benchmark; writes its row to f. 0 if ok, 1 if it failed (row written),
  * HX_EINTERRUPTED, or HX_ETOOL if the launcher is gone. */
 static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver, double burden_ns,
@@ -368,12 +441,20 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
     }
     argv[n] = NULL;
     /* The span build runs a kernel 1.2-100x slower than a plain build (fib's strands are a
-     * few instructions), each of reps + 1 times: a generous limit, scaled from the runs'. */
-    double limit = cfg->time_limit_s > 0 ? cfg->time_limit_s * 20 * ((cfg->span_reps ? cfg->span_reps : 3) + 1) : 0;
-    hx_run_req rq = {argv, NULL, limit, 0, NULL, NULL};
+     * few instructions; its logging repetition is the slowest), each of reps times: a
+     * generous limit, scaled from the runs'; the runs' memory limit as it is. */
+    double limit = cfg->time_limit_s > 0 ? cfg->time_limit_s * 50 * (cfg->span_reps ? cfg->span_reps : 3) : 0;
+    hx_run_req rq = {argv, NULL, limit, cfg->memory_limit_mib << 20, NULL, NULL};
     hx_run_res r;
     double t0 = hx_now();
-    int e = hx_launcher_run(l, &rq, &r, intr_fd);
+    int e = HX_OK;
+    if (!strcmp(b->kernel, "switch")) { /* (its tasks block on each other: no fork-join DAG) */
+        memset(&r, 0, sizeof r);
+        r.exited = 1;
+        r.exit_code = -1;
+    } else {
+        e = hx_launcher_run(l, &rq, &r, intr_fd);
+    }
     free(argv);
     if (e) {
         fprintf(stderr, "forkscope: span: cannot run %s: %s\n", driver, strerror(-e));
@@ -399,9 +480,10 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
     } else if (r.signaled) {
         status = "crash";
         snprintf(note, sizeof note, "signal %d", r.signo);
-    } else if (r.exit_code == 2) {
+    } else if (r.exit_code == -1) {
         status = "unsupported";
-        last_line(r.err, note, sizeof note);
+        snprintf(note, sizeof note, "switch's two tasks block on each other (fibers that park): no fork-join DAG "
+                                    "for the span build to time");
     } else if (r.exit_code == 3) {
         status = "wrong";
         last_line(r.err, note, sizeof note);
@@ -435,13 +517,15 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
         double k = strands ? 1 : 1e-9; /* the driver's ns to seconds */
         int resolved = json_is_true(json_object_get(sp, "resolved"));
         const json_t *dag = json_object_get(sp, "dag_in_strands");
-        double spar = dag ? num(dag, "parallelism") : num(sp, "parallelism");
+        double spar = dag ? num(dag, "parallelism") : NAN; /* (older drivers lack the DAG in strands) */
         double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : num(sp, "work");
-        fprintf(f, ",%s,%s,%d,%.0f", strands ? "strands" : "s", hx_json_str(sp, "method", "?"), resolved,
-                num(sp, "reps"));
+        fprintf(f, ",%s,", strands ? "strands" : "s");
+        hx_report_csv_str(f, hx_json_str(sp, "method", "?"));
+        fprintf(f, ",%d,%.0f", resolved, num(sp, "reps"));
         double v[] = {num(sp, "work") * k, mwork * k, num(sp, "span") * k, num(sp, "burdened_span") * k,
                       num(sp, "burden") * k, num(sp, "parallelism"), num(sp, "burdened_parallelism"),
-                      num(sp, "strands"), num(sp, "forks"), spar, resolved ? num(sp, "parallelism") : spar};
+                      num(sp, "strands"), num(sp, "forks"), spar,
+                      resolved || !dag ? num(sp, "parallelism") : spar};
         for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
             fputc(',', f);
             hx_report_csv_num(f, v[i]);
@@ -459,18 +543,29 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
     return strcmp(status, "ok") && strcmp(status, "unsupported"); /* (said why: not a failure) */
 }
 
+/* Has benchmark `name` a row that needs no new measurement (ok, or unsupported)? */
+static int span_done(const hx_span_row *rows, size_t n, const char *name) {
+    for (size_t j = 0; j < n; j++)
+        if (!strcmp(rows[j].benchmark, name) && (!strcmp(rows[j].status, "ok") || !strcmp(rows[j].status, "unsupported")))
+            return 1;
+    return 0;
+}
+
 int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
-    size_t want = 0;
-    for (size_t i = 0; i < cfg->nbenchmarks; i++)
-        want += cfg->benchmarks[i].span;
-    if (!want)
-        return HX_OK;
     hx_span_row *done = NULL;
-    size_t ndone = 0;
+    size_t ndone = 0, todo = 0, want = 0;
     char err[512], path[PATH_MAX];
     if (hx_span_load(dir, &done, &ndone, err, sizeof err)) {
-        fprintf(stderr, "forkscope: span: %s: not measuring again over it (move it away to start afresh)\n", err);
-        return HX_EIO;
+        fprintf(stderr, "forkscope: span: %s: not measuring over it (move it away to start afresh)\n", err);
+        return HX_ERUNS_FAILED;
+    }
+    for (size_t i = 0; i < cfg->nbenchmarks; i++) {
+        want += cfg->benchmarks[i].span;
+        todo += cfg->benchmarks[i].span && !span_done(done, ndone, cfg->benchmarks[i].name);
+    }
+    if (!todo) { /* (nothing asked, or all measured before: a resumed sweep) */
+        free(done);
+        return HX_OK;
     }
     hx_variant v;
     memset(&v, 0, sizeof v);
@@ -481,47 +576,55 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
         fprintf(stderr, "forkscope: span: cannot locate the driver fk-bench-span\n");
         return HX_ETOOL;
     }
-    /* the burden: given, the driver's default, or calibrated on the first runtime variant */
+    /* the burden: given, the driver's default, or calibrated on the first runtime variant
+     * whose tasks fork and join (no fibers) */
     double burden_ns = cfg->span_burden_ns;
-    char from[160];
+    char from[256];
     snprintf(from, sizeof from, "%s", burden_ns >= 0 ? "given" : "the default");
-    size_t todo = 0;
-    for (size_t i = 0; i < cfg->nbenchmarks; i++) {
-        int seen = 0;
-        for (size_t j = 0; j < ndone; j++)
-            seen |= !strcmp(done[j].benchmark, cfg->benchmarks[i].name);
-        todo += cfg->benchmarks[i].span && !seen;
-    }
-    if (!todo) {
-        free(done);
-        return HX_OK;
-    }
     if (burden_ns == -2) {
         const char *var = "cont-lin-busy";
         for (size_t i = 0; i < cfg->nvariants; i++)
-            if (cfg->variants[i].kind == HX_VARIANT_RUNTIME && !cfg->variants[i].drivers[0]) {
+            if (cfg->variants[i].kind == HX_VARIANT_RUNTIME && !cfg->variants[i].drivers[0] &&
+                !cfg->variants[i].resume[0]) {
                 var = cfg->variants[i].base;
                 break;
             }
-        double t1, t2;
+        hx_burden b;
         char why[PATH_MAX + 128];
-        fprintf(stderr, "forkscope: span: calibrating the burden on %s (heat, two strips, P = 1 and 2)\n", var);
-        if (hx_span_calibrate_burden(var, &burden_ns, &t1, &t2, why, sizeof why)) {
+        fprintf(stderr, "forkscope: span: calibrating the burden on %s (heat, two strips, P = 1 and 2, %d pairs)\n",
+                var, CAL_PAIRS);
+        int e = hx_span_calibrate_burden(var, l, intr_fd, &b, why, sizeof why);
+        if (e) {
             free(done);
-            fprintf(stderr, "forkscope: span: cannot calibrate the burden: %s\n", why);
+            if (e == HX_EINTERRUPTED)
+                return e;
+            fprintf(stderr, "forkscope: span: cannot calibrate the burden, so no work and span measured: %s\n", why);
             return HX_ERUNS_FAILED;
         }
-        snprintf(from, sizeof from, "calibrated on %s: T1 %.4f s, T2 %.4f s, %d steps", var, t1, t2, CAL_STEPS);
+        burden_ns = b.ns;
+        hx_burden_describe(&b, from, sizeof from);
         fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", burden_ns, from);
     }
     snprintf(path, sizeof path, "%s/span.csv", dir);
+    /* a last line cut short by a crash (no newline) is dropped: not a row (hx_span_load) */
+    size_t len = 0;
+    char *text = hx_read_file(path, &len);
+    if (text && len && text[len - 1] != '\n') {
+        size_t keep = len;
+        while (keep && text[keep - 1] != '\n')
+            keep--;
+        if (truncate(path, (off_t)keep))
+            fprintf(stderr, "forkscope: span: cannot drop the torn last line of %s: %s\n", path, strerror(errno));
+        len = keep;
+    }
+    free(text);
     FILE *f = fopen(path, "a");
     if (!f) {
         free(done);
         fprintf(stderr, "forkscope: cannot open %s: %s\n", path, strerror(errno));
-        return HX_EIO;
+        return HX_ERUNS_FAILED;
     }
-    if (ftell(f) == 0)
+    if (len == 0)
         fputs(span_header, f);
     int rc = HX_OK;
     size_t k = 0;
@@ -530,10 +633,7 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
         if (!b->span)
             continue;
         k++;
-        int seen = 0;
-        for (size_t j = 0; j < ndone; j++)
-            seen |= !strcmp(done[j].benchmark, b->name);
-        if (seen)
+        if (span_done(done, ndone, b->name))
             continue;
         fprintf(stderr, "forkscope: span: %s (%zu of %zu): work and span with %s on one worker\n", b->name, k, want,
                 driver);
@@ -552,5 +652,7 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     free(done);
     if (rc == HX_EINTERRUPTED)
         fprintf(stderr, "forkscope: span: interrupted; what was measured is in %s\n", path);
+    else if (rc == HX_EIO || rc == HX_ETOOL)
+        rc = HX_ERUNS_FAILED; /* (said above; the runs' analysis goes on) */
     return rc;
 }

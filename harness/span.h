@@ -14,26 +14,40 @@ int hx_cmd_span(int argc, char **argv);
  *   benchmark,kernel,status,note,burden_from,unit,method,resolved,reps,work_s,min_work_s,span_s,
  *   burdened_span_s,burden_s,parallelism,burdened_parallelism,strands,forks,
  *   strand_parallelism,bound_parallelism
- * status: ok | wrong (the answer did not verify) | unsupported (the span build cannot run
- * the kernel: note says why) | timeout | memory | crash | error.  Times in seconds (the
+ * status: ok | wrong (the answer did not verify) | unsupported (switch, whose tasks block on
+ * each other: not run; note says why) | timeout | memory | crash | error.  Times in seconds (the
  * driver's ns); parallelism = strand-median work / span; strand_parallelism: the DAG's in
  * strands (every strand alike); bound_parallelism: what the bounds use -- parallelism if
  * resolved (the clock resolved the strands), else strand_parallelism; burden_from: "given",
- * "the default" (the driver's, 5000 ns) or "calibrated on V: ..." (hx_span_calibrate_burden).  A benchmark already
- * in the file is not measured again (a resumed sweep).  Returns 0, HX_ERUNS_FAILED if a
- * measurement failed (the others are still made), HX_EIO, or HX_EINTERRUPTED. */
+ * "the default" (the driver's, 5000 ns) or "calibrated on V: ..." (hx_span_calibrate_burden).
+ * A benchmark with an ok or unsupported row is not measured again (a resumed sweep); a failed
+ * one is, and its new row comes after the old (readers take the last).  A last line without
+ * its newline (a crash while writing) is dropped.  Returns 0; HX_ERUNS_FAILED if a
+ * measurement failed (the others are still made), if the burden could not be calibrated
+ * (then nothing is measured), or if span.csv or the driver cannot be used (all said on
+ * stderr); or HX_EINTERRUPTED. */
 int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd);
 
-/* A steal's cost on the critical path, measured on runtime variant `variant` (its driver):
- * heat with two equal strips of a cache-sized grid, 2000 steps, each a fork of both strips
- * and a join, at P = 1 and P = 2 (medians of 7): burden = (T2 - T1 / 2) / steps, at least 0.
- * 0 and *burden_ns (and the two times, s), or -1 with the reason in why. */
-int hx_span_calibrate_burden(const char *variant, double *burden_ns, double *t1, double *t2, char *why,
+/* A steal's cost on the critical path, measured on runtime variant `variant` (its driver, a
+ * variant whose tasks fork and join: not a baseline, not a fiber variant): heat with two
+ * equal strips of a cache-sized grid, 2000 steps, each a fork of both strips and a join; three
+ * pairs of processes at P = 1 then P = 2 (each the median of 7 repetitions), a pair's burden
+ * (T2 - T1 / 2) / steps, the median of the pairs kept (at least 0) and their range reported.
+ * Needs two online CPUs.  Returns 0 and fills *out; HX_EINTERRUPTED; or HX_EUSAGE, HX_ETOOL,
+ * HX_ERUNS_FAILED with the reason in why. */
+typedef struct hx_burden {
+    double ns, lo, hi; /* the median pair's burden (>= 0) and the pairs' range, ns */
+    double t1, t2;     /* the medians of the pairs' times, s */
+    char variant[32];
+} hx_burden;
+int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, hx_burden *out, char *why,
                              size_t whylen);
+/* "calibrated on V: median of 3 pairs B ns (LO to HI), T1 .., T2 .., 2000 steps" */
+void hx_burden_describe(const hx_burden *b, char *buf, size_t len);
 
 /* A row of DIR/span.csv, read back (report.c). */
 typedef struct hx_span_row {
-    char benchmark[64], kernel[16], status[16], method[40];
+    char benchmark[64], kernel[16], status[16], method[96];
     int resolved;
     double work_s, min_work_s, span_s, burdened_span_s, burden_s, parallelism, burdened_parallelism;
     double strands, forks, strand_parallelism, bound_parallelism;

@@ -1367,10 +1367,12 @@ static int sweep_finish(sweep *s, size_t ran) {
     }
     if (!s->o->no_instructions && !got_signal) { /* "span": likewise after the runs, once */
         int e = hx_span_sweep(s->cfg, s->dir, s->launcher, s->intr_fd);
-        if (e == HX_EINTERRUPTED)
+        if (e == HX_EINTERRUPTED) {
             fprintf(stderr, "  To continue: forkscope run %s -o %s --resume\n", s->cfg->path, s->dir);
-        if (e && (!rc || e == HX_EINTERRUPTED))
             rc = e;
+        } else if (e && !rc) {
+            rc = HX_ERUNS_FAILED; /* (a failed measurement: said, and the analysis goes on) */
+        }
     }
     return rc;
 }

@@ -89,7 +89,8 @@ typedef struct hx_sweep_opts {
     const char *const *only_cells;
     size_t nonly_cells;
     const char *host;      /* if not NULL, every record gets "host": this (which node ran it) */
-    int no_instructions;   /* skip the "instructions" counts (a shard leaves them to no one) */
+    int no_instructions;   /* skip the "instructions" counts and the "span" measurements (a shard
+                              leaves them to the merge) */
     unsigned cores;        /* the cores the configuration expands with ("cores", oversubscription);
                               0: this machine's online CPUs */
 } hx_sweep_opts;

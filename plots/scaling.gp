@@ -4,7 +4,7 @@
 # secol (columns of scaling.dat), ideal(x), ideal_title, and loads settings.gp (sc_*, vname,
 # vcolor, vpt, cores, maxworkers, experiment, subtitle).
 # Hollow markers: oversubscribed points (more workers than cores; shaded region).
-# Dashed red: the work-span bound from bounds.dat (forkscope run with "span"); dotted orange:
+# Dash-dot red: the work-span bound from bounds.dat (forkscope run with "span"); dotted orange:
 # the burdened estimate.
 
 np = sc_npanels
@@ -106,7 +106,7 @@ set key at screen 0.5, screen (leg * height + 18 * sc_over) / (2 * height) cente
     maxcols legcols samplen 2.5 width 1 noenhanced
 nbk = !exists("sc_anybound") ? 0 : (sc_anyburdened ? 2 : sc_anybound)
 btitle(j) = (j == 1) ? ((ycol == 2) ? "work-span bound min(P, T_1/T_∞)" : "work-span bound min(1, T_1/(P T_∞))") : \
-                       "burdened estimate (a steal's cost per fork)"
+                       "burdened estimate T_1/(T_1/P + burdened span)"
 if (words(sc_vars) > 0) {  # (an iteration over an empty list still runs once: hence the test)
     plot -1 notitle, \
          for [v in sc_vars] keyentry with linespoints lw 1.5 pt vpt[int(v)] ps 1.2 lc rgb vcolor[int(v)] title vname[int(v)], \

@@ -72,7 +72,9 @@ static void wake_threads(fk_counter *c) {
 }
 
 void fk_counter_done(fk_counter *c) {
-    /* Release: what the finished work wrote, before a waiter's acquire of the zero. */
+    /* seq_cst: it includes the release that a waiter's acquire of the zero needs (what the
+     * finished work wrote comes first), and orders the decrement in the single total order
+     * with a sleeping thread's seq_cst set of seq's bit and read of the count (above). */
     uint64_t old = atomic_load_explicit(&c->state, memory_order_relaxed), new;
     do {
         if (COUNT(old) == 0)

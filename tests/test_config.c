@@ -197,6 +197,9 @@ TEST(quick_config_shape) {
     }
     ASSERT_MSG(overhead == 2, "fib and integrate at P = 1 and the cores only: %d", overhead);
     ASSERT_MSG(memory, "a UTS benchmark at 6 or more worker counts up to 16");
+    for (size_t b = 0; b < cfg.nbenchmarks; b++)
+        ASSERT_MSG(cfg.benchmarks[b].span, "quick.json measures no work and span of %s", cfg.benchmarks[b].name);
+    ASSERT_MSG(cfg.span_burden_ns == -2, "quick.json's burden is not calibrated");
     ASSERT(cfg.time_limit_s > 0);
     hx_config_free(&cfg);
 }
@@ -443,7 +446,7 @@ TEST(span_key) {
         {"[\"fib\", \"T3\"]", "span[1]: expected the name of a benchmark in \"benchmarks\", got \"T3\"", 0, 0, 0, 0},
         {"3", "span: expected true, false, a list of benchmark names", 0, 0, 0, 0},
         {"{\"reps\": 0}", "span.reps", 0, 0, 0, 0},
-        {"{\"burden\": 5}", "burden", 0, 0, 0, 0},
+        {"{\"burden\": 5}", "unknown key \"burden\"", 0, 0, 0, 0},
         {"{\"benchmarks\": [1]}", "span.benchmarks[0]: expected the name of a benchmark", 0, 0, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

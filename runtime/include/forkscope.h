@@ -114,6 +114,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* A pool of workers (opaque; runtime/pool.c): fk_pool_create below. */
+typedef struct fk_pool fk_pool;
+
 #include "forkscope/impl.h"
 
 /* ---- errors ------------------------------------------------------------------------ */

@@ -51,7 +51,6 @@
 
 typedef struct fk_worker fk_worker;
 typedef struct fk_frame fk_frame;
-typedef struct fk_pool fk_pool;
 typedef struct fk__record fk__record;
 
 #define FK__LIKELY(x) __builtin_expect(!!(x), 1)
