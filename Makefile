@@ -20,18 +20,20 @@
 #   make clean
 #
 # Objects go to build/<mode>/<variant>/; a variant is a value on each compile-time axis
-# (stealing: cont|child, frame stack: seg|lin), or a baseline (serial, omp, omp-llvm), or
+# (stealing: cont|child; task frames: seg|lin frame stacks, or native C frames and fibers for
+# child stealing), the span build (span), a baseline (serial, omp, omp-llvm, tbb), or
 # "common" for code that does not depend on one.  Every object depends on a flags file that
 # changes only when its flags change, and on the headers it includes (-MMD).
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
 
-# Every core by default: `make check` or `make run` as the README gives them build in parallel
-# (a -j on the command line, or in MAKEFLAGS, wins; the test suites still run one at a time).
-ifeq ($(filter -j%,$(MAKEFLAGS)),)
-MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
-endif
+# Every core by default: `make check` and `make run` as the README gives them build in a
+# sub-make with -j$(nproc), unless this make was given a -j (its jobserver is used then);
+# JOBS=-j1 on the command line builds serially.  (GNU make 4.3 shows a command line -j in
+# MAKEFLAGS only to recipes, not while it reads this file: hence the test in the recipe.)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+JOBS   = $$(case " $(MAKEFLAGS) " in *" -j"*|*jobserver*) ;; *) echo -j$(NPROC);; esac)
 
 # A fresh machine: say what to run rather than stop at a compiler error.  `make check`,
 # `make run` and `make bench` install what is missing themselves (scripts/setup.sh).
@@ -422,7 +424,8 @@ FUZZ_SECONDS ?= 5
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
-run: setup $(DRIVERS) $(BUILD)/bin/forkscope
+run: setup
+	@$(MAKE) --no-print-directory $(JOBS) $(DRIVERS) $(BUILD)/bin/forkscope
 	$(BUILD)/bin/forkscope run $(RUN_CONFIG) --resume
 
 # The fib overhead table through the harness: configs/overhead.json (T1/Ts and Ts/T2 of
@@ -478,7 +481,7 @@ export TEST_TOTALS   := $(BUILD)/test-totals
 check: setup
 	@rm -f $(TEST_TOTALS); mkdir -p $(BUILD)
 	@printf '%s\t%s\n' $(foreach s,$(CHECK_SUITES),$(foreach b,$(SUITE_$(s)),$(s) $(b))) > $(TEST_MANIFEST)
-	@$(MAKE) --no-print-directory -k $(CHECK_BUILD); b=$$?; \
+	@$(MAKE) --no-print-directory $(JOBS) -k $(CHECK_BUILD); b=$$?; \
 	 $(MAKE) --no-print-directory -j1 -k $(addprefix check-,$(CHECK_SUITES)); s=$$?; \
 	 scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
 

@@ -1,8 +1,9 @@
 /* bench.h — what a benchmark kernel provides to the bench driver, and what it gets.
  *
  * One driver executable is built per variant: a runtime variant (cont-seg, cont-lin,
- * child-seg, child-lin), the serial projection (FK_BASELINE_SERIAL) or an OpenMP baseline
- * (FK_BASELINE_OMP, built with gcc/libgomp and with clang/libomp).  Every kernel source is
+ * child-seg, child-lin, child-native, child-fiber, and the span build), the serial projection
+ * (FK_BASELINE_SERIAL), an OpenMP baseline (FK_BASELINE_OMP, built with gcc/libgomp and
+ * with clang/libomp), TBB (FK_BASELINE_TBB) or a peer runtime (FK_BASELINE_PEER).  Every kernel source is
  * compiled into every driver and provides, under #if, the version that driver runs.
  *
  * The driver parses the kernel's options (each option names its type, default and limits;

@@ -13,6 +13,11 @@ int hx_cmd_fit(int argc, char **argv);
  * or SVG figures) and prints where everything went. */
 int hx_cmd_plot(int argc, char **argv);
 
+/* Analyses a results directory as `forkscope run` does at its end: fit, then plot (each
+ * prints what it wrote).  Returns 0, or the first failure's code after saying on stderr
+ * (prefixed by who) what to rerun; the files already written are kept. */
+int hx_analyse_dir(const char *dir, const char *who);
+
 /* forkscope compare DIR --a V --b V | DIR_A DIR_B: writes compare.md, compare.csv and a
  * forest plot (see compare.c). */
 int hx_cmd_compare(int argc, char **argv);

@@ -1,4 +1,5 @@
-/* main.c — the forkscope command line: run, bench, uts, variants, topology, fit, plot. */
+/* main.c — the forkscope command line: run, bench, uts, variants, topology, fit, plot, compare, slurm,
+ * span (each command's options are parsed where it lives; this file dispatches). */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -63,6 +64,12 @@ static void help(FILE *out) {
             "                            default fk-bench-* next to this executable.\n"
             "  FORKSCOPE_MEMLIMIT=auto|cgroup|cgroup-v2|cgroup-v1|poll   how the per-run memory limit\n"
             "                            is enforced (env.json's memory_limit says which, and why).\n"
+            "  FORKSCOPE_PLOTS=DIR       the gnuplot scripts plot uses (default: plots/ of the source\n"
+            "                            tree, found from this executable).\n"
+            "  FORKSCOPE_SPAN_LOG_MIB=N  the span build's per-strand log in MiB (default 1024; beyond it\n"
+            "                            span falls back to the least of the repetitions).\n"
+            "  The runtime's own (FORKSCOPE_WORKERS, _SCHED, _TOPOLOGY, _PLACEMENT, _VICTIMS, ...) are\n"
+            "  in runtime/include/forkscope.h (fk_pool_opts_init).\n"
             "\n"
             "Exit status (run, fit, plot, variants and errors before a driver starts):\n");
 #define X(name, code, text) fprintf(out, "  %d  %s\n", code, text);
@@ -137,23 +144,8 @@ static int cmd_run(int argc, char **argv) {
     hx_launcher_stop(l);
     if (o.dry_run || (rc != HX_OK && rc != HX_ERUNS_FAILED))
         return rc;
-    char *fit_argv[] = {(char *)"fit", dir, NULL}, *plot_argv[] = {(char *)"plot", dir, NULL};
-    fflush(NULL);
-    int frc = hx_cmd_fit(2, fit_argv);
-    if (frc != HX_OK) {
-        fprintf(stderr, "forkscope: the analysis of %s failed (%s); the results are kept: rerun `forkscope fit %s`\n",
-                dir, hx_strerror(frc), dir);
-        return rc != HX_OK ? rc : frc;
-    }
-    fflush(NULL);
-    int prc = hx_cmd_plot(2, plot_argv);
-    if (prc != HX_OK) {
-        fprintf(stderr, "forkscope: plots of %s not drawn (%s%s); the results and the analysis are kept: "
-                        "rerun `forkscope plot %s`\n",
-                dir, hx_strerror(prc), prc == HX_ETOOL ? ": gnuplot missing?" : "", dir);
-        return rc != HX_OK ? rc : prc;
-    }
-    return rc;
+    int arc = hx_analyse_dir(dir, "forkscope");
+    return rc != HX_OK ? rc : arc;
 }
 
 /* ---- bench and uts: exec the driver ---------------------------------------------------------- */

@@ -1176,6 +1176,24 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
     free(rows);
 }
 
+int hx_analyse_dir(const char *dir, const char *who) {
+    char *fit_argv[] = {(char *)"fit", (char *)dir, NULL}, *plot_argv[] = {(char *)"plot", (char *)dir, NULL};
+    fflush(NULL);
+    int rc = hx_cmd_fit(2, fit_argv);
+    if (rc != HX_OK) {
+        fprintf(stderr, "%s: the analysis of %s failed (%s); the results are kept: rerun `forkscope fit %s`\n", who,
+                dir, hx_strerror(rc), dir);
+        return rc;
+    }
+    fflush(NULL);
+    rc = hx_cmd_plot(2, plot_argv);
+    if (rc != HX_OK)
+        fprintf(stderr, "%s: plots of %s not drawn (%s%s); the results and the analysis are kept: rerun "
+                        "`forkscope plot %s`\n",
+                who, dir, hx_strerror(rc), rc == HX_ETOOL ? ": gnuplot missing?" : "", dir);
+    return rc;
+}
+
 /* ---- forkscope fit DIR ----------------------------------------------------------------------- */
 
 static void fit_usage(FILE *f) {

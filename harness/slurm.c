@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness/analysis.h"
+#include "harness/envinfo.h"
 #include "harness/config.h"
 #include "harness/errors.h"
 #include "harness/launch.h"
@@ -92,13 +93,6 @@ static int manifest_write(const char *dir, json_t *m) {
     free(path);
     free(text);
     return rc ? HX_EIO : HX_OK;
-}
-
-static void now_iso(char *buf, size_t len) {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
 /* A shard's raw.jsonl, read without touching it (a task may be appending to it): its
@@ -207,7 +201,7 @@ static int sbatch(const char *dir, json_t *m, const char *array) {
     sscanf(out, "%63[0-9]", id);
     free(out);
     char date[32];
-    now_iso(date, sizeof date);
+    hx_iso_time(hx_wall_time(), date, sizeof date);
     json_array_append_new(json_object_get(m, "jobs"),
                           json_pack("{s:s, s:s, s:s}", "id", id, "array", array ? array : "all", "date", date));
     printf("forkscope slurm: submitted job %s (array %s); follow it with: forkscope slurm status %s\n", id,
@@ -731,16 +725,7 @@ static int cmd_merge(int argc, char **argv) {
         hx_config_free(&cfg);
     }
     hx_diag_free(&d);
-    char *fit_argv[] = {(char *)"fit", (char *)dir, NULL}, *plot_argv[] = {(char *)"plot", (char *)dir, NULL};
-    fflush(NULL);
-    rc = hx_cmd_fit(2, fit_argv);
-    if (rc == HX_OK) {
-        fflush(NULL);
-        int prc = hx_cmd_plot(2, plot_argv);
-        if (prc != HX_OK)
-            fprintf(stderr, "forkscope slurm: plots of %s not drawn (%s): rerun `forkscope plot %s`\n", dir,
-                    hx_strerror(prc), dir);
-    }
+    rc = hx_analyse_dir(dir, "forkscope slurm");
     if (rc == HX_OK && got < planned)
         rc = HX_ERUNS_FAILED;
 out:
