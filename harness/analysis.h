@@ -14,9 +14,10 @@ int hx_cmd_fit(int argc, char **argv);
 int hx_cmd_plot(int argc, char **argv);
 
 /* Analyses a results directory as `forkscope run` does at its end: fit, then plot (each
- * prints what it wrote).  Returns 0, or the first failure's code after saying on stderr
- * (prefixed by who) what to rerun; the files already written are kept. */
-int hx_analyse_dir(const char *dir, const char *who);
+ * prints what it wrote; a failure is said on stderr, prefixed by who, with what to rerun;
+ * the files already written are kept).  Returns fit's code; *plot_rc (if given) gets plot's
+ * (0 if plot was not run). */
+int hx_analyse_dir(const char *dir, const char *who, int *plot_rc);
 
 /* forkscope compare DIR --a V --b V | DIR_A DIR_B: writes compare.md, compare.csv and a
  * forest plot (see compare.c). */

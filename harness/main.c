@@ -144,8 +144,8 @@ static int cmd_run(int argc, char **argv) {
     hx_launcher_stop(l);
     if (o.dry_run || (rc != HX_OK && rc != HX_ERUNS_FAILED))
         return rc;
-    int arc = hx_analyse_dir(dir, "forkscope");
-    return rc != HX_OK ? rc : arc;
+    int prc, frc = hx_analyse_dir(dir, "forkscope", &prc);
+    return rc != HX_OK ? rc : frc != HX_OK ? frc : prc;
 }
 
 /* ---- bench and uts: exec the driver ---------------------------------------------------------- */

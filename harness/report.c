@@ -962,7 +962,7 @@ int hx_span_load(const char *dir, hx_span_row **rows, size_t *n, char *err, size
             continue;
         char *fields[64];
         size_t nf = csv_split(t.lines[i], fields, 64);
-        if (nf != t.nhdr && torn && i == t.nlines - 1)
+        if (torn && i == t.nlines - 1)
             break;
         if (nf != t.nhdr) {
             csv_free(&t);
@@ -1176,22 +1176,26 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
     free(rows);
 }
 
-int hx_analyse_dir(const char *dir, const char *who) {
+int hx_analyse_dir(const char *dir, const char *who, int *plot_rc) {
     char *fit_argv[] = {(char *)"fit", (char *)dir, NULL}, *plot_argv[] = {(char *)"plot", (char *)dir, NULL};
     fflush(NULL);
     int rc = hx_cmd_fit(2, fit_argv);
     if (rc != HX_OK) {
         fprintf(stderr, "%s: the analysis of %s failed (%s); the results are kept: rerun `forkscope fit %s`\n", who,
                 dir, hx_strerror(rc), dir);
+        if (plot_rc)
+            *plot_rc = HX_OK;
         return rc;
     }
     fflush(NULL);
-    rc = hx_cmd_plot(2, plot_argv);
-    if (rc != HX_OK)
+    int prc = hx_cmd_plot(2, plot_argv);
+    if (prc != HX_OK)
         fprintf(stderr, "%s: plots of %s not drawn (%s%s); the results and the analysis are kept: rerun "
                         "`forkscope plot %s`\n",
-                who, dir, hx_strerror(rc), rc == HX_ETOOL ? ": gnuplot missing?" : "", dir);
-    return rc;
+                who, dir, hx_strerror(prc), prc == HX_ETOOL ? ": gnuplot missing?" : "", dir);
+    if (plot_rc)
+        *plot_rc = prc;
+    return HX_OK;
 }
 
 /* ---- forkscope fit DIR ----------------------------------------------------------------------- */

@@ -10,6 +10,7 @@
 #include "harness/span.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -42,8 +43,8 @@ static void span_help(FILE *out) {
             "worker count (default 1,2,4,8,16,32,64,112): the work-span bound on the speedup,\n"
             "min(P, parallelism), and the burdened estimate, work / (work/P + burdened span).\n"
             "--burden-ns calibrate: measure the burden first, on runtime variant --burden-variant V\n"
-            "(default cont-lin-busy): heat with two equal strips, a fork of both and a join per step,\n"
-            "at P = 1 and 2, burden = (T2 - T1/2) / steps; --calibrate-burden only prints it.\n"
+            "(default cont-lin-busy): two equal busy loops of ~0.1 ms forked and joined, 200 times,\n"
+            "at P = 1 and 2, burden = T2 - T1/2 a fork-join; --calibrate-burden only prints it.\n"
             "--json prints the driver's JSON with \"projection\".\n");
 }
 
@@ -83,23 +84,25 @@ static void last_line(const char *err, char *out, size_t len) {
 
 /* ---- the burden, calibrated ------------------------------------------------------------------ */
 
-/* heat with two equal strips of a cache-sized grid, many steps: every step forks both strips
- * and joins them.  On two workers each step's critical path is one strip, a steal and the
- * join: burden = T2 / steps - (T1 / 2) / steps. */
-#define CAL_STEPS 2000
+/* The balanced workload with two equal busy loops of ~0.1 ms, one repetition a fork-join of
+ * the two, many repetitions: on two workers a repetition's critical path is one loop, the
+ * steal that hands the other to the second worker, and the join, so burden = T2 - T1 / 2
+ * per repetition.  A loop much longer than a steal keeps the owner from running both itself
+ * (which would cap the figure at one loop); a T2 near T1 is refused as not measurable. */
+#define CAL_REPS 200
 #define CAL_PAIRS 3
 
-/* One process of the driver at `workers`: the median of its 7 repetitions, in *t. */
+/* One process of the driver at `workers`: the median of its repetitions, in *t. */
 static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_variant *v, const char *workers,
                     double *t, char *why, size_t whylen) {
-    char steps[16];
-    snprintf(steps, sizeof steps, "%d", CAL_STEPS);
-    char kernel[] = "--kernel", heat[] = "heat", on[] = "--n", n192[] = "192", strips[] = "--strips", two[] = "2",
-         heavy[] = "--heavy", one[] = "1", os[] = "--steps", ow[] = "--workers", reps[] = "--reps", seven[] = "7",
-         warmup[] = "--warmup", sched[] = "--sched";
-    char *argv[24] = {(char *)driver, kernel, heat,  on,   n192, strips, two,   heavy,  one,
-                      os,             steps,  ow,    (char *)workers, reps, seven, warmup, two};
-    size_t n = 17;
+    char reps[16];
+    snprintf(reps, sizeof reps, "%d", CAL_REPS);
+    char kernel[] = "--kernel", balanced[] = "balanced", on[] = "--n", two[] = "2", oi[] = "--iters",
+         iters[] = "100000", ow[] = "--workers", orp[] = "--reps", warmup[] = "--warmup", ten[] = "10",
+         sched[] = "--sched";
+    char *argv[24] = {(char *)driver, kernel, balanced, on, two, oi, iters, ow, (char *)workers, orp, reps, warmup,
+                      ten};
+    size_t n = 13;
     if (v->sched[0])
         argv[n++] = sched, argv[n++] = (char *)v->sched;
     argv[n] = NULL;
@@ -119,7 +122,7 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
     if (!json_is_array(times) || !json_array_size(times) || !json_is_true(json_object_get(doc, "verified"))) {
         char tail[240] = "";
         last_line(r.err, tail, sizeof tail);
-        snprintf(why, whylen, "%.300s --kernel heat --workers %s: %s%s%s", driver, workers,
+        snprintf(why, whylen, "%.300s --kernel balanced --workers %s: %s%s%s", driver, workers,
                  r.exec_errno ? strerror(r.exec_errno) : r.killed == HX_KILLED_TIMEOUT ? "timed out (120 s)"
                  : doc ? "no verified times in its output" : "failed",
                  tail[0] ? ": " : "", tail);
@@ -127,14 +130,25 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
         hx_run_res_free(&r);
         return HX_ERUNS_FAILED;
     }
-    double v_[16];
-    size_t k = 0;
-    for (; k < json_array_size(times) && k < 16; k++)
-        v_[k] = json_number_value(json_array_get(times, k));
+    size_t k = json_array_size(times);
+    double *v_ = hx_xcalloc(k, sizeof *v_);
+    for (size_t i = 0; i < k; i++)
+        v_[i] = json_number_value(json_array_get(times, i));
     *t = hx_median(v_, k);
+    free(v_);
     json_decref(doc);
     hx_run_res_free(&r);
     return HX_OK;
+}
+
+/* CPUs this process may run on (its affinity mask), at least 1. */
+static unsigned usable_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int c = CPU_COUNT(&set);
+        return c > 0 ? (unsigned)c : 1;
+    }
+    return hx_online_cores();
 }
 
 int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, hx_burden *out, char *why,
@@ -148,11 +162,11 @@ int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, h
     }
     if (v.kind != HX_VARIANT_RUNTIME || v.resume[0]) {
         snprintf(why, whylen, "variant %s: the burden is calibrated on a forkscope runtime variant whose tasks fork "
-                 "and join (not a baseline, not a fiber variant, whose heat parks at a barrier)", variant);
+                 "and join (not a baseline, not a fiber variant, whose tasks park)", variant);
         return HX_EUSAGE;
     }
-    if (hx_online_cores() < 2) {
-        snprintf(why, whylen, "one CPU online: a steal between two workers cannot be timed here");
+    if (usable_cpus() < 2) {
+        snprintf(why, whylen, "one CPU to run on: a steal between two workers cannot be timed here");
         return HX_EUSAGE;
     }
     if (hx_variant_driver_path(&v, driver, sizeof driver)) {
@@ -168,7 +182,7 @@ int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, h
             e = cal_time(l, intr_fd, driver, &v, "2", &t2[k], why, whylen);
         if (e)
             return e;
-        b[k] = (t2[k] - t1[k] / 2) / CAL_STEPS * 1e9;
+        b[k] = (t2[k] - t1[k] / 2) * 1e9;
     }
     out->t1 = hx_median_copy(t1, CAL_PAIRS);
     out->t2 = hx_median_copy(t2, CAL_PAIRS);
@@ -180,12 +194,18 @@ int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, h
     double m = hx_median_copy(b, CAL_PAIRS);
     out->ns = m > 0 ? m : 0;
     snprintf(out->variant, sizeof out->variant, "%s", variant);
+    if (out->t2 > 0.9 * out->t1) { /* the second worker hardly helped: no steal was timed */
+        snprintf(why, whylen, "on %s two workers took %.0f us a repetition against %.0f us for one: the second "
+                 "worker hardly helped, so no steal's cost can be read from it (a loaded machine?)",
+                 variant, out->t2 * 1e6, out->t1 * 1e6);
+        return HX_ERUNS_FAILED;
+    }
     return HX_OK;
 }
 
 void hx_burden_describe(const hx_burden *b, char *buf, size_t len) {
-    snprintf(buf, len, "calibrated on %s: median of %d pairs %.0f ns (%.0f to %.0f), T1 %.4f s, T2 %.4f s, %d steps",
-             b->variant, CAL_PAIRS, b->ns, b->lo, b->hi, b->t1, b->t2, CAL_STEPS);
+    snprintf(buf, len, "calibrated on %s: median of %d pairs %.0f ns (%.0f to %.0f), T1 %.1f us, T2 %.1f us a fork-join",
+             b->variant, CAL_PAIRS, b->ns, b->lo, b->hi, b->t1 * 1e6, b->t2 * 1e6);
 }
 
 int hx_cmd_span(int argc, char **argv) {
@@ -275,7 +295,7 @@ int hx_cmd_span(int argc, char **argv) {
             free(dargv);
             return HX_EINTERNAL;
         }
-        fprintf(stderr, "forkscope span: calibrating the burden on %s (heat, two strips, P = 1 and 2, %d pairs)\n",
+        fprintf(stderr, "forkscope span: calibrating the burden on %s (two busy loops, P = 1 and 2, %d pairs)\n",
                 bvariant, CAL_PAIRS);
         e = hx_span_calibrate_burden(bvariant, l, -1, &b, why, sizeof why);
         hx_launcher_stop(l);
@@ -502,6 +522,16 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
                      doc ? "" : jerr.text);
         }
     }
+    if (sp) { /* a row the readers can use, or an error (a span of 0: nothing to bound with) */
+        const json_t *dag = json_object_get(sp, "dag_in_strands");
+        double bound = json_is_true(json_object_get(sp, "resolved")) || !dag ? num(sp, "parallelism")
+                                                                             : num(dag, "parallelism");
+        if (!(bound >= 1)) {
+            status = "error";
+            snprintf(note, sizeof note, "the driver's parallelism is %g: no bound", bound);
+            sp = NULL;
+        }
+    }
     for (char *p = note; *p; p++)
         if (*p == '\n' || *p == '\r')
             *p = ' ';
@@ -581,7 +611,11 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     double burden_ns = cfg->span_burden_ns;
     char from[256];
     snprintf(from, sizeof from, "%s", burden_ns >= 0 ? "given" : "the default");
-    if (burden_ns == -2) {
+    int timed = 0; /* benchmarks to measure that the span build runs (all but switch) */
+    for (size_t i = 0; i < cfg->nbenchmarks; i++)
+        timed += cfg->benchmarks[i].span && strcmp(cfg->benchmarks[i].kernel, "switch") &&
+                 !span_done(done, ndone, cfg->benchmarks[i].name);
+    if (burden_ns == -2 && timed) {
         const char *var = "cont-lin-busy";
         for (size_t i = 0; i < cfg->nvariants; i++)
             if (cfg->variants[i].kind == HX_VARIANT_RUNTIME && !cfg->variants[i].drivers[0] &&
@@ -591,19 +625,22 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
             }
         hx_burden b;
         char why[PATH_MAX + 128];
-        fprintf(stderr, "forkscope: span: calibrating the burden on %s (heat, two strips, P = 1 and 2, %d pairs)\n",
+        fprintf(stderr, "forkscope: span: calibrating the burden on %s (two busy loops, P = 1 and 2, %d pairs)\n",
                 var, CAL_PAIRS);
         int e = hx_span_calibrate_burden(var, l, intr_fd, &b, why, sizeof why);
-        if (e) {
+        if (e == HX_EINTERRUPTED) {
             free(done);
-            if (e == HX_EINTERRUPTED)
-                return e;
-            fprintf(stderr, "forkscope: span: cannot calibrate the burden, so no work and span measured: %s\n", why);
-            return HX_ERUNS_FAILED;
+            return e;
         }
-        burden_ns = b.ns;
-        hx_burden_describe(&b, from, sizeof from);
-        fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", burden_ns, from);
+        if (e) { /* the default burden, and why, rather than no figures at all */
+            burden_ns = -1;
+            snprintf(from, sizeof from, "the default: the calibration on %s failed (%.180s)", var, why);
+            fprintf(stderr, "forkscope: span: cannot calibrate the burden (%s): the driver's default is used\n", why);
+        } else {
+            burden_ns = b.ns;
+            hx_burden_describe(&b, from, sizeof from);
+            fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", burden_ns, from);
+        }
     }
     snprintf(path, sizeof path, "%s/span.csv", dir);
     /* a last line cut short by a crash (no newline) is dropped: not a row (hx_span_load) */
@@ -613,8 +650,12 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
         size_t keep = len;
         while (keep && text[keep - 1] != '\n')
             keep--;
-        if (truncate(path, (off_t)keep))
+        if (truncate(path, (off_t)keep)) {
             fprintf(stderr, "forkscope: span: cannot drop the torn last line of %s: %s\n", path, strerror(errno));
+            free(text);
+            free(done);
+            return HX_ERUNS_FAILED;
+        }
         len = keep;
     }
     free(text);

@@ -74,8 +74,10 @@ if [ $rc -eq 1 ] && echo "$out" | grep -q "needs --span-unit strands"; then ok "
 else bad "--burden-strands in time: exit $rc: $out"; fi
 # the burden calibrated: a figure and how it was found; a baseline refused
 out=$("$bin/forkscope" span --calibrate-burden --burden-variant child-lin-busy 2>&1); rc=$?
-if [ $rc -eq 0 ] && echo "$out" | grep -Eq "^burden [1-9][0-9]* ns a fork \(calibrated on child-lin-busy: median of 3 pairs [0-9]+ ns \(-?[0-9]+ to [0-9]+\), T1 0\.[0-9]+ s, T2 0\.[0-9]+ s, 2000 steps\)"; then
+if [ $rc -eq 0 ] && echo "$out" | grep -Eq "^burden [0-9]+ ns a fork \(calibrated on child-lin-busy: median of 3 pairs -?[0-9]+ ns \(-?[0-9]+ to -?[0-9]+\), T1 [0-9.]+ us, T2 [0-9.]+ us a fork-join\)"; then
     ok "the burden calibrated on a runtime variant: $(echo "$out" | tail -1)"
+elif [ $rc -eq 4 ] && echo "$out" | grep -q "the second worker hardly helped"; then
+    ok "the burden not calibrated, and why (a loaded machine): $(echo "$out" | tail -1)"
 else bad "--calibrate-burden: exit $rc: $out"; fi
 for v in tbb child-fiber-busy-any; do
     out=$("$bin/forkscope" span --calibrate-burden --burden-variant $v 2>&1); rc=$?
@@ -130,7 +132,8 @@ h = rows.get("imb", {}); f = rows.get("fib", {}); w = rows.get("sw", {})
 if h.get("status") != "ok" or h.get("resolved") != "1": errs.append("imb %s" % h)
 elif not 1.4 <= float(h["bound_parallelism"]) <= 1.6: errs.append("imb's parallelism %s, expected 1.5" % h["bound_parallelism"])
 if f.get("status") != "ok" or float(f.get("strand_parallelism") or 0) <= 2: errs.append("fib %s" % f)
-if not h.get("burden_from", "").startswith("calibrated on cont-lin-busy: median of 3 pairs ") or not float(h.get("burden_s") or 0) > 0:
+bf = h.get("burden_from", "")
+if not (bf.startswith("calibrated on cont-lin-busy: median of 3 pairs ") or bf.startswith("the default: the calibration on cont-lin-busy failed (")) or not float(h.get("burden_s") or -1) >= 0:
     errs.append("imb's burden: %r, %r s" % (h.get("burden_from"), h.get("burden_s")))
 if w.get("status") != "unsupported" or "block on each other" not in w.get("note", ""): errs.append("switch %s" % w)
 cells = list(csv.DictReader(open(d + "/summary.csv")))
@@ -169,15 +172,14 @@ else bad "resume: span.csv $(wc -l < "$tmp/r/span.csv") lines (was $lines): $(ta
 cp "$tmp/r/span.csv" "$tmp/span.good"
 sed -i 's/^\(imb,.*,\)[0-9.e+-]*$/\11.0/' "$tmp/r/span.csv"
 out=$("$bin/forkscope" fit "$tmp/r" 2>&1)
-if echo "$out" | grep -q "beat the work-span bound" && grep -q "^- imb / cont-lin-busy at P = 2: T1/T_P" "$tmp/r/report.md" &&
-   grep -q "^- imb / child-native-busy at P = 2: T1/T_P" "$tmp/r/report.md"; then
+if echo "$out" | grep -q "beat the work-span bound" && grep -q "^- imb / .* at P = 2: T1/T_P" "$tmp/r/report.md"; then
     ok "a bound below the measured T1/T2 is reported as beaten"
 else bad "a bound of 1.0: $out $(grep -A4 'beats the work-span' "$tmp/r/report.md")"; fi
 # a failed measurement is measured again by a resumed sweep, and the last row counts; a row cut
 # short by a crash is not a row
 cp "$tmp/span.good" "$tmp/r/span.csv"
 sed -i 's/^fib,fib,ok,/fib,fib,timeout,stopped/' "$tmp/r/span.csv"
-printf 'nq,nqueens,ok,,given,s,exa' >> "$tmp/r/span.csv"
+printf 'nq,nqueens,ok,,given,s,exact,1,3,1,1,1,1,1,1,1,1,1,1,1.4' >> "$tmp/r/span.csv" # (all 20 fields, the last cut)
 "$bin/forkscope" run "$tmp/c.json" -o "$tmp/r" --resume > "$tmp/log3" 2>&1; rc=$?
 why=$(python3 - "$tmp/r" <<'PY' 2>&1
 import csv, sys
@@ -202,6 +204,12 @@ cp "$tmp/bad.csv" "$tmp/r/span.csv"
 out=$("$bin/forkscope" fit "$tmp/r" 2>&1); rc=$?
 if [ $rc -eq 0 ] && echo "$out" | grep -q "span.csv line 2: 10 fields, the header has 20"; then ok "a bad span.csv is named by line"
 else bad "bad span.csv: exit $rc: $out"; fi
+head -1 "$tmp/span.good" > "$tmp/bad.csv"
+echo "imb,imbalanced,ok,,given,s,x,1,3,0.1,0.1,0.05,0.05,0,2,2,6,2,1.5," >> "$tmp/bad.csv"
+cp "$tmp/bad.csv" "$tmp/r/span.csv"
+out=$("$bin/forkscope" fit "$tmp/r" 2>&1); rc=$?
+if [ $rc -eq 0 ] && echo "$out" | grep -q "span.csv line 2: bad bound_parallelism"; then ok "an ok row without a bound is refused by name"
+else bad "ok row without a bound: exit $rc: $out"; fi
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
