@@ -128,7 +128,7 @@ BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
 # every harness object but main.o.
-HARNESS_SRC     := $(wildcard harness/*.c) bench/options.c uts/tree.c uts/rng.c # the option table; UTS counts
+HARNESS_SRC     := $(wildcard harness/*.c harness/*/*.c) bench/options.c uts/tree.c uts/rng.c # the option table; UTS counts
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lnettle -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \

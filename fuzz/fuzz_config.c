@@ -1,8 +1,8 @@
 /* fuzz_config.c — the configuration parser (harness/config.c) and the plan it expands to:
  * any bytes as config.json must give 0 or a diagnosis, never a crash, a leak or a hang. */
 #include "fuzz/fuzz.h"
-#include "harness/config.h"
-#include "harness/sweep.h"
+#include "harness/config/config.h"
+#include "harness/run/sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *path = fz_write("config.json", data, size);

@@ -1,9 +1,9 @@
 /* fuzz_csv.c — the CSV readers `forkscope plot` uses on a results directory a user may have
  * edited: summary.csv and fits.csv (the input split at the first NUL byte). */
 #include "fuzz/fuzz.h"
-#include "harness/fit.h"
-#include "harness/report.h"
-#include "harness/stats.h"
+#include "harness/analyze/fit.h"
+#include "harness/report/report.h"
+#include "harness/analyze/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const uint8_t *part[2];

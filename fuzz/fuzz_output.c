@@ -4,10 +4,11 @@
  * regexes come from a user's config, so they are fuzzed too).  The first byte picks which;
  * the rest is the text. */
 #include "fuzz/fuzz.h"
-#include "harness/command.h"
-#include "harness/config.h"
-#include "harness/overhead.h"
-#include "harness/sweep.h"
+#include "harness/config/command.h"
+#include "harness/config/config.h"
+#include "harness/run/icount.h"
+#include "harness/run/records.h"
+#include "harness/run/sweep.h"
 
 static const char *const kernels[] = {"fib", "integrate", "nqueens", "uts", "matmul"};
 

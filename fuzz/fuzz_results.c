@@ -1,13 +1,14 @@
 /* fuzz_results.c — the readers of a results directory: raw.jsonl, env.json and config.json
  * (the input split at NUL bytes, in that order) as `forkscope fit` (summary, fits,
  * report.md, the overhead table), `compare` (each side), `run --resume` and `slurm
- * status/merge` (hx_sweep_read_raw) read them; then summary.csv and fits.csv as written
+ * status/merge` (hx_records_read_raw) read them; then summary.csv and fits.csv as written
  * are read back. */
 #include "fuzz/fuzz.h"
-#include "harness/analysis.h"
-#include "harness/report.h"
-#include "harness/stats.h"
-#include "harness/sweep.h"
+#include "harness/report/analysis.h"
+#include "harness/report/report.h"
+#include "harness/analyze/stats.h"
+#include "harness/run/records.h"
+#include "harness/run/sweep.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) {
     (void)argc, (void)argv;
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     snprintf(dir, sizeof dir, "%s", fz_scratch());
 
     int why = 0;
-    json_decref(hx_sweep_read_raw(raw, 0, &why));
+    json_decref(hx_records_read_raw(raw, 0, &why));
     hx_compare_read(dir);
     char fit[] = "fit";
     char *argv[] = {fit, dir, NULL};

@@ -8,15 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/analysis.h"
-#include "harness/config.h"
-#include "harness/envinfo.h"
-#include "harness/errors.h"
-#include "harness/launch.h"
-#include "harness/slurm.h"
-#include "harness/span.h"
-#include "harness/sweep.h"
-#include "harness/variants.h"
+#include "harness/report/analysis.h"
+#include "harness/config/config.h"
+#include "harness/run/envinfo.h"
+#include "harness/util/errors.h"
+#include "harness/run/launch.h"
+#include "harness/cluster/slurm.h"
+#include "harness/run/span.h"
+#include "harness/run/sweep.h"
+#include "harness/config/variants.h"
 
 #include <forkscope.h> /* forkscope topology: the runtime's view of a topology */
 

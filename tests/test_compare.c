@@ -15,11 +15,11 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "harness/abtest.h"
-#include "harness/analysis.h"
-#include "harness/errors.h"
-#include "harness/stats.h"
-#include "harness/sweep.h"
+#include "harness/analyze/abtest.h"
+#include "harness/report/analysis.h"
+#include "harness/util/errors.h"
+#include "harness/analyze/stats.h"
+#include "harness/run/sweep.h"
 #include "tests/results_fixture.h"
 
 /* ---- exact values ------------------------------------------------------------------------------ */

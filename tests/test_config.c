@@ -10,10 +10,10 @@
 #include <limits.h>
 #include <math.h>
 
-#include "harness/config.h"
-#include "harness/overhead.h"
-#include "harness/errors.h"
-#include "harness/variants.h"
+#include "harness/config/config.h"
+#include "harness/run/icount.h"
+#include "harness/util/errors.h"
+#include "harness/config/variants.h"
 
 /* ---- paths: tests run from the repository root, or find it from the executable --------------- */
 
@@ -599,7 +599,7 @@ TEST(option_table_matches_driver_list) {
     ASSERT_EQ(run_driver((const char *const[]){"--list", NULL}, out + 1, sizeof out - 1), 0);
     /* Every kernel and option of the table is listed, with the same default (and choices);
      * and every option the driver lists is in the table. */
-    for (const hx_kernel_info *k = hx_kernels; k->name; k++) {
+    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++) {
         char want[256];
         snprintf(want, sizeof want, "\n  %-10s ", k->name);
         char *at = strstr(out, want);
@@ -654,7 +654,7 @@ static void probe(const char *kernel, const char *opt, const char *val, int acce
 
 TEST(option_limits_match_driver) {
     need_driver();
-    for (const hx_kernel_info *k = hx_kernels; k->name; k++)
+    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++)
         for (const hx_kopt *o = k->opts; o->name; o++) {
             char v[64];
             if (o->type == BENCH_CHOICE) {

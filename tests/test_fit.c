@@ -12,11 +12,11 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "harness/analysis.h"
-#include "harness/errors.h"
-#include "harness/fit.h"
-#include "harness/report.h"
-#include "harness/stats.h"
+#include "harness/report/analysis.h"
+#include "harness/util/errors.h"
+#include "harness/analyze/fit.h"
+#include "harness/report/report.h"
+#include "harness/analyze/stats.h"
 #include "tests/testlib.h"
 #include "tests/results_fixture.h"
 

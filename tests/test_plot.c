@@ -10,9 +10,9 @@
 #include <math.h>
 #include <sys/stat.h>
 
-#include "harness/analysis.h"
-#include "harness/errors.h"
-#include "harness/plot.h"
+#include "harness/report/analysis.h"
+#include "harness/util/errors.h"
+#include "harness/report/plot.h"
 #include "tests/testlib.h"
 #include "tests/results_fixture.h"
 

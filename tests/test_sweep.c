@@ -15,12 +15,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "harness/command.h"
-#include "harness/config.h"
-#include "harness/errors.h"
-#include "harness/launch.h"
-#include "harness/progress.h"
-#include "harness/sweep.h"
+#include "harness/config/command.h"
+#include "harness/config/config.h"
+#include "harness/util/errors.h"
+#include "harness/run/launch.h"
+#include "harness/run/progress.h"
+#include "harness/run/sweep.h"
 #include "uts/tree.h"
 
 extern char **environ;

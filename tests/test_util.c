@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/cgroup.h"
-#include "harness/errors.h"
-#include "harness/util.h"
+#include "harness/run/cgroup.h"
+#include "harness/util/errors.h"
+#include "harness/util/util.h"
 #include "tests/testlib.h"
 
 static char dir[64];

@@ -1,0 +1,53 @@
+/* report.h — the tables of a results directory (summary.csv, fits.csv: written and read back)
+ * and report.md; `forkscope fit DIR` (hx_cmd_fit, declared in analysis.h) lives here.
+ *
+ * CSV: RFC 4180 (a field with a comma, quote or newline is quoted, quotes doubled); numbers
+ * with 10 significant digits; a missing value (NaN) is an empty field.  Readers find columns
+ * by their header name, so a hand-edited file may reorder or drop optional columns. */
+#ifndef HX_REPORT_H
+#define HX_REPORT_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "harness/analyze/fit.h"
+#include "harness/analyze/stats.h"
+
+/* Writes the summary's cells as summary.csv (results.h's columns, in order) to path,
+ * through a temporary file renamed into place.  Returns 0 or -errno. */
+int hx_report_write_summary(const char *path, const hx_summary *s);
+
+/* Writes fits.csv (results.h's columns) likewise.  Returns 0 or -errno. */
+int hx_report_write_fits(const char *path, const hx_fit *fits, size_t n);
+
+/* One CSV field, quoted where needed; a number (10 significant digits, NaN empty). */
+
+/* Reads a summary.csv into out->cells (out->benches from them, params ""; no failures or
+ * warnings).  Returns 0; -errno if it cannot be read; -EINVAL if it is not a summary (err
+ * says why: a required column missing, a bad number on line N).  Free with hx_stats_free. */
+int hx_report_read_summary(const char *path, hx_summary *out, char *err, size_t errlen);
+
+/* Reads a fits.csv; *fits malloc'd (free with hx_fit_free_all).  Returns as above. */
+int hx_report_read_fits(const char *path, hx_fit **fits, size_t *n, char *err, size_t errlen);
+
+/* "v ± se" for humans: se to 2 significant digits and v to the same decimal place (whole
+ * numbers once se >= 10); v alone (4 significant digits) if se is NaN or 0; "–" if v is NaN.
+ * Returns buf. */
+const char *hx_report_pm(char *buf, size_t len, double v, double se);
+/* A fitted exponent as the paper's Table II prints it: "0.86 ± 0.08". */
+const char *hx_report_exponent(char *buf, size_t len, double n, double se);
+
+/* The experiment's name: config's "name" if it is a non-empty string, else the last
+ * component of dir.  Written into buf. */
+void hx_report_experiment_name(const json_t *config, const char *dir, char *buf, size_t len);
+
+/* Loads DIR/NAME as JSON; NULL if absent or invalid (then *why says which, if why). */
+json_t *hx_report_load_json(const char *dir, const char *name, char *why, size_t whylen);
+
+/* Writes report.md (see results.h) to path.  env and config may be NULL (the report says
+ * they were missing).  Returns 0 or -errno. */
+int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, const hx_fit *fits, size_t nfits,
+                       const json_t *env, const json_t *config);
+
+#endif

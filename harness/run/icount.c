@@ -1,0 +1,231 @@
+/* icount.c — instructions per task counted by callgrind (see icount.h). */
+#include "harness/run/icount.h"
+#include "harness/util/util.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/util/errors.h"
+#include "harness/config/variants.h"
+
+/* ---- instructions --------------------------------------------------------------------------- */
+
+static double fib_calls(int n) {
+    double a = 0, b = 1; /* fib(n + 1) */
+    for (int i = 0; i < n + 1; i++) {
+        double t = a + b;
+        a = b;
+        b = t;
+    }
+    return 2 * a - 1;
+}
+
+/* Whether a function name (as callgrind_annotate prints it, maybe with a 'N recursion
+ * suffix) is one of the kernel's task functions. */
+static int task_function(const char *fn, size_t len, const char *kernel) {
+    size_t k = strlen(kernel);
+    if (len < k || strncmp(fn, kernel, k))
+        return 0;
+    const char *rest = fn + k;
+    size_t rl = len - k;
+    if (rl == 0 || *rest == '\'' || *rest == '.')
+        return 1;
+    if (rl >= 2 && !strncmp(rest, "__", 2))
+        return 1;
+    return rl >= 7 && !strncmp(rest, "_serial", 7) && (rl == 7 || rest[7] == '\'' || rest[7] == '.');
+}
+
+int hx_icount_parse(const char *text, const char *kernel, unsigned long long *sum) {
+    *sum = 0;
+    int any = 0;
+    for (const char *line = text; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line) : strlen(line);
+        const char *p = line;
+        while (p < line + len && *p == ' ')
+            p++;
+        unsigned long long v = 0;
+        int digits = 0;
+        while (p < line + len && ((*p >= '0' && *p <= '9') || *p == ',')) {
+            if (*p != ',')
+                v = v * 10 + (unsigned long long)(*p - '0'), digits++;
+            p++;
+        }
+        if (digits && p + 2 < line + len && p[0] == ' ' && p[1] == '(') {
+            const char *close = memchr(p, ')', (size_t)(line + len - p));
+            if (close) {
+                p = close + 1;
+                while (p < line + len && *p == ' ')
+                    p++;
+                const char *end = p;
+                while (end < line + len && *end != ' ')
+                    end++;
+                const char *colon = NULL;
+                for (const char *q = p; q < end; q++)
+                    if (*q == ':')
+                        colon = q;
+                const char *fn = colon ? colon + 1 : p;
+                if (task_function(fn, (size_t)(end - fn), kernel)) {
+                    *sum += v;
+                    any = 1;
+                }
+            }
+        }
+        line += len + (eol ? 1 : 0);
+    }
+    return any ? 0 : -ENOENT;
+}
+
+/* Runs argv through the launcher; returns 0 if it exited 0 (then *res is filled and must be
+ * freed), else prints why and returns -1. */
+static int run_tool(hx_launcher *l, char **argv, int intr_fd, hx_run_res *res) {
+    hx_run_req rq = {argv, NULL, 3600, 0, NULL, NULL};
+    int e = hx_launcher_run(l, &rq, res, intr_fd);
+    if (e) {
+        fprintf(stderr, "forkscope: instructions: cannot run %s: %s\n", argv[0], strerror(-e));
+        return -1;
+    }
+    if (res->exec_errno || !res->exited || res->exit_code != 0) {
+        fprintf(stderr, "forkscope: instructions: %s failed (%s %d)%s%s\n", argv[0],
+                res->exec_errno ? "cannot execute, errno" : res->exited ? "exit status" : "signal",
+                res->exec_errno ? res->exec_errno : res->exited ? res->exit_code : res->signo,
+                res->err_len ? ": " : "", res->err_len ? res->err : "");
+        hx_run_res_free(res);
+        return -1;
+    }
+    return 0;
+}
+
+/* Instructions in the task's functions for one driver at fib(n); callgrind's file in dir. */
+static int count_one(hx_launcher *l, int intr_fd, const char *valgrind, const char *annotate, const char *driver_path,
+                     const char *driver, const char *kernel, int n, const char *dir, unsigned long long *ir) {
+    char out[PATH_MAX], arg_out[PATH_MAX + 32], nbuf[16];
+    snprintf(out, sizeof out, "%s/callgrind/%s-%s%d.out", dir, driver, kernel, n);
+    snprintf(arg_out, sizeof arg_out, "--callgrind-out-file=%s", out);
+    snprintf(nbuf, sizeof nbuf, "%d", n);
+    struct stat st;
+    hx_run_res r;
+    if (stat(out, &st) != 0 || st.st_size == 0) { /* (kept from an earlier run otherwise) */
+        char tool[] = "--tool=callgrind", a_kernel[] = "--kernel", a_n[] = "--n", a_workers[] = "--workers",
+             one[] = "1", a_reps[] = "--reps", a_warmup[] = "--warmup", zero[] = "0";
+        char *argv[] = {(char *)valgrind, tool, arg_out, (char *)driver_path, a_kernel, (char *)kernel,
+                        a_n, nbuf, a_workers, one, a_reps, one, a_warmup, zero, NULL};
+        if (run_tool(l, argv, intr_fd, &r))
+            return -1;
+        hx_run_res_free(&r);
+    }
+    char thr[] = "--threshold=100", noauto[] = "--auto=no";
+    char *argv[] = {(char *)annotate, thr, noauto, out, NULL};
+    if (run_tool(l, argv, intr_fd, &r))
+        return -1;
+    int e = hx_icount_parse(r.out, kernel, ir);
+    hx_run_res_free(&r);
+    if (e)
+        fprintf(stderr, "forkscope: instructions: no function of task %s in %s (built without symbols?)\n", kernel,
+                out);
+    return e;
+}
+
+int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
+    if (!cfg->icount_n[1])
+        return HX_OK;
+    char valgrind[PATH_MAX], annotate[PATH_MAX], cgdir[PATH_MAX];
+    if (hx_find_on_path("valgrind", valgrind, sizeof valgrind) ||
+        hx_find_on_path("callgrind_annotate", annotate, sizeof annotate)) {
+        fprintf(stderr, "forkscope: instructions: valgrind (callgrind, callgrind_annotate) is not on PATH: "
+                        "apt-get install valgrind, or remove \"instructions\" from the config\n");
+        return HX_ETOOL;
+    }
+    snprintf(cgdir, sizeof cgdir, "%s/callgrind", dir);
+    if (mkdir(cgdir, 0777) && errno != EEXIST) {
+        fprintf(stderr, "forkscope: cannot create %s: %s\n", cgdir, strerror(errno));
+        return HX_EIO;
+    }
+    const char *kernel = cfg->icount_kernel;
+    int n1 = cfg->icount_n[0], n2 = cfg->icount_n[1];
+    double calls1 = fib_calls(n1), calls2 = fib_calls(n2);
+    /* One row per driver executable: a variant of another build ("drivers") is its own row,
+     * labelled with the variant's name (two builds of one variant would otherwise share a
+     * label, and a callgrind file). */
+    struct row {
+        char driver[96]; /* fk-bench-X, or NAME:fk-bench-X for another build's */
+        char *path;
+        unsigned long long ir1, ir2;
+        double per_call;
+    } rows[64];
+    size_t nrows = 0;
+    double serial = NAN;
+    int rc = HX_OK;
+    for (size_t i = 0; i < cfg->nvariants && nrows < 64 && rc == HX_OK; i++) {
+        const hx_variant *v = &cfg->variants[i];
+        if (v->kind == HX_VARIANT_BASELINE || v->kind == HX_VARIANT_COMMAND)
+            continue;
+        char path[PATH_MAX];
+        if (hx_variant_driver_path(v, path, sizeof path)) {
+            fprintf(stderr, "forkscope: instructions: cannot find the driver of %s\n", v->name);
+            rc = HX_ETOOL;
+            break;
+        }
+        int seen = 0;
+        for (size_t k = 0; k < nrows; k++)
+            seen |= !strcmp(rows[k].path, path);
+        if (seen)
+            continue;
+        struct row *r = &rows[nrows];
+        if (v->drivers[0])
+            snprintf(r->driver, sizeof r->driver, "%s:%s", v->name, v->driver);
+        else
+            snprintf(r->driver, sizeof r->driver, "%s", v->driver);
+        r->path = hx_xstrdup(path);
+        nrows++;
+        const char *file = v->drivers[0] ? v->name : v->driver; /* (names: [A-Za-z0-9_.-]) */
+        fprintf(stderr, "forkscope: instructions: %s, %s(%d) and %s(%d) under callgrind\n", r->driver, kernel, n1,
+                kernel, n2);
+        if (count_one(l, intr_fd, valgrind, annotate, path, file, kernel, n1, dir, &r->ir1) ||
+            count_one(l, intr_fd, valgrind, annotate, path, file, kernel, n2, dir, &r->ir2)) {
+            rc = HX_ERUNS_FAILED;
+            break;
+        }
+        r->per_call = ((double)r->ir2 - (double)r->ir1) / (calls2 - calls1);
+        if (v->kind == HX_VARIANT_SERIAL && !v->drivers[0])
+            serial = r->per_call;
+    }
+    for (size_t k = 0; k < nrows; k++)
+        free(rows[k].path);
+    if (rc != HX_OK)
+        return rc;
+    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/instructions.csv", dir);
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", tmp, strerror(errno));
+        return HX_EIO;
+    }
+    fprintf(f, "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial\n");
+    fprintf(stderr, "forkscope: instructions per %s call (callgrind, %s(%d) - %s(%d)):\n", kernel, kernel, n2, kernel,
+            n1);
+    for (size_t k = 0; k < nrows; k++) {
+        fprintf(f, "%s,%s,%d,%d,%llu,%llu,%.0f,%.0f,%.3f,", rows[k].driver, kernel, n1, n2, rows[k].ir1, rows[k].ir2,
+                calls1, calls2, rows[k].per_call);
+        if (isnan(serial))
+            fputs("\n", f);
+        else
+            fprintf(f, "%.3f\n", rows[k].per_call / serial);
+        fprintf(stderr, "  %-22s %7.2f", rows[k].driver, rows[k].per_call);
+        if (!isnan(serial))
+            fprintf(stderr, "  (%.2fx serial)", rows[k].per_call / serial);
+        fputc('\n', stderr);
+    }
+    rc = hx_atomic_commit(f, tmp, path);
+    if (rc) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
+        return HX_EIO;
+    }
+    return HX_OK;
+}

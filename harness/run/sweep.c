@@ -1,0 +1,1118 @@
+/* sweep.c — planning, running and recording a sweep (`forkscope run`). */
+#include "harness/run/sweep.h"
+#include "harness/run/records.h"
+#include "harness/run/span.h"
+#include "harness/util/util.h"
+#include "harness/run/icount.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "harness/analyze/abtest.h"
+#include "harness/config/command.h"
+#include "harness/config/config.h"
+#include "harness/run/envinfo.h"
+#include "harness/util/errors.h"
+#include "harness/run/progress.h"
+#include "harness/results/results.h"
+#include "harness/config/variants.h"
+
+/* ---- run statuses (harness/results.h) -------------------------------------------------------- */
+
+enum { ST_OK, ST_WRONG, ST_CRASH, ST_TIMEOUT, ST_MEMORY, ST_ERROR, NSTATUS };
+_Static_assert(NSTATUS == sizeof ((hx_plan_cell *)0)->fails / sizeof ((hx_plan_cell *)0)->fails[0], "hx_plan_cell.fails: one per status");
+static const char *const status_names[NSTATUS] = {"ok", "wrong", "crash", "timeout", "memory", "error"};
+
+static int status_index(const char *s) {
+    for (int i = 0; i < NSTATUS; i++)
+        if (s && !strcmp(s, status_names[i]))
+            return i;
+    return ST_ERROR;
+}
+
+/* ---- the plan (plan.h) ------------------------------------------------------------------ */
+
+/* The plan's types (plan.h), by their short names here. */
+typedef hx_plan_cell cell;
+typedef hx_planned_run run;
+typedef hx_plan plan;
+
+/* ---- files -------------------------------------------------------------------------------------- */
+
+
+/* dir/name replaced atomically (util.h); -1 with errno on failure, as the callers report. */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len) {
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    int rc = hx_write_atomic(path, data, len);
+    if (rc)
+        errno = -rc;
+    return rc ? -1 : 0;
+}
+
+
+/* ---- one run ------------------------------------------------------------------------------- */
+
+/* Replaces bytes that are not valid UTF-8 (and NUL) by '?', in place: a stderr tail may
+ * start inside a character, and JSON strings must be UTF-8. */
+static void utf8_sanitize(char *s, size_t len) {
+    for (size_t i = 0; i < len;) {
+        unsigned char c = (unsigned char)s[i];
+        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+        int ok = n > 0 && i + n <= len && !(n == 2 && c < 0xC2);
+        for (size_t k = 1; ok && k < n; k++)
+            ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
+        if (!ok || c == 0) {
+            s[i++] = '?';
+            continue;
+        }
+        i += n;
+    }
+}
+
+/* The median of the driver's array KEY ("times", "cpu_times"), or null. */
+/* The median of driver's array `key` of numbers, or NaN if it has none or anything but
+ * finite numbers in it. */
+static json_t *signal_name(int sig) {
+    const char *abbrev = sigabbrev_np(sig);
+    char buf[32];
+    if (abbrev)
+        snprintf(buf, sizeof buf, "SIG%s", abbrev);
+    else
+        snprintf(buf, sizeof buf, "signal %d", sig);
+    return json_string(buf);
+}
+
+/* A sweep in progress: what each stage of hx_sweep_run fills in and the later ones use. */
+typedef struct sweep {
+    const hx_sweep_opts *o;
+    hx_config config; /* owned */
+    const hx_config *cfg;
+    hx_diag diag;
+    plan pl;
+    char dir[PATH_MAX], raw_path[PATH_MAX + 16], config_copy[PATH_MAX + 32];
+    char *papi;  /* "EV1,EV2" for the drivers' --papi, or NULL */
+    /* what the directory held before: */
+    int have_raw, have_config;
+    json_t *done_recs;    /* the records of raw.jsonl (a JSON array) */
+    char **done_ids;      /* their run_ids, sorted */
+    size_t ndone, already, cells_done;
+    /* while running: */
+    hx_launcher *launcher;
+    int own_launcher;
+    int intr_fd;
+    int handlers;
+    struct sigaction old_int, old_term;
+    json_t *envinfo; /* env.json */
+    int raw_fd;
+    int raw_created;
+    hx_progress *prog;
+    run *shard;    /* the runs this sweep runs: the plan's, or a shard's (owned then) */
+    size_t nshard;
+} sweep;
+
+/* The driver's command line for one run of cell c. */
+static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
+    if (c->var->kind == HX_VARIANT_COMMAND)
+        return hx_command_argv(c->var, c->bench, c->workers);
+    size_t n = 20 + (c->bench ? c->bench->nargs : 0);
+    char **argv = calloc(n, sizeof *argv);
+    if (!argv)
+        return NULL;
+    size_t k = 0;
+    argv[k++] = strdup(c->driver);
+    argv[k++] = strdup("--kernel");
+    argv[k++] = strdup(c->bench ? c->bench->kernel : "calibrate");
+    for (size_t i = 0; c->bench && i < c->bench->nargs; i++)
+        argv[k++] = strdup(c->bench->args[i]);
+    argv[k++] = strdup("--workers");
+    if (asprintf(&argv[k++], "%u", c->workers) < 0)
+        argv[k - 1] = NULL;
+    if (c->var->kind == HX_VARIANT_RUNTIME) {
+        argv[k++] = strdup("--sched");
+        argv[k++] = strdup(c->var->sched);
+    }
+    if (c->var->resume[0]) {
+        argv[k++] = strdup("--resume");
+        argv[k++] = strdup(c->var->resume);
+    }
+    argv[k++] = strdup("--reps");
+    argv[k++] = strdup("1");
+    argv[k++] = strdup("--warmup");
+    if (asprintf(&argv[k++], "%u", warmup) < 0)
+        argv[k - 1] = NULL;
+    if (papi) {
+        argv[k++] = strdup("--papi");
+        argv[k++] = strdup(papi);
+    }
+    for (size_t i = 0; i < k; i++)
+        if (!argv[i]) {
+            for (size_t j = 0; j < k; j++)
+                free(argv[j]);
+            free(argv);
+            return NULL;
+        }
+    return argv;
+}
+
+static void free_argv(char **argv) {
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
+/* The variant's "env" as NAME=value strings (free with free_argv), or NULL if it has none. */
+static char **variant_env(const hx_variant *v) {
+    if (!v->env || !json_object_size(v->env))
+        return NULL;
+    char **env = hx_xcalloc(json_object_size(v->env) + 1, sizeof *env);
+    size_t n = 0;
+    const char *k;
+    json_t *val;
+    json_object_foreach(v->env, k, val) {
+        size_t len = strlen(k) + strlen(json_string_value(val)) + 2;
+        env[n] = hx_xcalloc(len, 1);
+        snprintf(env[n++], len, "%s=%s", k, json_string_value(val));
+    }
+    return env;
+}
+
+/* Builds the record of a finished run (harness/results.h). */
+/* The status of a command variant's run that exited: its exit status, then its answer and time
+ * (harness/command.h); *t the time taken (from the output, else the wall time). */
+static int command_status(const cell *c, const hx_run_res *r, double *t, char *note, size_t len) {
+    note[0] = 0;
+    if (r->exit_code != 0) {
+        snprintf(note, len, "exit status %d", r->exit_code);
+        return ST_ERROR;
+    }
+    char *out = hx_xmalloc(r->out_len + 1);
+    memcpy(out, r->out ? r->out : "", r->out_len);
+    out[r->out_len] = 0;
+    int j = hx_command_judge(c->var, c->bench, out, t, note, len);
+    free(out);
+    if (isnan(*t)) {
+        *t = r->wall_s;
+        if (!j)
+            snprintf(note, len, "time: the wall time of the process (no time regex)");
+    }
+    return j == 0 ? ST_OK : j == 1 ? ST_WRONG : ST_ERROR;
+}
+
+static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx_run_res *r, double started) {
+    double cmd_time = NAN;
+    json_t *driver = NULL;
+    const char *note = NULL;
+    char notebuf[PATH_MAX + 256];
+    int st;
+    double drv_time = NAN, drv_cpu = NAN;
+    int drv = HX_DRIVER_NO_OUTPUT;
+    if (c->var->kind != HX_VARIANT_COMMAND)
+        drv = hx_driver_output(r->out, r->out_len, &driver, &drv_time, &drv_cpu);
+    if (r->exec_errno) {
+        st = ST_ERROR;
+        snprintf(notebuf, sizeof notebuf, "cannot execute %s: %s", c->driver, strerror(r->exec_errno));
+        note = notebuf;
+    } else if (r->killed == HX_KILLED_TIMEOUT) {
+        st = ST_TIMEOUT;
+        snprintf(notebuf, sizeof notebuf, "killed at the time limit of %g s", s->cfg->time_limit_s);
+        note = notebuf;
+    } else if (r->killed == HX_KILLED_MEMORY) {
+        st = ST_MEMORY;
+        snprintf(notebuf, sizeof notebuf, "stopped at the memory limit of %llu MiB (%s)", s->cfg->memory_limit_mib,
+                 hx_launcher_mechanism(s->launcher));
+        note = notebuf;
+    } else if (r->signaled) {
+        st = ST_CRASH;
+        snprintf(notebuf, sizeof notebuf, "killed by signal %d (%s)", r->signo, strsignal(r->signo));
+        note = notebuf;
+    } else if (c->var->kind == HX_VARIANT_COMMAND) {
+        st = command_status(c, r, &cmd_time, notebuf, sizeof notebuf);
+        note = *notebuf ? notebuf : NULL;
+    } else if (r->exit_code == 3) {
+        st = ST_WRONG;
+        note = "the driver's answer did not verify (exit status 3)";
+    } else if (r->exit_code != 0) {
+        st = ST_ERROR;
+        snprintf(notebuf, sizeof notebuf, "exit status %d%s", r->exit_code,
+                 r->exit_code == 1 ? " (bad usage)" : r->exit_code == 2 ? " (could not run)" : "");
+        note = notebuf;
+    } else if (drv == HX_DRIVER_NO_OUTPUT || drv == HX_DRIVER_UNPARSABLE) {
+        st = ST_ERROR;
+        note = drv == HX_DRIVER_UNPARSABLE ? "unparsable output (not one JSON object)" : "no output";
+    } else if (drv == HX_DRIVER_WRONG) {
+        st = ST_WRONG;
+        note = "exit status 0 but \"verified\": false";
+    } else if (drv == HX_DRIVER_NO_TIMES) {
+        st = ST_ERROR;
+        note = "the driver's output has no \"times\" (an array of finite numbers)";
+    } else {
+        st = ST_OK;
+    }
+    char *err = r->err ? r->err : (char *)"";
+    utf8_sanitize(err, r->err_len);
+    char when[32];
+    hx_iso_time(started, when, sizeof when);
+    json_t *rec = json_object();
+    json_object_set_new(rec, "schema", json_integer(HX_RESULTS_SCHEMA));
+    char run_id[240];
+    snprintf(run_id, sizeof run_id, "%s#%u", c->id, rep);
+    json_object_set_new(rec, "run_id", json_string(run_id));
+    json_object_set_new(rec, "cell_id", json_string(c->id));
+    json_object_set_new(rec, "benchmark", json_string(c->bench ? c->bench->name : "calibrate"));
+    json_object_set_new(rec, "kernel", json_string(c->bench ? c->bench->kernel : "calibrate"));
+    json_object_set_new(rec, "params", c->bench ? json_deep_copy(c->bench->params) : json_object());
+    json_object_set_new(rec, "variant", json_string(c->var->name));
+    json_object_set_new(rec, "workers", json_integer(c->workers));
+    json_object_set_new(rec, "rep", json_integer(rep));
+    json_object_set_new(rec, "kind", json_string(c->bench ? "timed" : "calibrate"));
+    json_object_set_new(rec, "oversubscribed", json_boolean(c->oversub));
+    json_object_set_new(rec, "status", json_string(status_names[st]));
+    json_object_set_new(rec, "exit_code", r->exited && !r->exec_errno ? json_integer(r->exit_code) : json_null());
+    json_object_set_new(rec, "signal", r->signaled ? signal_name(r->signo) : json_null());
+    json_object_set_new(rec, "wall_s", json_real(r->wall_s));
+    json_object_set_new(rec, "maxrss_kib", json_integer(r->maxrss_kib));
+    json_object_set_new(rec, "cgroup_peak_kib", r->cg_peak_kib >= 0 ? json_integer(r->cg_peak_kib) : json_null());
+    json_object_set_new(rec, "user_s", json_real(r->user_s));
+    json_object_set_new(rec, "sys_s", json_real(r->sys_s));
+    json_object_set_new(rec, "time_s", st != ST_OK                         ? json_null()
+                                       : c->var->kind == HX_VARIANT_COMMAND ? json_real(cmd_time)
+                                                                            : json_real(drv_time));
+    json_object_set_new(rec, "cpu_s", st == ST_OK && !isnan(drv_cpu) ? json_real(drv_cpu) : json_null());
+    json_object_set_new(rec, "driver", driver ? driver : json_null());
+    json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
+    json_object_set_new(rec, "started", json_string(when));
+    json_object_set_new(rec, "note", note ? json_string(note) : json_null());
+    if (s->o->host)
+        json_object_set_new(rec, "host", json_string(s->o->host));
+    return rec;
+}
+
+/* Appends one line and makes it durable (the directory too, when the file is new). */
+static int append_record(sweep *s, json_t *rec) {
+    char *line = json_dumps(rec, JSON_COMPACT);
+    if (!line)
+        return -1;
+    size_t len = strlen(line);
+    line[len] = '\n'; /* one write() of the whole line: a kill leaves a whole line or none */
+    int rc = 0;
+    size_t off = 0;
+    while (off < len + 1) {
+        ssize_t w = write(s->raw_fd, line + off, len + 1 - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            rc = -1;
+            break;
+        }
+        off += (size_t)w;
+    }
+    free(line);
+    if (rc == 0)
+        rc = fsync(s->raw_fd);
+    if (rc == 0 && s->raw_created) {
+        rc = hx_fsync_dir(s->dir) ? -1 : 0;
+        s->raw_created = 0;
+    }
+    return rc;
+}
+
+/* Accounts a record (new or from an earlier run) to its cell. */
+static void account(cell *c, json_t *rec) {
+    int st = status_index(json_string_value(json_object_get(rec, "status")));
+    c->done++;
+    c->fails[st]++;
+    json_t *t = json_object_get(rec, "time_s");
+    if (st == ST_OK && json_is_number(t) && c->ntimes < c->reps)
+        c->times[c->ntimes++] = json_number_value(t);
+}
+
+static void failures_text(const cell *c, char *buf, size_t len, unsigned *nfail) {
+    buf[0] = 0;
+    *nfail = 0;
+    for (int k = 1; k < NSTATUS; k++)
+        if (c->fails[k]) {
+            size_t u = strlen(buf);
+            snprintf(buf + u, len - u, "%s%s:%u", u ? ";" : "", status_names[k], c->fails[k]);
+            *nfail += c->fails[k];
+        }
+}
+
+/* ---- signals ------------------------------------------------------------------------------------ */
+
+static volatile sig_atomic_t got_signal;
+static int sig_pipe[2] = {-1, -1};
+
+static void on_signal(int sig) {
+    int e = errno;
+    got_signal = sig;
+    if (sig_pipe[1] >= 0 && write(sig_pipe[1], "x", 1) < 0) {
+        /* the pipe is full: it is readable already */
+    }
+    errno = e;
+}
+
+/* ---- drivers and env.json --------------------------------------------------------------------- */
+
+/* A command variant in env.json: its spec and the SHA-1 of each program it runs (which must
+ * be an executable file: HX_ETOOL otherwise). */
+static int probe_command(const hx_variant *var, json_t *drivers) {
+    json_t *sums = json_object(), *cmds = json_object_get(var->spec, "command"), *t;
+    const char *k;
+    json_t *all = json_array();
+    json_object_foreach(cmds, k, t) json_array_append(all, t);
+    if (json_object_get(var->spec, "calibrate"))
+        json_array_append(all, json_object_get(var->spec, "calibrate"));
+    size_t i;
+    json_array_foreach(all, i, t) {
+        const char *prog = json_string_value(json_array_get(t, 0));
+        char hex[41];
+        if (!prog || access(prog, X_OK) || hx_file_sha1(prog, hex)) {
+            fprintf(stderr, "forkscope: variant %s: cannot execute %s%s\n", var->name, prog ? prog : "(nothing)",
+                    prog && !strchr(prog, '/') ? " (give the program's path)" : "");
+            json_decref(all);
+            json_decref(sums);
+            return HX_ETOOL;
+        }
+        json_object_set_new(sums, prog, json_string(hex));
+    }
+    json_decref(all);
+    json_object_set_new(drivers, var->name, json_pack("{s:O, s:o}", "command", var->spec, "sha1", sums));
+    return 0;
+}
+
+/* Runs each distinct driver once (calibrate, 1 worker) for its build flags; fills
+ * env["drivers"].  Returns HX_ETOOL if one cannot be executed. */
+static int probe_drivers(sweep *s, json_t *env) {
+    json_t *drivers = json_object();
+    json_object_set_new(env, "drivers", drivers);
+    for (size_t v = 0; v < s->cfg->nvariants; v++) {
+        const hx_variant *var = &s->cfg->variants[v];
+        if (var->kind == HX_VARIANT_COMMAND) {
+            int rc = probe_command(var, drivers);
+            if (rc)
+                return rc;
+            continue;
+        }
+        cell c;
+        memset(&c, 0, sizeof c);
+        c.var = var;
+        c.workers = 1;
+        snprintf(c.id, sizeof c.id, "calibrate|%s|1", var->name);
+        if (hx_variant_driver_path(var, c.driver, sizeof c.driver)) {
+            fprintf(stderr, "forkscope: cannot locate the driver of %s (/proc/self/exe unreadable?)\n", var->name);
+            return HX_ETOOL;
+        }
+        char **argv = run_argv(&c, 0, s->papi);
+        if (!argv)
+            return HX_EINTERNAL;
+        char **venv = variant_env(var);
+        hx_run_req rq = {argv, venv, 60, 0, NULL, NULL};
+        hx_run_res r;
+        int rc = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
+        free_argv(argv);
+        free_argv(venv);
+        if (rc) {
+            fprintf(stderr, "forkscope: the launcher failed: %s\n", strerror(-rc));
+            return HX_EINTERNAL;
+        }
+        if (r.killed == HX_KILLED_INTERRUPT) {
+            hx_run_res_free(&r);
+            return HX_EINTERRUPTED;
+        }
+        if (r.exec_errno) {
+            const char *over = getenv("FORKSCOPE_DRIVER");
+            over = over && *over ? over : NULL; /* (empty: unset, as hx_variant_driver_path reads it) */
+            if (hx_variant_is_peer(var) && !over && !var->drivers[0])
+                fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (a peer: build it from your "
+                                "checkout with make peers PEERS_DIR=DIR, DIR holding a checkout named %s)\n",
+                        var->name, c.driver, strerror(r.exec_errno), var->base);
+            else
+                fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (build it: make %s)\n",
+                        var->name, c.driver, strerror(r.exec_errno), over ? "" : var->driver);
+            hx_run_res_free(&r);
+            return HX_ETOOL;
+        }
+        json_error_t e;
+        json_t *out = r.out_len ? json_loadb(r.out, r.out_len, 0, &e) : NULL;
+        json_t *build = json_object_get(out, "build");
+        json_t *d = json_pack("{s:s, s:O?, s:O?, s:O?}", "path", c.driver, "flags", json_object_get(build, "flags"),
+                              "compiler", json_object_get(build, "compiler"), "git", json_object_get(build, "git"));
+        if (var->env)
+            json_object_set(d, "env", var->env);
+        if (json_object_get(out, "peer")) /* a peer's checkout revision and flags */
+            json_object_set(d, "peer", json_object_get(out, "peer"));
+        if (!build)
+            fprintf(stderr, "forkscope: warning: variant %s: the driver's calibrate run gave no build info (%s)\n",
+                    var->name, r.exited ? "exit status" : "signal");
+        json_object_set_new(drivers, var->name, d);
+        json_decref(out);
+        hx_run_res_free(&r);
+    }
+    return 0;
+}
+
+/* ---- the plan, printed ------------------------------------------------------------------------ */
+
+static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_results) {
+    const hx_config *cfg = s->cfg;
+    const plan *p = &s->pl;
+    fprintf(out, "Experiment %s (%s) -> %s\n", cfg->name, cfg->path, s->dir);
+    fprintf(out, "Machine: %u online cores (P > %u is oversubscribed)\n", cfg->cores, cfg->cores);
+    fprintf(out, "Workers:");
+    for (size_t i = 0; i < cfg->nworkers; i++)
+        fprintf(out, " %u%s", cfg->workers[i], cfg->workers[i] > cfg->cores ? "*" : "");
+    fprintf(out, "%s\n", cfg->workers[cfg->nworkers - 1] > cfg->cores ? "   (* oversubscribed)" : "");
+    if (cfg->ndropped) {
+        fprintf(out, "Left out (oversubscribe is false, P > %u cores):", cfg->cores);
+        for (size_t i = 0; i < cfg->ndropped; i++)
+            fprintf(out, " %u", cfg->dropped[i]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "Repetitions: serial %u, parallel %u, baseline %u; warm-up (in the same process) %u/%u/%u\n",
+            cfg->reps[0], cfg->reps[1], cfg->reps[2], cfg->warmup[0], cfg->warmup[1], cfg->warmup[2]);
+    static const char *const orders[] = {"grouped", "interleaved", "shuffled", "paired"};
+    fprintf(out, "Order: %s", orders[cfg->order]);
+    if (cfg->order == HX_ORDER_SHUFFLED || cfg->order == HX_ORDER_PAIRED)
+        fprintf(out, " (seed %llu)", cfg->seed);
+    fprintf(out, "; time limit %s", cfg->time_limit_s > 0 ? "" : "none");
+    if (cfg->time_limit_s > 0)
+        fprintf(out, "%g s", cfg->time_limit_s);
+    fprintf(out, "; memory limit ");
+    if (cfg->memory_limit_mib)
+        fprintf(out, "%llu MiB\n", cfg->memory_limit_mib);
+    else
+        fprintf(out, "none\n");
+    if (cfg->npapi) {
+        fprintf(out, "PAPI events (the drivers' --papi):");
+        for (size_t i = 0; i < cfg->npapi; i++)
+            fprintf(out, " %s", cfg->papi_events[i]);
+        fprintf(out, "\n");
+    }
+    fprintf(out, "\n%-44s %5s %10s  %s\n", "cell (benchmark|variant|workers)", "runs", "est. s/run", "notes");
+    double total = 0, todo = 0;
+    size_t nover = 0;
+    for (size_t i = 0; i < p->ncells; i++) {
+        const cell *c = &p->cells[i];
+        total += c->est_s * c->reps;
+        todo += c->est_s * (c->reps - (c->done < c->reps ? c->done : c->reps));
+        nover += c->oversub;
+        char notes[96] = "";
+        if (c->oversub)
+            snprintf(notes, sizeof notes, "oversubscribed");
+        if (c->done) {
+            size_t u = strlen(notes);
+            snprintf(notes + u, sizeof notes - u, "%s%u done", u ? ", " : "", c->done);
+        }
+        fprintf(out, "%-44s %5u %10.3f%s %s\n", c->id, c->reps, c->est_s, c->est_measured ? "m" : " ", notes);
+    }
+    size_t ncalib_runs = 0;
+    for (size_t i = 0; i < p->ncalib; i++)
+        ncalib_runs += p->cells[i].reps;
+    fprintf(out, "\nCells: %zu (%zu timed, %zu calibrate)\n", p->ncells, p->ncells - p->ncalib, p->ncalib);
+    if (p->nskipped_command)
+        fprintf(out, "Skipped: %zu cells of command variants with no command for their kernel\n", p->nskipped_command);
+    char left_out[600];
+    if (cfg->nleft_out)
+        fprintf(out, "Left out: the peers %s, not built (\"peers\" runs them once built: make peers PEERS_DIR=DIR)\n",
+                hx_config_left_out_list(cfg, left_out, sizeof left_out));
+    for (size_t b = 0; b < cfg->nbenchmarks; b++)
+        if (!cfg->benchmarks[b].variants)
+            fprintf(out, "Left out: benchmark %s, whose own \"variants\" names only peers that are not built\n",
+                    cfg->benchmarks[b].name);
+    if (p->nskipped_peer)
+        fprintf(out, "Skipped: %zu cells of peers on kernels they have no version of (see `forkscope variants`)\n",
+                p->nskipped_peer);
+    if (p->nskipped_blocking)
+        fprintf(out,
+                "Skipped: %zu cells of kernel switch on variants whose tasks cannot block (it runs on child-fiber-* "
+                "and serial)\n",
+                p->nskipped_blocking);
+    if (p->nskipped_serial)
+        fprintf(out, "Skipped: %zu serial cells at P > 1 (the serial projection runs on 1 worker only)\n",
+                p->nskipped_serial);
+    fprintf(out, "Runs: %zu (%zu timed, %zu calibrate)%s", p->nruns, p->nruns - ncalib_runs, ncalib_runs,
+            already_done ? "" : "\n");
+    if (already_done)
+        fprintf(out, "; %zu already in raw.jsonl, %zu to go\n", already_done, p->nruns - already_done);
+    fprintf(out, "Oversubscribed cells: %zu\n", nover);
+    char t1[32], t2[32];
+    hx_format_duration(total, t1, sizeof t1);
+    hx_format_duration(todo, t2, sizeof t2);
+    fprintf(out, "Estimated time: %s%s%s%s\n", t1, already_done ? " in all, " : "", already_done ? t2 : "",
+            already_done ? " to go" : "");
+    fprintf(out, "  (%s)\n",
+            from_results ? "cells marked m: median wall time of their earlier runs in raw.jsonl; others: the "
+                           "built-in model"
+                         : "built-in model: serial times measured on a 2-core Xeon VM, scaled by kernel size, a "
+                           "per-variant overhead factor and ideal speedup up to the core count; rough (x2). "
+                           "After a run, --dry-run -o DIR estimates from DIR/raw.jsonl");
+}
+
+/* ---- the power of a paired comparison ------------------------------------------------------------ */
+
+/* For a paired or interleaved sweep: the rounds `forkscope compare` needs to detect a change
+ * of o->effect in the noisiest benchmark cell, at the noise of the directory's earlier runs
+ * (the standard deviation of log time_s per cell), or at an assumed CV. */
+static void print_power(FILE *out, const sweep *s) {
+    double effect = s->o->effect > 0 ? s->o->effect : 0.05, sd = 0;
+    const char *worst = NULL;
+    size_t n = json_array_size(s->done_recs);
+    double *lt = hx_xmalloc((n + 1) * sizeof *lt);
+    for (size_t i = s->pl.ncalib; i < s->pl.ncells; i++) {
+        size_t k = 0;
+        for (size_t j = 0; j < n; j++) {
+            json_t *r = json_array_get(s->done_recs, j);
+            double t;
+            if (!strcmp(hx_json_str(r, "cell_id", ""), s->pl.cells[i].id) && !strcmp(hx_json_str(r, "status", ""), "ok") &&
+                hx_json_number(r, "time_s", &t) == 1 && t > 0)
+                lt[k++] = log(t);
+        }
+        double m = 0, q = 0;
+        for (size_t j = 0; j < k; j++)
+            m += lt[j] / (double)k;
+        for (size_t j = 0; j < k; j++)
+            q += (lt[j] - m) * (lt[j] - m);
+        if (k >= 3 && sqrt(q / ((double)k - 1)) > sd) {
+            sd = sqrt(q / ((double)k - 1));
+            worst = s->pl.cells[i].id;
+        }
+    }
+    free(lt);
+    const char *source = worst ? "measured" : "assumed";
+    if (!worst)
+        sd = s->o->cv > 0 ? s->o->cv : 0.03;
+    /* the paired difference of two independent runs: sqrt(2) times one run's noise (pairing
+     * in time removes what the runs share, so this is an upper bound) */
+    size_t rounds = hx_runs_needed(sqrt(2) * sd, effect, 0.05, 0.8, 1);
+    unsigned have = s->cfg->reps[HX_CLASS_PARALLEL];
+    fprintf(out, "\nPower (paired, Wilcoxon signed-rank, alpha 0.05, 80%%): to detect a %g%% change, about %zu rounds "
+                 "(configured: %u)\n",
+            100 * effect, rounds, have);
+    if (worst)
+        fprintf(out, "  noise %s in the earlier runs: CV %.1f%% in the noisiest cell, %s\n", source, 100 * sd, worst);
+    else
+        fprintf(out, "  noise %s: CV %.1f%% (no earlier runs here; --cv sets it, or run once and dry-run -o DIR)\n",
+                source, 100 * sd);
+    fprintf(out, "  compare's verdict also needs the whole interval beyond the noise band: aim for an effect\n"
+                 "  well above it, or more rounds\n");
+}
+
+
+/* ---- the sweep -------------------------------------------------------------------------------- */
+
+static int same_bytes(const char *path, const char *text, size_t len) {
+    size_t n;
+    char *t = hx_read_file(path, &n);
+    int same = t && n == len && !memcmp(t, text, len);
+    free(t);
+    return same;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Stage 1: the configuration, the directory and the plan. */
+static int sweep_open(sweep *s) {
+    const hx_sweep_opts *o = s->o;
+    int rc = hx_config_load(o->config_path, o->cores ? o->cores : hx_online_cores(), &s->config, &s->diag);
+    if (rc) {
+        hx_diag_print(&s->diag, stderr);
+        if (rc == HX_ECONFIG)
+            fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, s->diag.n,
+                    s->diag.n == 1 ? "" : "s");
+        return rc;
+    }
+    const hx_config *cfg = s->cfg = &s->config;
+    if (o->outdir)
+        snprintf(s->dir, sizeof s->dir, "%s", o->outdir);
+    else
+        snprintf(s->dir, sizeof s->dir, "results/%s", cfg->name);
+    snprintf(s->raw_path, sizeof s->raw_path, "%s/raw.jsonl", s->dir);
+    snprintf(s->config_copy, sizeof s->config_copy, "%s/config.json", s->dir);
+    if (hx_plan_build(cfg, &s->pl)) {
+        fprintf(stderr, "forkscope: internal error: the plan has more cells than counted\n");
+        return HX_EINTERNAL;
+    }
+    if (cfg->npapi) { /* the drivers' --papi EVENT,... */
+        size_t len = 1;
+        for (size_t i = 0; i < cfg->npapi; i++)
+            len += strlen(cfg->papi_events[i]) + 1;
+        char *p = s->papi = hx_xmalloc(len);
+        *p = 0;
+        for (size_t i = 0; i < cfg->npapi; i++)
+            p = stpcpy(stpcpy(p, i ? "," : ""), cfg->papi_events[i]);
+    }
+    return 0;
+}
+
+/* Stage 2: what the directory holds already (s->done_recs), checked against the options:
+ * results without --resume, or a config.json that differs, stop the sweep here. */
+static int sweep_reconcile(sweep *s) {
+    const hx_sweep_opts *o = s->o;
+    struct stat st;
+    s->have_raw = stat(s->raw_path, &st) == 0;
+    s->have_config = stat(s->config_copy, &st) == 0;
+    if (o->dry_run) {
+        int why = 0;
+        s->done_recs = s->have_raw ? hx_records_read_raw(s->raw_path, 0, &why) : NULL;
+    } else if (s->have_raw && !o->resume) {
+        fprintf(stderr,
+                "forkscope: %s already holds results (raw.jsonl): continue them with --resume, or choose another "
+                "directory with -o\n",
+                s->dir);
+        return HX_EUSAGE;
+    } else if (o->resume && (s->have_raw || s->have_config)) {
+        if (!s->have_config) {
+            fprintf(stderr, "forkscope: cannot resume %s: it has raw.jsonl but no config.json to compare with %s\n",
+                    s->dir, s->cfg->path);
+            return HX_EIO;
+        }
+        if (!same_bytes(s->config_copy, s->cfg->text, s->cfg->text_len)) {
+            fprintf(stderr,
+                    "forkscope: cannot resume %s: %s differs from %s, the configuration the sweep started with.\n"
+                    "  Resume with that file (forkscope run %s -o %s --resume), or start a new sweep in another "
+                    "directory (-o).\n",
+                    s->dir, s->cfg->path, s->config_copy, s->config_copy, s->dir);
+            return HX_ECONFIG;
+        }
+        int why = HX_EIO;
+        if (!(s->done_recs = hx_records_read_raw(s->raw_path, 1, &why)))
+            return why;
+    }
+    if (!s->done_recs)
+        s->done_recs = json_array();
+    return 0;
+}
+
+/* Stage 3: the runs already done, accounted to their cells (and, for --dry-run, their
+ * median wall time as the cell's estimate). */
+static void sweep_account_done(sweep *s) {
+    json_t *done = s->done_recs;
+    s->ndone = json_array_size(done);
+    s->done_ids = hx_xcalloc(s->ndone + 1, sizeof *s->done_ids);
+    for (size_t i = 0; i < s->ndone; i++)
+        s->done_ids[i] = (char *)json_string_value(json_object_get(json_array_get(done, i), "run_id"));
+    qsort(s->done_ids, s->ndone, sizeof *s->done_ids, cmp_str);
+    for (size_t i = 0; i < s->pl.ncells; i++) {
+        cell *c = &s->pl.cells[i];
+        double wall[64];
+        size_t nwall = 0;
+        for (size_t k = 0; k < s->ndone; k++) {
+            json_t *r = json_array_get(done, k);
+            if (strcmp(hx_json_str(r, "cell_id", ""), c->id))
+                continue;
+            if (s->o->dry_run && nwall < 64 && json_is_number(json_object_get(r, "wall_s")) &&
+                !strcmp(hx_json_str(r, "status", ""), "ok"))
+                wall[nwall++] = json_number_value(json_object_get(r, "wall_s"));
+            long rep = (long)json_integer_value(json_object_get(r, "rep"));
+            if (rep >= 0 && (unsigned long)rep < c->reps) {
+                account(c, r);
+                s->already++;
+            }
+        }
+        s->cells_done += c->done >= c->reps;
+        c->est_measured = nwall > 0;
+        c->est_s = nwall ? hx_median_copy(wall, nwall) : hx_plan_estimate(c, s->cfg->cores);
+    }
+}
+
+/* SIGINT and SIGTERM set got_signal and wake the launcher through a self-pipe. */
+static int signals_install(sweep *s) {
+    if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK))
+        return -errno;
+    s->intr_fd = sig_pipe[0];
+    got_signal = 0;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: a blocking call returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &s->old_int);
+    sigaction(SIGTERM, &sa, &s->old_term);
+    s->handlers = 1;
+    return 0;
+}
+
+static void signals_restore(sweep *s) {
+    if (s->handlers) {
+        sigaction(SIGINT, &s->old_int, NULL);
+        sigaction(SIGTERM, &s->old_term, NULL);
+        s->handlers = 0;
+    }
+    if (sig_pipe[0] >= 0) {
+        close(sig_pipe[0]);
+        close(sig_pipe[1]);
+        sig_pipe[0] = sig_pipe[1] = -1;
+    }
+    s->intr_fd = -1;
+}
+
+/* The "peers" left out because their drivers are not built (env.json's "peers_left_out"). */
+static json_t *left_out_json(const hx_config *cfg) {
+    json_t *a = json_array();
+    for (size_t i = 0; i < cfg->nleft_out; i++)
+        json_array_append_new(a, json_string(cfg->left_out[i]));
+    return a;
+}
+
+/* What a fresh sweep records in env.json beside hx_envinfo_collect's machine. */
+static void env_first_record(sweep *s, json_t *env) {
+    const hx_config *cfg = s->cfg;
+    json_object_set_new(env, "time_limit_s", cfg->time_limit_s > 0 ? json_real(cfg->time_limit_s) : json_null());
+    json_object_set_new(env, "memory_limit",
+                        json_pack("{s:o, s:s}", "limit_mib",
+                                  cfg->memory_limit_mib ? json_integer((json_int_t)cfg->memory_limit_mib) : json_null(),
+                                  "mechanism", cfg->memory_limit_mib ? hx_launcher_mechanism(s->launcher) : "none"));
+    json_t *papi = json_array();
+    for (size_t i = 0; i < cfg->npapi; i++)
+        json_array_append_new(papi, json_string(cfg->papi_events[i]));
+    json_object_set_new(env, "papi_events", papi);
+    json_object_set_new(env, "peers_left_out", left_out_json(cfg));
+    json_object_set_new(env, "measurement",
+                        json_pack("{s:s, s:s}", "launcher",
+                                  "each run is a fresh driver process forked by a small launcher process; "
+                                  "maxrss from wait4() on it",
+                                  "runs", "--reps 1 --warmup W per process"));
+}
+
+/* A resumed sweep keeps env.json's first record, warns about what changed and appends the
+ * resume (now: this machine's record now). */
+static void env_note_resume(sweep *s, json_t *env, json_t *now) {
+    static const char *const keys[] = {"host", "cpu_model", "cores", "git_revision", "drivers"};
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        if (!json_equal(json_object_get(env, keys[k]), json_object_get(now, keys[k])))
+            fprintf(stderr, "forkscope: warning: resuming with a different %s than the sweep started with\n", keys[k]);
+    json_t *resumes = json_object_get(env, "resumes");
+    if (!json_is_array(resumes))
+        json_object_set_new(env, "resumes", resumes = json_array());
+    json_array_append_new(resumes, json_pack("{s:O, s:O, s:O, s:O, s:O, s:O, s:I}", "date",
+                                             json_object_get(now, "date"), "host", json_object_get(now, "host"),
+                                             "cpu_model", json_object_get(now, "cpu_model"), "git_revision",
+                                             json_object_get(now, "git_revision"), "git_dirty",
+                                             json_object_get(now, "git_dirty"), "drivers",
+                                             json_object_get(now, "drivers"), "runs_before", (json_int_t)s->already));
+}
+
+/* env.json: collected (fresh) or read back and extended (resume), the drivers probed. */
+static int write_env(sweep *s, int fresh) {
+    if (fresh) {
+        s->envinfo = hx_envinfo_collect(s->cfg->path);
+    } else {
+        char path[PATH_MAX + 32];
+        snprintf(path, sizeof path, "%s/env.json", s->dir);
+        json_error_t e;
+        s->envinfo = json_load_file(path, 0, &e);
+        if (!json_is_object(s->envinfo)) {
+            json_decref(s->envinfo);
+            s->envinfo = hx_envinfo_collect(s->cfg->path); /* lost: collect it anew */
+        }
+    }
+    if (!fresh) {
+        /* The plan depends on which of the "peers" are built: a resumed sweep (or a shard)
+         * must see the same ones, or its rounds and cells would not be the sweep's. */
+        json_t *then = json_object_get(s->envinfo, "peers_left_out"), *now_lo = left_out_json(s->cfg);
+        int same = json_equal(then ? then : now_lo, now_lo) || (!then && !json_array_size(now_lo));
+        if (!same) {
+            char *a = json_dumps(then, JSON_COMPACT), *b = json_dumps(now_lo, JSON_COMPACT);
+            fprintf(stderr,
+                    "forkscope: cannot resume %s: the config's \"peers\" built here differ from when the sweep "
+                    "started (left out then: %s; now: %s). Build (make peers PEERS_DIR=DIR) or remove peer "
+                    "drivers to match, or start a new sweep in another directory (-o)\n",
+                    s->dir, a ? a : "?", b ? b : "?");
+            free(a);
+            free(b);
+            json_decref(now_lo);
+            return HX_ECONFIG;
+        }
+        json_decref(now_lo);
+    }
+    char left_out[600];
+    if (s->cfg->nleft_out)
+        fprintf(stderr, "forkscope: left out: the peers %s, not built (\"peers\" runs them once built: make peers "
+                        "PEERS_DIR=DIR)\n",
+                hx_config_left_out_list(s->cfg, left_out, sizeof left_out));
+    for (size_t b = 0; b < s->cfg->nbenchmarks; b++)
+        if (!s->cfg->benchmarks[b].variants)
+            fprintf(stderr, "forkscope: left out: benchmark %s, whose own \"variants\" names only peers that are not "
+                            "built\n", s->cfg->benchmarks[b].name);
+    json_t *now = fresh ? NULL : hx_envinfo_collect(s->cfg->path);
+    int rc = probe_drivers(s, now ? now : s->envinfo);
+    if (!rc) {
+        if (now)
+            env_note_resume(s, s->envinfo, now);
+        else
+            env_first_record(s, s->envinfo);
+    }
+    json_decref(now);
+    if (rc)
+        return rc;
+    char *text = json_dumps(s->envinfo, JSON_INDENT(2));
+    rc = text ? write_atomic(s->dir, "env.json", text, strlen(text)) : -1;
+    if (rc)
+        fprintf(stderr, "forkscope: cannot write %s/env.json: %s\n", s->dir, strerror(errno));
+    free(text);
+    return rc ? HX_EIO : 0;
+}
+
+/* Stage 4: the launcher, the signal handlers, the directory with config.json and env.json,
+ * raw.jsonl open for appending. */
+static int sweep_start(sweep *s) {
+    const hx_sweep_opts *o = s->o;
+    if (o->launcher) {
+        s->launcher = o->launcher;
+    } else {
+        int e = hx_launcher_start(&s->launcher);
+        if (e) {
+            fprintf(stderr, "forkscope: cannot start the launcher process: %s\n", strerror(-e));
+            return HX_EINTERNAL;
+        }
+        s->own_launcher = 1;
+    }
+    if (signals_install(s))
+        return HX_EINTERNAL;
+    if (hx_mkdir_p(s->dir)) {
+        fprintf(stderr, "forkscope: cannot create %s: %s\n", s->dir, strerror(errno));
+        return HX_EIO;
+    }
+    /* A fresh sweep (no --resume: raw.jsonl is absent, checked before) writes config.json,
+     * even over one left by a start that recorded nothing. */
+    int fresh = !o->resume || !s->have_config;
+    if (fresh && write_atomic(s->dir, "config.json", s->cfg->text, s->cfg->text_len)) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", s->config_copy, strerror(errno));
+        return HX_EIO;
+    }
+    int rc = write_env(s, fresh);
+    if (rc)
+        return rc;
+    s->raw_created = !s->have_raw;
+    s->raw_fd = open(s->raw_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+    if (s->raw_fd < 0) {
+        fprintf(stderr, "forkscope: cannot open %s: %s\n", s->raw_path, strerror(errno));
+        return HX_EIO;
+    }
+    return 0;
+}
+
+/* Runs one run (rep of cell c) and appends its record. */
+static int run_and_record(sweep *s, cell *c, unsigned rep) {
+    char **argv = run_argv(c, c->warmup, s->papi);
+    if (!argv)
+        return HX_EINTERNAL;
+    hx_progress_run_start(s->prog, c->id);
+    char **env = variant_env(c->var);
+    hx_run_req rq = {argv, env, s->cfg->time_limit_s, s->cfg->memory_limit_mib << 20, hx_progress_tick, s->prog};
+    hx_run_res r;
+    double started = hx_wall_time();
+    int e = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
+    free_argv(argv);
+    free_argv(env);
+    if (e) {
+        hx_progress_note(s->prog, "forkscope: the launcher process failed (%s); stopping", strerror(-e));
+        return HX_EINTERNAL;
+    }
+    if (r.killed == HX_KILLED_INTERRUPT || got_signal) { /* not a result: the user stopped it */
+        hx_run_res_free(&r);
+        return HX_EINTERRUPTED;
+    }
+    json_t *rec = make_record(s, c, rep, &r, started);
+    hx_run_res_free(&r);
+    if (append_record(s, rec)) {
+        hx_progress_note(s->prog, "forkscope: cannot append to %s: %s", s->raw_path, strerror(errno));
+        json_decref(rec);
+        return HX_EIO;
+    }
+    account(c, rec);
+    json_decref(rec);
+    hx_progress_run_done(s->prog);
+    if (c->done == c->reps) {
+        char fails[160];
+        unsigned nfail;
+        failures_text(c, fails, sizeof fails, &nfail);
+        hx_progress_cell_done(s->prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
+    }
+    return 0;
+}
+
+/* Is cell `id` one this sweep runs (every cell, or one of the shard's)? */
+static int in_shard(const sweep *s, const char *id) {
+    if (!s->o->only_cells)
+        return 1;
+    for (size_t i = 0; i < s->o->nonly_cells; i++)
+        if (!strcmp(s->o->only_cells[i], id))
+            return 1;
+    return 0;
+}
+
+/* The runs this sweep runs: the plan's, or those of the shard's cells (in the plan's order). */
+static int sweep_select(sweep *s) {
+    if (!s->o->only_cells) {
+        s->shard = s->pl.runs;
+        s->nshard = s->pl.nruns;
+        return 0;
+    }
+    /* every cell the shard was given must be in this machine's plan (one whose variant is a
+     * peer left out here is not: it would never run, and status would ask for it forever) */
+    for (size_t k = 0; k < s->o->nonly_cells; k++) {
+        size_t i = 0;
+        while (i < s->pl.ncells && strcmp(s->pl.cells[i].id, s->o->only_cells[k]))
+            i++;
+        if (i == s->pl.ncells) {
+            char left_out[600];
+            fprintf(stderr,
+                    "forkscope: the shard's cell %s is not in this node's plan of %s (a peer not built here?%s%s)\n",
+                    s->o->only_cells[k], s->cfg->path, s->cfg->nleft_out ? " left out: " : "",
+                    hx_config_left_out_list(s->cfg, left_out, sizeof left_out));
+            return HX_ECONFIG;
+        }
+    }
+    char *mine = hx_xcalloc(s->pl.ncells + 1, 1);
+    for (size_t i = 0; i < s->pl.ncells; i++)
+        mine[i] = (char)in_shard(s, s->pl.cells[i].id);
+    s->shard = hx_xcalloc(s->pl.nruns + 1, sizeof *s->shard);
+    s->nshard = 0;
+    for (size_t i = 0; i < s->pl.nruns; i++)
+        if (mine[s->pl.runs[i].cell])
+            s->shard[s->nshard++] = s->pl.runs[i];
+    free(mine);
+    return 0;
+}
+
+/* Stage 5: runs runs[0..n) of the plan in order, skipping those already recorded; *ran
+ * counts the new records.  0, or the code that stopped it (HX_EINTERRUPTED on a signal). */
+static int sweep_run_shard(sweep *s, const run *runs, size_t n, size_t *ran) {
+    *ran = 0;
+    for (size_t i = 0; i < n && !got_signal; i++) {
+        cell *c = &s->pl.cells[runs[i].cell];
+        char run_id[240];
+        snprintf(run_id, sizeof run_id, "%s#%u", c->id, runs[i].rep);
+        const char *key = run_id;
+        if (bsearch(&key, s->done_ids, s->ndone, sizeof *s->done_ids, cmp_str))
+            continue;
+        int rc = run_and_record(s, c, runs[i].rep);
+        if (rc)
+            return rc;
+        ++*ran;
+    }
+    return got_signal ? HX_EINTERRUPTED : 0;
+}
+
+/* Stage 6: the totals over the whole raw.jsonl, then the instruction counts if asked for. */
+static int sweep_finish(sweep *s, size_t ran) {
+    unsigned totals[NSTATUS] = {0};
+    for (size_t i = 0; i < s->pl.ncells; i++)
+        if (in_shard(s, s->pl.cells[i].id))
+            for (int k = 0; k < NSTATUS; k++)
+                totals[k] += s->pl.cells[i].fails[k];
+    unsigned nfailed = 0;
+    char ftext[256] = "";
+    for (int k = 1; k < NSTATUS; k++)
+        if (totals[k]) {
+            size_t u = strlen(ftext);
+            snprintf(ftext + u, sizeof ftext - u, "%s%s:%u", u ? ";" : "", status_names[k], totals[k]);
+            nfailed += totals[k];
+        }
+    fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s->nshard, s->raw_path, ran,
+            totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
+    int rc = nfailed ? HX_ERUNS_FAILED : 0;
+    if (s->cfg->icount_n[1] && !s->o->no_instructions) { /* after the timed runs: callgrind slows everything else down */
+        int e = hx_icount_run(s->cfg, s->dir, s->launcher, s->intr_fd);
+        if (e && !rc)
+            rc = e;
+    }
+    if (!s->o->no_instructions && !got_signal) { /* "span": likewise after the runs, once */
+        int e = hx_span_sweep(s->cfg, s->dir, s->launcher, s->intr_fd);
+        if (e == HX_EINTERRUPTED) {
+            fprintf(stderr, "  To continue: forkscope run %s -o %s --resume\n", s->cfg->path, s->dir);
+            rc = e;
+        } else if (e && !rc) {
+            rc = HX_ERUNS_FAILED; /* (a failed measurement: said, and the analysis goes on) */
+        }
+    }
+    return rc;
+}
+
+static void sweep_close(sweep *s) {
+    if (s->shard != s->pl.runs)
+        free(s->shard);
+    hx_progress_finish(s->prog);
+    if (s->raw_fd >= 0)
+        close(s->raw_fd);
+    signals_restore(s);
+    if (s->own_launcher)
+        hx_launcher_stop(s->launcher);
+    json_decref(s->envinfo);
+    free(s->done_ids);
+    json_decref(s->done_recs);
+    hx_plan_free(&s->pl);
+    free(s->papi);
+    if (s->cfg)
+        hx_config_free(&s->config);
+    hx_diag_free(&s->diag);
+}
+
+int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
+    sweep s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.raw_fd = -1;
+    s.intr_fd = -1;
+    int rc = sweep_open(&s);
+    if (!rc && dir_out)
+        snprintf(dir_out, dirlen, "%s", s.dir);
+    if (!rc)
+        rc = sweep_reconcile(&s);
+    if (rc)
+        goto out;
+    sweep_account_done(&s);
+    if (o->dry_run) {
+        int measured = 0;
+        for (size_t i = 0; i < s.pl.ncells; i++)
+            measured |= s.pl.cells[i].est_measured;
+        print_plan(o->plan_out ? o->plan_out : stdout, &s, s.already, measured);
+        if (s.cfg->order == HX_ORDER_PAIRED || s.cfg->order == HX_ORDER_INTERLEAVED)
+            print_power(o->plan_out ? o->plan_out : stdout, &s);
+        goto out;
+    }
+    if ((rc = sweep_select(&s)) || (rc = sweep_start(&s)))
+        goto out;
+    size_t ncells = 0, cells_done = 0, already = 0;
+    for (size_t i = 0; i < s.pl.ncells; i++)
+        if (in_shard(&s, s.pl.cells[i].id)) {
+            ncells++;
+            cells_done += s.pl.cells[i].done >= s.pl.cells[i].reps;
+            already += s.pl.cells[i].done < s.pl.cells[i].reps ? s.pl.cells[i].done : s.pl.cells[i].reps;
+        }
+    s.prog = hx_progress_new(stderr, o->live_progress, ncells, s.nshard, cells_done, already);
+    if (already)
+        hx_progress_note(s.prog, "forkscope: resuming %s: %zu of %zu runs already done", s.dir, already, s.nshard);
+    if (s.cfg->memory_limit_mib)
+        hx_progress_note(s.prog, "forkscope: memory limit %llu MiB per run by %s", s.cfg->memory_limit_mib,
+                         hx_launcher_mechanism(s.launcher));
+    size_t ran = 0;
+    rc = sweep_run_shard(&s, s.shard, s.nshard, &ran);
+    hx_progress_finish(s.prog);
+    s.prog = NULL;
+    if (rc == HX_EINTERRUPTED)
+        fprintf(stderr,
+                "forkscope: interrupted (%s) after %zu of %zu runs; every finished run is in %s.\n"
+                "  To continue: forkscope run %s -o %s --resume\n",
+                got_signal == SIGINT ? "SIGINT" : "SIGTERM", already + ran, s.nshard, s.raw_path, s.cfg->path,
+                s.dir);
+    else if (!rc)
+        rc = sweep_finish(&s, ran);
+out:
+    sweep_close(&s);
+    return rc;
+}
