@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "harness/analyze/abtest.h"
+#include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/util/errors.h"
 #include "harness/analyze/stats.h"

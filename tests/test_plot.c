@@ -10,6 +10,7 @@
 #include <math.h>
 #include <sys/stat.h>
 
+#include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/util/errors.h"
 #include "harness/report/plot.h"

@@ -9,7 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/cli/cli.h"
+#include "harness/config/jsonpos.h"
 #include "harness/run/cgroup.h"
+#include "harness/util/csv.h"
+#include "harness/util/env.h"
 #include "harness/util/errors.h"
 #include "harness/util/util.h"
 #include "tests/testlib.h"
@@ -290,6 +294,193 @@ TEST(cgroup_setup_here) {
     ASSERT_STR_CONTAINS(desc, "FORKSCOPE_MEMLIMIT=poll");
 }
 
+/* ---- the command line (harness/cli/cli.h) ----------------------------------------------------- */
+
+#define ASSERT_STREQ(a, b) ASSERT_MSG(!strcmp((a), (b)), "'%s' != '%s'", (a), (b))
+
+TEST(cli_options) {
+    const char *out = NULL, *v = NULL;
+    int flag = 0, seen = 0;
+    long n = 7;
+    double x = 0;
+    hx_strv list = {0};
+    const hx_opt opts[] = {
+        {"--output", "-o", HX_OPT_STR, &out, 0, 0, "a directory", NULL},
+        {"--flag", NULL, HX_OPT_FLAG, &flag, 0, 0, NULL, NULL},
+        {"--n", NULL, HX_OPT_LONG, &n, 1, 100, NULL, &seen},
+        {"--x", NULL, HX_OPT_DOUBLE, &x, 0, 1, "a fraction", NULL},
+        {"--arg", NULL, HX_OPT_LIST, &list, 0, 0, NULL, NULL},
+        {"--v", NULL, HX_OPT_STR, &v, 0, 0, NULL, NULL},
+        {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
+    };
+    const char *argv[] = {"cmd", "A", "-o", "dir", "--flag", "--n=42", "--x", "0.25", "--arg", "a1", "--arg=a2", "B", NULL};
+    hx_cli c = {.cmd = "cmd", .opts = opts, .max_pos = 2, .pos_what = "inputs"};
+    ASSERT_EQ(hx_cli_parse(&c, 12, (char **)argv), 0);
+    ASSERT_STREQ(out, "dir");
+    ASSERT_EQ(flag, 1);
+    ASSERT_EQ(n, 42);
+    ASSERT_EQ(seen, 1);
+    ASSERT(x == 0.25);
+    ASSERT_EQ(list.n, 2);
+    ASSERT_STREQ(list.v[0], "a1");
+    ASSERT_STREQ(list.v[1], "a2");
+    ASSERT_EQ(c.npos, 2);
+    ASSERT_STREQ(c.pos[0], "A");
+    ASSERT_STREQ(c.pos[1], "B");
+    ASSERT(v == NULL);
+    hx_strv_free(&list);
+    /* each way of getting it wrong is a usage error, and leaves a number untouched */
+    struct {
+        const char *argv[5];
+    } bad[] = {
+        {{"cmd", "--n", "0"}},     {{"cmd", "--n", "101"}},   {{"cmd", "--n", "4x"}},   {{"cmd", "--n", ""}},
+        {{"cmd", "--x", "2"}},     {{"cmd", "--x", "nan"}},   {{"cmd", "--n"}},         {{"cmd", "--nope"}},
+        {{"cmd", "--flag=1"}},     {{"cmd", "-o", ""}},       {{"cmd", "a", "b", "c"}}, {{"cmd", "--output"}},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int argc = 0;
+        while (bad[i].argv[argc])
+            argc++;
+        n = 7;
+        hx_cli d = {.cmd = "cmd", .opts = opts, .max_pos = 2};
+        ASSERT_MSG(hx_cli_parse(&d, argc, (char **)bad[i].argv) == HX_EUSAGE, "case %zu (%s %s) accepted", i,
+                   bad[i].argv[1], bad[i].argv[2] ? bad[i].argv[2] : "");
+        ASSERT_EQ(n, 7);
+        hx_strv_free(&d.rest);
+    }
+    /* --help: HX_CLI_HELP, unless passed on to a driver */
+    const char *help[] = {"cmd", "--help", NULL};
+    hx_cli h = {.cmd = "cmd", .opts = opts};
+    ASSERT_EQ(hx_cli_parse(&h, 2, (char **)help), HX_CLI_HELP);
+    hx_cli p = {.cmd = "bench", .opts = opts, .pass_unknown = 1};
+    const char *pass[] = {"bench", "--kernel", "fib", "--n", "30", "--help", "-t", "1", NULL};
+    ASSERT_EQ(hx_cli_parse(&p, 8, (char **)pass), 0);
+    ASSERT_EQ(n, 30); /* a known option is taken out, the rest kept in order */
+    ASSERT_EQ(p.rest.n, 5);
+    ASSERT_STREQ(p.rest.v[0], "--kernel");
+    ASSERT_STREQ(p.rest.v[1], "fib");
+    ASSERT_STREQ(p.rest.v[2], "--help");
+    ASSERT_STREQ(p.rest.v[4], "1");
+    hx_strv_free(&p.rest);
+}
+
+TEST(cli_numbers) {
+    long l;
+    double d;
+    ASSERT_EQ(hx_cli_long("12", 1, 12, &l), 0);
+    ASSERT_EQ(l, 12);
+    ASSERT_EQ(hx_cli_long("13", 1, 12, &l), -1);
+    ASSERT_EQ(hx_cli_long("99999999999999999999", 1, 100, &l), -1);
+    ASSERT_EQ(hx_cli_long(" 3", 1, 100, &l) == 0 && l == 3, 1); /* strtol's leading blanks */
+    ASSERT_EQ(hx_cli_double("1e-3", 0, 1, &d), 0);
+    ASSERT(d == 1e-3);
+    ASSERT_EQ(hx_cli_double("inf", 0, INFINITY, &d), -1);
+    ASSERT_EQ(hx_cli_double("0.5x", 0, 1, &d), -1);
+}
+
+TEST(environment) {
+    const char *m;
+    unsetenv("FORKSCOPE_MEMLIMIT");
+    ASSERT_EQ(hx_env_memlimit(&m), 0);
+    ASSERT(m == NULL);
+    const char *ok[] = {"auto", "cgroup", "cgroup-v2", "cgroup-v1", "poll"};
+    for (size_t i = 0; i < 5; i++) {
+        setenv("FORKSCOPE_MEMLIMIT", ok[i], 1);
+        ASSERT_EQ(hx_env_memlimit(&m), 0);
+        ASSERT_STREQ(m, ok[i]);
+    }
+    setenv("FORKSCOPE_MEMLIMIT", "cgroups", 1); /* a typo is an error, not a silent poll */
+    ASSERT_EQ(hx_env_memlimit(&m), HX_EUSAGE);
+    unsetenv("FORKSCOPE_MEMLIMIT");
+    setenv("FORKSCOPE_PLOTS", "", 1);
+    ASSERT(hx_env("FORKSCOPE_PLOTS") == NULL); /* empty is unset */
+    unsetenv("FORKSCOPE_PLOTS");
+    /* --help lists every variable of the table */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    hx_env_help(f);
+    fclose(f);
+    size_t n = 0;
+    for (const hx_envvar *v = hx_envvars; v->name; v++, n++)
+        ASSERT_STR_CONTAINS(text, v->name);
+    ASSERT(n >= 4);
+    free(text);
+}
+
+/* ---- CSV and JSON positions ------------------------------------------------------------------- */
+
+TEST(csv_round_trip) {
+    make_dir();
+    char path[128];
+    snprintf(path, sizeof path, "%s/t.csv", dir);
+    FILE *f = fopen(path, "w");
+    ASSERT(f);
+    const char *fields[] = {"plain", "a,b", "say \"hi\"", " edge", ""};
+    fputs("s1,s2,s3,s4,s5,x,y\n", f);
+    for (size_t i = 0; i < 5; i++) {
+        hx_csv_str(f, fields[i]);
+        fputc(',', f);
+    }
+    hx_csv_num(f, 0.1);
+    fputc(',', f);
+    hx_csv_num(f, NAN);
+    fputc('\n', f);
+    fclose(f);
+    hx_csv_table t;
+    ASSERT_EQ(hx_csv_load(path, &t), 0);
+    ASSERT_EQ(t.nlines, 2);
+    ASSERT_EQ(t.nhdr, 7);
+    ASSERT_EQ(hx_csv_col(&t, "s3"), 2);
+    ASSERT_EQ(hx_csv_col(&t, "nope"), -1);
+    char *row[16];
+    size_t nf = hx_csv_split(t.lines[1], row, 16);
+    ASSERT_EQ(nf, 7);
+    for (size_t i = 0; i < 5; i++)
+        ASSERT_STREQ(row[i], fields[i]);
+    double d;
+    long l;
+    ASSERT(hx_csv_parse_num(row[5], &d) && d == 0.1);
+    ASSERT(hx_csv_parse_num(row[6], &d) && isnan(d)); /* empty: NaN */
+    ASSERT_STREQ(hx_csv_field(row, nf, 9), "");
+    ASSERT(!hx_csv_parse_num("1x", &d));
+    ASSERT(hx_csv_parse_long("42", &l) && l == 42);
+    ASSERT(!hx_csv_parse_long("4.5", &l));
+    ASSERT(!hx_csv_parse_long("", &l));
+    hx_csv_free(&t);
+    ASSERT_EQ(hx_csv_load("/nonexistent/x.csv", &t), -ENOENT);
+    unlink(path);
+    rmdir(dir);
+}
+
+TEST(json_positions) {
+    const char *text = "{\n  \"a\": 1,\n  \"b\": [true, {\"c\": \"\\u00e9x\"}],\n  \"é\": null\n}\n";
+    hx_jpos p;
+    hx_jpos_scan(&p, text, strlen(text));
+    ASSERT(!p.failed);
+    const hx_jpos_entry *e = hx_jpos_find(&p, "b[1].c");
+    ASSERT(e);
+    int line, col;
+    hx_jpos_line_col(text, strlen(text), e->voff, &line, &col);
+    ASSERT_EQ(line, 3);
+    ASSERT_EQ(col, 21);
+    hx_jpos_line_col(text, strlen(text), e->koff, &line, &col);
+    ASSERT_EQ(col, 16);
+    e = hx_jpos_find(&p, "a");
+    ASSERT(e);
+    hx_jpos_line_col(text, strlen(text), e->voff, &line, &col);
+    ASSERT_EQ(line, 2);
+    ASSERT_EQ(col, 8);
+    e = hx_jpos_find(&p, "é"); /* columns count characters, not bytes */
+    ASSERT(e);
+    hx_jpos_line_col(text, strlen(text), e->voff, &line, &col);
+    ASSERT_EQ(line, 4);
+    ASSERT_EQ(col, 8);
+    ASSERT(hx_jpos_find(&p, "b[0]"));
+    ASSERT(hx_jpos_find(&p, "b[2]") == NULL);
+    hx_jpos_free(&p);
+}
+
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
@@ -302,6 +493,11 @@ int main(int argc, char **argv) {
                          TEST_CASE(json_getters, 10),
                          TEST_CASE(cgroup_parsing, 10),
                          TEST_CASE(cgroup_setup_here, 10),
+                         TEST_CASE(cli_options, 10),
+                         TEST_CASE(cli_numbers, 10),
+                         TEST_CASE(environment, 10),
+                         TEST_CASE(csv_round_trip, 10),
+                         TEST_CASE(json_positions, 10),
                          {0},
                      });
 }

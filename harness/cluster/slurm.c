@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/cli/cli.h"
 #include "harness/report/analysis.h"
 #include "harness/run/envinfo.h"
 #include "harness/config/config.h"

@@ -1,4 +1,5 @@
 /* variants.c — variant names, their drivers, and `forkscope variants`. */
+#include "harness/util/env.h"
 #include "harness/config/variants.h"
 
 #include <errno.h>
@@ -231,7 +232,7 @@ const char *hx_variant_class(const hx_variant *v) {
 }
 
 int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
-    const char *over = getenv("FORKSCOPE_DRIVER");
+    const char *over = hx_env("FORKSCOPE_DRIVER");
     if (over && *over)
         return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -ENAMETOOLONG;
     if (v->drivers[0])

@@ -6,6 +6,8 @@
  * (benchmark x P, and variant when two sweeps are compared) -> per cell a test per metric,
  * with its reliability flags -> Holm across the cells of each metric, verdicts, the geometric
  * mean -> the exponent from each side's fits -> files. */
+#include "harness/cli/cli.h"
+#include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/analyze/abtest.h"
 #include "harness/util/errors.h"
@@ -54,67 +56,35 @@ static void compare_usage(FILE *f) {
           f);
 }
 
-static int number_opt(const char *name, const char *v, double lo, double hi, double *out) {
-    char *end;
-    double x = strtod(v, &end);
-    if (!*v || *end || !(x >= lo && x <= hi)) {
-        fprintf(stderr, "forkscope compare: option %s: '%s' is not a number in [%g, %g]\n", name, v, lo, hi);
-        return HX_EUSAGE;
-    }
-    *out = x;
-    return 0;
-}
-
 /* Parses argv into *o.  0; HX_OK with o->dir_a NULL after --help; HX_EUSAGE. */
 static int compare_args(int argc, char **argv, opts *o) {
     *o = (opts){.noise = 0.02, .alpha = 0.05, .seed = 1};
-    const char *dirs[3] = {0};
-    int nd = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            compare_usage(stdout);
-            o->dir_a = NULL;
-            return HX_OK;
-        }
-        if (a[0] != '-') {
-            if (nd == 2) {
-                fprintf(stderr, "forkscope compare: at most two results directories ('%s')\n", a);
-                return HX_EUSAGE;
-            }
-            dirs[nd++] = a;
-            continue;
-        }
-        if (i + 1 >= argc) {
-            fprintf(stderr, "forkscope compare: option %s needs a value\n", a);
-            return HX_EUSAGE;
-        }
-        const char *v = argv[++i];
-        double x;
-        if (!strcmp(a, "--a"))
-            o->va = v;
-        else if (!strcmp(a, "--b"))
-            o->vb = v;
-        else if (!strcmp(a, "--variant"))
-            o->variant = v;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output"))
-            o->out = v;
-        else if (!strcmp(a, "--noise")) {
-            if (number_opt(a, v, 0, 50, &x))
-                return HX_EUSAGE;
-            o->noise = x / 100;
-        } else if (!strcmp(a, "--alpha")) {
-            if (number_opt(a, v, 1e-6, 0.5, &o->alpha))
-                return HX_EUSAGE;
-        } else if (!strcmp(a, "--seed")) {
-            if (number_opt(a, v, 0, 9007199254740991.0, &x))
-                return HX_EUSAGE;
-            o->seed = (unsigned long long)x;
-        } else {
-            fprintf(stderr, "forkscope compare: unknown option '%s' (try --help)\n", a);
-            return HX_EUSAGE;
-        }
+    double noise = 2, seed = 1;
+    const hx_opt options[] = {
+        {"--a", NULL, HX_OPT_STR, &o->va, 0, 0, "a variant", NULL},
+        {"--b", NULL, HX_OPT_STR, &o->vb, 0, 0, "a variant", NULL},
+        {"--variant", NULL, HX_OPT_STR, &o->variant, 0, 0, "a variant", NULL},
+        {"--output", "-o", HX_OPT_STR, &o->out, 0, 0, "a directory", NULL},
+        {"--noise", NULL, HX_OPT_DOUBLE, &noise, 0, 50, NULL, NULL},
+        {"--alpha", NULL, HX_OPT_DOUBLE, &o->alpha, 1e-6, 0.5, NULL, NULL},
+        {"--seed", NULL, HX_OPT_DOUBLE, &seed, 0, 9007199254740991.0, NULL, NULL},
+        {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
+    };
+    hx_cli c = {.cmd = "compare", .opts = options, .usage = compare_usage, .max_pos = 2,
+                .pos_what = "results directories"};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc == HX_CLI_HELP) {
+        o->dir_a = NULL;
+        return HX_OK;
     }
+    if (rc)
+        return rc;
+    if (seed != floor(seed))
+        return hx_cli_usage_error("compare", "option --seed: '%.17g' is not a whole number", seed);
+    o->noise = noise / 100;
+    o->seed = (unsigned long long)seed;
+    size_t nd = c.npos;
+    const char *dirs[2] = {nd > 0 ? c.pos[0] : NULL, nd > 1 ? c.pos[1] : NULL};
     o->dir_a = dirs[0];
     o->dir_b = dirs[1];
     const char *why = !nd                                   ? "no results directory given"

@@ -1,5 +1,6 @@
 /* gnuplot.c — finding gnuplot and its terminals, finding and copying the scripts, drawing a
  * figure (gnuplot.h); for every command that draws. */
+#include "harness/util/env.h"
 #include "harness/report/gnuplot.h"
 #include "harness/util/errors.h"
 #include "harness/util/util.h"
@@ -30,7 +31,7 @@ static int is_script_dir(const char *d) {
 /* Finds the directory of the gnuplot scripts (see plot.h); 0 and out filled, or -1 with
  * where it looked in `looked`. */
 static int find_scripts(char *out, size_t len, char *looked, size_t looklen) {
-    const char *env = getenv("FORKSCOPE_PLOTS");
+    const char *env = hx_env("FORKSCOPE_PLOTS");
     if (env && *env) {
         snprintf(looked, looklen, "$FORKSCOPE_PLOTS=%s", env);
         if (is_script_dir(env)) {

@@ -728,18 +728,8 @@ static int write_settings(plotctx *c, panels *sc, panels *mem, glist *ovvar, siz
     return close_checked(f, c, "settings.gp");
 }
 
-/* ---- forkscope plot DIR ------------------------------------------------------------------------------ */
+/* ---- forkscope plot DIR: hx_plot_dir ------------------------------------------------------------------------------ */
 
-static void plot_usage(FILE *f) {
-    fputs("usage: forkscope plot DIR\n"
-          "Draws the figures of results directory DIR from DIR/summary.csv and DIR/fits.csv (run\n"
-          "`forkscope fit DIR` first) with gnuplot, into DIR/plots/: speedup, efficiency, memory and\n"
-          "overhead as PNG and PDF (or SVG), with the data files and the gnuplot scripts used, so that a\n"
-          "figure can be edited and redrawn by hand: gnuplot DIR/plots/speedup.gp\n"
-          "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written,\n"
-          "6 gnuplot (or its scripts) missing (the data files are still written), 7 gnuplot failed.\n",
-          f);
-}
 
 static void free_ctx(plotctx *c) {
     hx_stats_free(&c->s);
@@ -792,32 +782,6 @@ static void load_titles(plotctx *c) {
 
 /* The directory argument of `forkscope plot`: 0 and *dir, or an HX_E* code (help: HX_OK
  * with *dir NULL). */
-static int plot_args(int argc, char **argv, const char **dir) {
-    *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            plot_usage(stdout);
-            *dir = NULL;
-            return HX_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "forkscope plot: unknown option '%s'\n", argv[i]);
-            plot_usage(stderr);
-            return HX_EUSAGE;
-        }
-        if (*dir) {
-            fprintf(stderr, "forkscope plot: one results directory only ('%s' and '%s')\n", *dir, argv[i]);
-            return HX_EUSAGE;
-        }
-        *dir = argv[i];
-    }
-    if (!*dir) {
-        plot_usage(stderr);
-        return HX_EUSAGE;
-    }
-    return HX_OK;
-}
-
 /* Stage 1: summary.csv (required), fits.csv (optional), the variants in style order, and
  * notes on the gaps: cells without a successful run, variants planned but not run. */
 static int plot_load(plotctx *c) {
@@ -946,11 +910,8 @@ static int write_data(plotctx *c, panels *sc, panels *mem, glist *ovvar, size_t 
     return write_settings(c, sc, mem, ovvar, *ovrows, g->raster ? g->raster : "pngcairo") ? HX_EIO : HX_OK;
 }
 
-int hx_cmd_plot(int argc, char **argv) {
-    const char *dir;
-    int status = plot_args(argc, argv, &dir);
-    if (status || !dir)
-        return status;
+int hx_plot_dir(const char *dir) {
+    int status;
     plotctx c;
     memset(&c, 0, sizeof c);
     c.dir = dir;

@@ -922,9 +922,8 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
 }
 
 int hx_analyse_dir(const char *dir, const char *who, int *plot_rc) {
-    char *fit_argv[] = {(char *)"fit", (char *)dir, NULL}, *plot_argv[] = {(char *)"plot", (char *)dir, NULL};
     fflush(NULL);
-    int rc = hx_cmd_fit(2, fit_argv);
+    int rc = hx_fit_dir(dir);
     if (rc != HX_OK) {
         fprintf(stderr, "%s: the analysis of %s failed (%s); the results are kept: rerun `forkscope fit %s`\n", who,
                 dir, hx_strerror(rc), dir);
@@ -933,7 +932,7 @@ int hx_analyse_dir(const char *dir, const char *who, int *plot_rc) {
         return rc;
     }
     fflush(NULL);
-    int prc = hx_cmd_plot(2, plot_argv);
+    int prc = hx_plot_dir(dir);
     if (prc != HX_OK)
         fprintf(stderr, "%s: plots of %s not drawn (%s%s); the results and the analysis are kept: rerun "
                         "`forkscope plot %s`\n",
@@ -943,39 +942,9 @@ int hx_analyse_dir(const char *dir, const char *who, int *plot_rc) {
     return HX_OK;
 }
 
-/* ---- forkscope fit DIR ----------------------------------------------------------------------- */
+/* ---- forkscope fit DIR: hx_fit_dir ----------------------------------------------------------------------- */
 
-static void fit_usage(FILE *f) {
-    fputs("usage: forkscope fit DIR\n"
-          "Reads DIR/raw.jsonl (and DIR/env.json, DIR/config.json, DIR/span.csv if present) and writes\n"
-          "DIR/summary.csv (one row per cell), DIR/fits.csv (the memory power law, Eq. 17)\n"
-          "and DIR/report.md.  Lines of raw.jsonl that cannot be used are skipped with a warning.\n"
-          "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written.\n",
-          f);
-}
-
-int hx_cmd_fit(int argc, char **argv) {
-    const char *dir = NULL;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            fit_usage(stdout);
-            return HX_OK;
-        }
-        if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "forkscope fit: unknown option '%s'\n", argv[i]);
-            fit_usage(stderr);
-            return HX_EUSAGE;
-        }
-        if (dir) {
-            fprintf(stderr, "forkscope fit: one results directory only ('%s' and '%s')\n", dir, argv[i]);
-            return HX_EUSAGE;
-        }
-        dir = argv[i];
-    }
-    if (!dir) {
-        fit_usage(stderr);
-        return HX_EUSAGE;
-    }
+int hx_fit_dir(const char *dir) {
     char raw[PATH_MAX], sum[PATH_MAX], fitp[PATH_MAX], md[PATH_MAX];
     if ((size_t)snprintf(raw, sizeof raw, "%s/raw.jsonl", dir) >= sizeof raw ||
         (size_t)snprintf(md, sizeof md, "%s/report.md", dir) >= sizeof md) {

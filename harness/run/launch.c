@@ -1,4 +1,5 @@
 /* launch.c — the launcher process: runs drivers, enforces limits, measures with wait4(). */
+#include "harness/util/env.h"
 #include "harness/run/launch.h"
 #include "harness/run/cgroup.h"
 #include "harness/util/util.h"
@@ -377,7 +378,7 @@ static void launcher_main(int sock) {
     signal(SIGPIPE, SIG_IGN);
     signal(SIGCHLD, SIG_DFL);
     char desc[PATH_MAX + 64];
-    hx_cg_setup(&cg, getenv("FORKSCOPE_MEMLIMIT"), desc, sizeof desc);
+    hx_cg_setup(&cg, hx_env("FORKSCOPE_MEMLIMIT"), desc, sizeof desc);
     if (send_msg(sock, MSG_HELLO, desc, strlen(desc) + 1, NULL, 0, NULL, 0))
         goto out;
     for (;;) {

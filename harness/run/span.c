@@ -7,6 +7,7 @@
  * The burdened estimate T1 / (T1 / P + burdened span) charges every fork a steal (on the
  * child's path to the join and on the continuation), as Cilkscale's burdened-dag speedup does: where it falls well below the bound, the
  * program's parallelism is too fine-grained for the cost of moving work. */
+#include "harness/cli/cli.h"
 #include "harness/run/span.h"
 #include "harness/results/spancsv.h"
 #include "harness/util/csv.h"
@@ -45,7 +46,7 @@ static void span_help(FILE *out) {
             "worker count (default 1,2,4,8,16,32,64,112): the work-span bound on the speedup,\n"
             "min(P, parallelism), and the burdened estimate, work / (work/P + burdened span).\n"
             "--burden-ns calibrate: measure the burden first, on runtime variant --burden-variant V\n"
-            "(default cont-lin-busy): two equal busy loops of ~0.1 ms forked and joined, 200 times,\n"
+            "(default cont-lin-busy): two equal busy loops of ~0.15 ms forked and joined, 200 times,\n"
             "at P = 1 and 2, burden = T2 - T1/2 a fork-join; --calibrate-burden only prints it.\n"
             "--json prints the driver's JSON with \"projection\".\n");
 }
@@ -200,126 +201,109 @@ void hx_burden_describe(const hx_burden *b, char *buf, size_t len) {
              b->variant, CAL_PAIRS, b->ns, b->lo, b->hi, b->t1 * 1e6, b->t2 * 1e6);
 }
 
-int hx_cmd_span(int argc, char **argv) {
-    unsigned ps[SPAN_MAX_P] = {1, 2, 4, 8, 16, 32, 64, 112};
-    size_t np = 8;
-    int json_out = 0, have_reps = 0, calibrate = 0, calibrate_only = 0, bvariant_given = 0, unit_strands = 0;
-    const char *bvariant = "cont-lin-busy";
-    char bbuf[32];
-    const char **dargv = hx_xcalloc((size_t)argc + 8, sizeof *dargv);
-    size_t n = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            span_help(stdout);
-            free(dargv);
-            return HX_OK;
-        } else if (!strcmp(a, "--json")) {
-            json_out = 1;
-        } else if (!strcmp(a, "--project") || !strncmp(a, "--project=", 10)) {
-            const char *v = a[9] == '=' ? a + 10 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v || parse_project(v, ps, &np)) {
-                fprintf(stderr, "forkscope span: option --project: '%s' is not a list of worker counts like 2,16,112 "
-                                "(at most %d)\n", v ? v : "", SPAN_MAX_P);
-                free(dargv);
-                return HX_EUSAGE;
-            }
-        } else if (!strcmp(a, "--unit") || !strncmp(a, "--unit=", 7)) {
-            const char *v = a[6] == '=' ? a + 7 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v || (strcmp(v, "ns") && strcmp(v, "strands"))) {
-                fprintf(stderr, "forkscope span: option --unit: '%s' is not ns or strands\n", v ? v : "");
-                free(dargv);
-                return HX_EUSAGE;
-            }
-            dargv[n++] = "--span-unit";
-            dargv[n++] = v;
-            unit_strands = !strcmp(v, "strands");
-        } else if (!strcmp(a, "--burden-variant") || !strncmp(a, "--burden-variant=", 17)) {
-            const char *v = a[16] == '=' ? a + 17 : i + 1 < argc ? argv[++i] : NULL;
-            if (!v) {
-                fprintf(stderr, "forkscope span: option --burden-variant needs a runtime variant\n");
-                free(dargv);
-                return HX_EUSAGE;
-            }
-            bvariant = v;
-            bvariant_given = 1;
-        } else if (!strcmp(a, "--calibrate-burden")) {
-            calibrate_only = 1;
-        } else if ((!strcmp(a, "--burden-ns") && i + 1 < argc && !strcmp(argv[i + 1], "calibrate")) ||
-                   !strcmp(a, "--burden-ns=calibrate")) {
-            i += a[11] != '=';
-            calibrate = 1;
-        } else if (!strcmp(a, "--workers") || !strncmp(a, "--workers=", 10) || !strcmp(a, "--variant") ||
-                   !strncmp(a, "--variant=", 10)) {
-            fprintf(stderr, "forkscope span: option %s: the span is measured by the span build on one worker; "
-                            "--project gives the worker counts to bound\n", a);
-            free(dargv);
-            return HX_EUSAGE;
-        } else {
-            if (!strcmp(a, "--reps") || !strncmp(a, "--reps=", 7))
-                have_reps = 1;
-            dargv[n++] = a;
-        }
+/* The options of `forkscope span`, parsed. */
+typedef struct span_opts {
+    unsigned ps[SPAN_MAX_P];
+    size_t np;
+    int json_out, calibrate, calibrate_only;
+    const char *bvariant, *unit, *reps, *burden;
+    hx_strv dargs; /* the driver's options, in order */
+} span_opts;
+
+/* argv into *o: 0, HX_CLI_HELP, or HX_EUSAGE (said). */
+static int span_args(int argc, char **argv, span_opts *o) {
+    const char *project = NULL, *misplaced = NULL;
+    int bvariant_given = 0, misplaced_given = 0;
+    *o = (span_opts){.ps = {1, 2, 4, 8, 16, 32, 64, 112}, .np = 8, .bvariant = "cont-lin-busy"};
+    const hx_opt opts[] = {
+        {"--json", NULL, HX_OPT_FLAG, &o->json_out, 0, 0, NULL, NULL},
+        {"--project", NULL, HX_OPT_STR, &project, 0, 0, "a list of worker counts", NULL},
+        {"--unit", NULL, HX_OPT_STR, &o->unit, 0, 0, "ns or strands", NULL},
+        {"--reps", NULL, HX_OPT_STR, &o->reps, 0, 0, "a repetition count", NULL},
+        {"--burden-ns", NULL, HX_OPT_STR, &o->burden, 0, 0, "a time in ns or calibrate", NULL},
+        {"--burden-variant", NULL, HX_OPT_STR, &o->bvariant, 0, 0, "a runtime variant", &bvariant_given},
+        {"--calibrate-burden", NULL, HX_OPT_FLAG, &o->calibrate_only, 0, 0, NULL, NULL},
+        {"--workers", NULL, HX_OPT_STR, &misplaced, 0, 0, NULL, &misplaced_given},
+        {"--variant", NULL, HX_OPT_STR, &misplaced, 0, 0, NULL, &misplaced_given},
+        {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
+    };
+    hx_cli c = {.cmd = "span", .opts = opts, .usage = span_help, .pass_unknown = 1};
+    int rc = hx_cli_parse(&c, argc, argv);
+    o->dargs = c.rest;
+    if (rc)
+        return rc;
+    if (misplaced_given)
+        return hx_cli_usage_error("span", "the span is measured by the span build on one worker (no --workers or "
+                                          "--variant); --project gives the worker counts to bound");
+    if (project && parse_project(project, o->ps, &o->np))
+        return hx_cli_usage_error("span", "option --project: '%s' is not a list of worker counts like 2,16,112 "
+                                          "(at most %d)", project, SPAN_MAX_P);
+    if (o->unit && strcmp(o->unit, "ns") && strcmp(o->unit, "strands"))
+        return hx_cli_usage_error("span", "option --unit: '%s' is not ns or strands", o->unit);
+    o->calibrate = o->burden && !strcmp(o->burden, "calibrate");
+    if (bvariant_given && !o->calibrate && !o->calibrate_only)
+        return hx_cli_usage_error("span", "option --burden-variant: only with --burden-ns calibrate or "
+                                          "--calibrate-burden");
+    if (o->calibrate_only && (o->dargs.n || o->burden || o->unit || o->reps))
+        return hx_cli_usage_error("span", "--calibrate-burden measures the burden only (with --burden-variant V); "
+                                          "to use it on a kernel: --burden-ns calibrate");
+    if (o->calibrate && o->unit && !strcmp(o->unit, "strands"))
+        return hx_cli_usage_error("span", "a calibrated burden is a time: not with --unit strands");
+    return 0;
+}
+
+/* --burden-ns calibrate and --calibrate-burden: the burden measured on o->bvariant, in ns
+ * (*ns).  0, or the code with the reason said. */
+static int span_calibrate(const span_opts *o, double *ns) {
+    hx_burden b;
+    char why[PATH_MAX + 128], desc[256];
+    hx_launcher *l = NULL;
+    int e = hx_launcher_start(&l);
+    if (e) {
+        fprintf(stderr, "forkscope span: cannot start the launcher process: %s\n", strerror(-e));
+        return HX_EINTERNAL;
     }
-    if (bvariant_given && !calibrate && !calibrate_only) {
-        fprintf(stderr, "forkscope span: option --burden-variant: only with --burden-ns calibrate or --calibrate-burden\n");
-        free(dargv);
-        return HX_EUSAGE;
+    fprintf(stderr, "forkscope span: calibrating the burden on %s (two busy loops, P = 1 and 2, %d pairs)\n",
+            o->bvariant, CAL_PAIRS);
+    e = hx_span_calibrate_burden(o->bvariant, l, -1, &b, why, sizeof why);
+    hx_launcher_stop(l);
+    if (e) {
+        fprintf(stderr, "forkscope span: cannot calibrate the burden: %s\n", why);
+        return e;
     }
-    if (calibrate_only && n > 1) {
-        fprintf(stderr, "forkscope span: --calibrate-burden measures the burden only (with --burden-variant V); "
-                        "to use it on a kernel: --burden-ns calibrate\n");
-        free(dargv);
-        return HX_EUSAGE;
-    }
-    if (calibrate && unit_strands) {
-        fprintf(stderr, "forkscope span: a calibrated burden is a time: not with --unit strands\n");
-        free(dargv);
-        return HX_EUSAGE;
-    }
-    if (calibrate || calibrate_only) {
-        hx_burden b;
-        char why[PATH_MAX + 128], desc[256];
-        hx_launcher *l = NULL;
-        int e = hx_launcher_start(&l);
-        if (e) {
-            fprintf(stderr, "forkscope span: cannot start the launcher process: %s\n", strerror(-e));
-            free(dargv);
-            return HX_EINTERNAL;
-        }
-        fprintf(stderr, "forkscope span: calibrating the burden on %s (two busy loops, P = 1 and 2, %d pairs)\n",
-                bvariant, CAL_PAIRS);
-        e = hx_span_calibrate_burden(bvariant, l, -1, &b, why, sizeof why);
-        hx_launcher_stop(l);
-        if (e) {
-            fprintf(stderr, "forkscope span: cannot calibrate the burden: %s\n", why);
-            free(dargv);
-            return e;
-        }
-        hx_burden_describe(&b, desc, sizeof desc);
-        fprintf(calibrate_only ? stdout : stderr, "burden %.0f ns a fork (%s)\n", b.ns, desc);
-        if (calibrate_only) {
-            free(dargv);
-            return HX_OK;
-        }
-        snprintf(bbuf, sizeof bbuf, "%.0f", b.ns);
-        dargv[n++] = "--burden-ns";
-        dargv[n++] = bbuf;
-    }
-    if (!have_reps) {
-        dargv[n++] = "--reps";
-        dargv[n++] = "3";
-    }
+    hx_burden_describe(&b, desc, sizeof desc);
+    fprintf(o->calibrate_only ? stdout : stderr, "burden %.0f ns a fork (%s)\n", b.ns, desc);
+    *ns = b.ns;
+    return HX_OK;
+}
+
+/* Runs fk-bench-span with o's options (burden: the calibrated one, NULL if none); *doc its
+ * JSON, with a "span" object.  0, or the code with the reason said. */
+static int span_measure(const span_opts *o, const char *burden, json_t **doc) {
+    *doc = NULL;
     hx_variant v;
     memset(&v, 0, sizeof v);
     snprintf(v.driver, sizeof v.driver, "fk-bench-span");
     char path[PATH_MAX];
     if (hx_variant_driver_path(&v, path, sizeof path)) {
         fprintf(stderr, "forkscope span: cannot locate the driver fk-bench-span\n");
-        free(dargv);
         return HX_EINTERNAL;
     }
-    dargv[0] = path;
+    const char **dargv = hx_xcalloc(o->dargs.n + 10, sizeof *dargv);
+    size_t n = 0;
+    dargv[n++] = path;
+    for (size_t i = 0; i < o->dargs.n; i++)
+        dargv[n++] = o->dargs.v[i];
+    if (o->unit) {
+        dargv[n++] = "--span-unit";
+        dargv[n++] = o->unit;
+    }
+    if (burden || o->burden) {
+        dargv[n++] = "--burden-ns";
+        dargv[n++] = burden ? burden : o->burden;
+    }
+    dargv[n++] = "--reps";
+    dargv[n++] = o->reps ? o->reps : "3";
     char *out = NULL;
     int st = hx_capture(dargv, 0, &out);
     free(dargv);
@@ -335,45 +319,25 @@ int hx_cmd_span(int argc, char **argv) {
         return st == 1 ? HX_EUSAGE : HX_ERUNS_FAILED;
     }
     json_error_t jerr;
-    json_t *doc = json_loads(out, 0, &jerr);
+    *doc = json_loads(out, 0, &jerr);
     free(out);
-    const json_t *sp = doc ? json_object_get(doc, "span") : NULL;
-    if (!json_is_object(sp)) {
-        fprintf(stderr, "forkscope span: the driver's output has no \"span\" object%s%s\n", doc ? "" : ": ",
-                doc ? "" : jerr.text);
-        json_decref(doc);
+    if (!json_is_object(*doc ? json_object_get(*doc, "span") : NULL)) {
+        fprintf(stderr, "forkscope span: the driver's output has no \"span\" object%s%s\n", *doc ? "" : ": ",
+                *doc ? "" : jerr.text);
+        json_decref(*doc);
+        *doc = NULL;
         return HX_ERUNS_FAILED;
     }
-    /* (the parallelism is the driver's: the strand-median work over the span, both made of
-     * each strand's median time; `work` is a typical repetition's) */
+    return HX_OK;
+}
+
+/* The measurement of doc as a table, with the bounds of proj. */
+static void span_print(const json_t *doc, const json_t *proj) {
+    const json_t *sp = json_object_get(doc, "span"), *dag = json_object_get(sp, "dag_in_strands");
     double work = num(sp, "work"), span = num(sp, "span"), bspan = num(sp, "burdened_span");
     double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : work;
-    const char *unit = hx_json_str(sp, "unit", "ns");
-    /* Strands finer than the clock resolves: the times mean little, the DAG's shape in
-     * strands (every strand alike) bounds the speedup, and there is no burdened estimate. */
     int resolved = json_is_true(json_object_get(sp, "resolved"));
-    const json_t *dag = json_object_get(sp, "dag_in_strands");
-    double par = num(sp, "parallelism");
-    if (!resolved && dag)
-        par = num(dag, "parallelism");
-    json_t *proj = json_array();
-    for (size_t k = 0; k < np; k++) {
-        double p = ps[k], bound = par < p ? par : p;
-        json_t *row = json_pack("{s:i, s:f}", "workers", (int)ps[k], "speedup_bound", bound);
-        if (resolved)
-            json_object_set_new(row, "burdened_speedup", json_real(mwork > 0 ? mwork / (mwork / p + bspan) : 0));
-        json_array_append_new(proj, row);
-    }
-    if (json_out) {
-        json_object_set_new(doc, "projection", proj);
-        char *s = json_dumps(doc, JSON_INDENT(1));
-        if (s)
-            puts(s);
-        free(s);
-        json_decref(doc);
-        return HX_OK;
-    }
-    int strands = !strcmp(unit, "strands");
+    int strands = !strcmp(hx_json_str(sp, "unit", "ns"), "strands");
     double scale = strands ? 1 : 1e-6;
     const char *u = strands ? "strands" : "ms";
     printf("%s (", hx_json_str(doc, "kernel", "?"));
@@ -411,7 +375,7 @@ int hx_cmd_span(int argc, char **argv) {
                "  burdened estimate.\n",
                num(sp, "strands") > 0 ? work / num(sp, "strands") : 0, num(sp, "hook_ns"));
     printf("  %8s  %14s  %16s\n", "workers", "speedup bound", "burdened estimate");
-    for (size_t k = 0; k < np; k++) {
+    for (size_t k = 0; k < json_array_size(proj); k++) {
         const json_t *r = json_array_get(proj, k);
         if (resolved)
             printf("  %8d  %14.1f  %16.1f\n", (int)num(r, "workers"), num(r, "speedup_bound"),
@@ -419,7 +383,59 @@ int hx_cmd_span(int argc, char **argv) {
         else
             printf("  %8d  %14.1f  %16s\n", (int)num(r, "workers"), num(r, "speedup_bound"), "-");
     }
+}
+
+int hx_cmd_span(int argc, char **argv) {
+    span_opts o;
+    int rc = span_args(argc, argv, &o);
+    if (rc) {
+        hx_strv_free(&o.dargs);
+        return rc == HX_CLI_HELP ? HX_OK : rc;
+    }
+    char bbuf[32];
+    const char *burden = NULL;
+    if (o.calibrate || o.calibrate_only) {
+        double ns;
+        if ((rc = span_calibrate(&o, &ns)) || o.calibrate_only) {
+            hx_strv_free(&o.dargs);
+            return rc;
+        }
+        snprintf(bbuf, sizeof bbuf, "%.0f", ns);
+        burden = bbuf;
+    }
+    json_t *doc;
+    rc = span_measure(&o, burden, &doc);
+    hx_strv_free(&o.dargs);
+    if (rc)
+        return rc;
+    /* (the parallelism is the driver's: the strand-median work over the span, both made of
+     * each strand's median time; `work` is a typical repetition's.  Strands finer than the
+     * clock resolves: the times mean little, the DAG's shape in strands (every strand alike)
+     * bounds the speedup, and there is no burdened estimate.) */
+    const json_t *sp = json_object_get(doc, "span"), *dag = json_object_get(sp, "dag_in_strands");
+    double work = num(sp, "work"), bspan = num(sp, "burdened_span");
+    double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : work;
+    int resolved = json_is_true(json_object_get(sp, "resolved"));
+    double par = !resolved && dag ? num(dag, "parallelism") : num(sp, "parallelism");
+    json_t *proj = json_array();
+    for (size_t k = 0; k < o.np; k++) {
+        double p = o.ps[k], bound = par < p ? par : p;
+        json_t *row = json_pack("{s:i, s:f}", "workers", (int)o.ps[k], "speedup_bound", bound);
+        if (resolved)
+            json_object_set_new(row, "burdened_speedup", json_real(mwork > 0 ? mwork / (mwork / p + bspan) : 0));
+        json_array_append_new(proj, row);
+    }
     int ok = json_is_true(json_object_get(doc, "verified"));
+    if (o.json_out) {
+        json_object_set_new(doc, "projection", proj);
+        char *s = json_dumps(doc, JSON_INDENT(1));
+        if (s)
+            puts(s);
+        free(s);
+        json_decref(doc);
+        return HX_OK;
+    }
+    span_print(doc, proj);
     json_decref(proj);
     json_decref(doc);
     return ok ? HX_OK : HX_ERUNS_FAILED;

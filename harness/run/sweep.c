@@ -1,4 +1,5 @@
 /* sweep.c — planning, running and recording a sweep (`forkscope run`). */
+#include "harness/util/env.h"
 #include "harness/run/sweep.h"
 #include "harness/run/records.h"
 #include "harness/run/span.h"
@@ -434,8 +435,7 @@ static int probe_drivers(sweep *s, json_t *env) {
             return HX_EINTERRUPTED;
         }
         if (r.exec_errno) {
-            const char *over = getenv("FORKSCOPE_DRIVER");
-            over = over && *over ? over : NULL; /* (empty: unset, as hx_variant_driver_path reads it) */
+            const char *over = hx_env("FORKSCOPE_DRIVER");
             if (hx_variant_is_peer(var) && !over && !var->drivers[0])
                 fprintf(stderr, "forkscope: variant %s: cannot execute its driver %s: %s (a peer: build it from your "
                                 "checkout with make peers PEERS_DIR=DIR, DIR holding a checkout named %s)\n",

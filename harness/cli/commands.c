@@ -1,0 +1,47 @@
+/* commands.c — the commands whose work is a stage's function: their options and usage. */
+#include "harness/cli/commands.h"
+#include "harness/cli/cli.h"
+#include "harness/report/analysis.h"
+#include "harness/util/errors.h"
+
+#include <stdio.h>
+
+static void fit_usage(FILE *f) {
+    fputs("usage: forkscope fit DIR\n"
+          "Reads DIR/raw.jsonl (and DIR/env.json, DIR/config.json, DIR/span.csv if present) and writes\n"
+          "DIR/summary.csv (one row per cell), DIR/fits.csv (the memory power law, Eq. 17)\n"
+          "and DIR/report.md.  Lines of raw.jsonl that cannot be used are skipped with a warning.\n"
+          "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written.\n",
+          f);
+}
+
+int hx_cmd_fit(int argc, char **argv) {
+    hx_cli c = {.cmd = "fit", .usage = fit_usage, .max_pos = 1, .pos_what = "results directory"};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc)
+        return rc == HX_CLI_HELP ? HX_OK : rc;
+    if (!c.npos)
+        return hx_cli_usage_error("fit", "no results directory given");
+    return hx_fit_dir(c.pos[0]);
+}
+
+static void plot_usage(FILE *f) {
+    fputs("usage: forkscope plot DIR\n"
+          "Draws the figures of results directory DIR from DIR/summary.csv and DIR/fits.csv (run\n"
+          "`forkscope fit DIR` first) with gnuplot, into DIR/plots/: speedup, efficiency, memory and\n"
+          "overhead as PNG and PDF (or SVG), with the data files and the gnuplot scripts used, so that a\n"
+          "figure can be edited and redrawn by hand: gnuplot DIR/plots/speedup.gp\n"
+          "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written,\n"
+          "6 gnuplot (or its scripts) missing (the data files are still written), 7 gnuplot failed.\n",
+          f);
+}
+
+int hx_cmd_plot(int argc, char **argv) {
+    hx_cli c = {.cmd = "plot", .usage = plot_usage, .max_pos = 1, .pos_what = "results directory"};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc)
+        return rc == HX_CLI_HELP ? HX_OK : rc;
+    if (!c.npos)
+        return hx_cli_usage_error("plot", "no results directory given");
+    return hx_plot_dir(c.pos[0]);
+}

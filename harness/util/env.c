@@ -1,0 +1,77 @@
+/* env.c — the environment variables the harness reads (env.h). */
+#include "harness/util/env.h"
+#include "harness/util/errors.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const hx_envvar hx_envvars[] = {
+    {"FORKSCOPE_DRIVER", "PATH",
+     "run PATH as the driver of every variant (for tests); by default fk-bench-* next to this executable"},
+    {"FORKSCOPE_MEMLIMIT", "auto|cgroup|cgroup-v2|cgroup-v1|poll",
+     "how the per-run memory limit is enforced: auto (or cgroup) tries cgroup v2, then v1, then polls; "
+     "cgroup-v2 and cgroup-v1 force one (polling if it is unusable); poll reads /proc/PID/statm every "
+     "10 ms (env.json's memory_limit says which was used, and why)"},
+    {"FORKSCOPE_PLOTS", "DIR",
+     "the gnuplot scripts plot and compare use (default: plots/ of the source tree, found from this "
+     "executable, else ./plots)"},
+    {"FORKSCOPE_SPAN_LOG_MIB", "N",
+     "the span build's per-strand log in MiB (default 1024; beyond it span falls back to the least of the "
+     "repetitions); read by the fk-bench-span driver"},
+    {NULL, NULL, NULL},
+};
+
+static const char *const memlimit_values[] = {"auto", "cgroup", "cgroup-v2", "cgroup-v1", "poll", NULL};
+
+const char *hx_env(const char *name) {
+    for (const hx_envvar *v = hx_envvars; v->name; v++)
+        if (!strcmp(v->name, name)) {
+            const char *s = getenv(name);
+            return s && *s ? s : NULL;
+        }
+    fprintf(stderr, "forkscope: internal error: environment variable %s is not in env.c's table\n", name);
+    abort();
+}
+
+int hx_env_memlimit(const char **out) {
+    const char *s = hx_env("FORKSCOPE_MEMLIMIT");
+    *out = s;
+    if (!s)
+        return 0;
+    for (const char *const *v = memlimit_values; *v; v++)
+        if (!strcmp(s, *v))
+            return 0;
+    fprintf(stderr, "forkscope: FORKSCOPE_MEMLIMIT=%.64s is none of auto, cgroup, cgroup-v2, cgroup-v1, poll\n", s);
+    return HX_EUSAGE;
+}
+
+/* Prints text wrapped at 92 columns, every line indented by `indent`. */
+static void wrapped(FILE *out, const char *text, int indent) {
+    const int width = 92;
+    int col = indent;
+    fprintf(out, "%*s", indent, "");
+    while (*text) {
+        size_t n = strcspn(text, " ");
+        if (col > indent && col + 1 + (int)n > width) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)n, text);
+        col += (int)n;
+        text += n;
+        while (*text == ' ')
+            text++;
+    }
+    fputc('\n', out);
+}
+
+void hx_env_help(FILE *out) {
+    for (const hx_envvar *v = hx_envvars; v->name; v++) {
+        fprintf(out, "  %s=%s\n", v->name, v->values);
+        wrapped(out, v->help, 8);
+    }
+}
