@@ -188,11 +188,10 @@ static json_t *span_json(void) {
 }
 #endif
 
-static void *measure(void *arg) {
-    run_args *a = arg;
-    bench_ctx *c = a->c;
-    const bench_kernel *k = c->kernel;
-    json_t *doc = a->doc;
+/* The workers of the variant, started outside timing: the runtime's pool (its settings into
+ * doc's "pool"), OpenMP's team, TBB's arena or the peer's workers.  0, or -1 (said). */
+static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
+    (void)a, (void)c, (void)doc; /* (not every variant needs them) */
 #if FK_BENCH_RUNTIME
     fk_pool_opts po;
     fk_pool_opts_init(&po);
@@ -204,8 +203,7 @@ static void *measure(void *arg) {
     int err = fk_pool_create(&c->pool, &po);
     if (err) {
         fprintf(stderr, "%s: cannot create a pool of %u workers: %s\n", prog, c->workers, fk_strerror(err));
-        a->status = EXIT_RUN;
-        return NULL;
+        return -1;
     }
     json_object_set_new(doc, "pool",
                         json_pack("{s:s, s:s, s:s, s:s}", "victims", fk_victims_name(po.victims), "placement",
@@ -230,6 +228,29 @@ static void *measure(void *arg) {
 #elif defined(FK_BASELINE_PEER)
     bench_peer_start(c->workers); /* the peer's workers, outside timing */
 #endif
+    return 0;
+}
+
+static void stop_workers(bench_ctx *c) {
+    (void)c;
+#if FK_BENCH_RUNTIME
+    fk_pool_destroy(c->pool);
+#elif defined(FK_BASELINE_TBB)
+    bench_tbb_stop();
+#elif defined(FK_BASELINE_PEER)
+    bench_peer_stop();
+#endif
+}
+
+static void *measure(void *arg) {
+    run_args *a = arg;
+    bench_ctx *c = a->c;
+    const bench_kernel *k = c->kernel;
+    json_t *doc = a->doc;
+    if (start_workers(a, c, doc)) {
+        a->status = EXIT_RUN;
+        return NULL;
+    }
     if (k->prepare && k->prepare(c)) {
         a->status = EXIT_RUN;
         return NULL;
@@ -296,13 +317,7 @@ static void *measure(void *arg) {
     json_object_update(doc, c->out);
     if (k->cleanup)
         k->cleanup(c);
-#if FK_BENCH_RUNTIME
-    fk_pool_destroy(c->pool);
-#elif defined(FK_BASELINE_TBB)
-    bench_tbb_stop();
-#elif defined(FK_BASELINE_PEER)
-    bench_peer_stop();
-#endif
+    stop_workers(c);
     a->status = ok ? EXIT_OK : EXIT_WRONG;
     return NULL;
 }

@@ -4,6 +4,7 @@
  * status/merge` (hx_records_read_raw) read them; then summary.csv and fits.csv as written
  * are read back. */
 #include "fuzz/fuzz.h"
+#include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/report/report.h"
 #include "harness/analyze/stats.h"

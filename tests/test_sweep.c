@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "harness/cluster/pack.h"
 #include "harness/config/command.h"
 #include "harness/config/config.h"
 #include "harness/util/errors.h"
@@ -1328,6 +1329,85 @@ TEST(launcher_exec_failure_and_output) {
     hx_launcher_stop(l);
 }
 
+/* ---- slurm shards (harness/cluster/pack.h) ---------------------------------------------------- */
+
+TEST(shard_packing) {
+    /* the greedy rule on known numbers, worked by hand: 7 5 4 3 2 on 2 shards: 7 -> s0, 5 -> s1,
+     * 4 -> s1 (5 < 7), 3 -> s0 (7 < 9), 2 -> s1 (9 < 10): loads 10 and 11 */
+    hx_family f[5];
+    memset(f, 0, sizeof f);
+    const double est[5] = {3, 7, 2, 5, 4}; /* any order in */
+    for (int i = 0; i < 5; i++) {
+        snprintf(f[i].key, sizeof f[i].key, "b%d|1", i);
+        f[i].est = est[i];
+    }
+    double load[2];
+    hx_pack_families(f, 5, 2, load);
+    const double sorted[5] = {7, 5, 4, 3, 2};
+    const size_t shard[5] = {0, 1, 1, 0, 1};
+    for (int i = 0; i < 5; i++) {
+        ASSERT(f[i].est == sorted[i]);
+        ASSERT_EQ(f[i].shard, shard[i]);
+    }
+    ASSERT(load[0] == 10 && load[1] == 11);
+    /* equal estimates: ties broken by key, so every machine packs alike */
+    for (int i = 0; i < 5; i++) {
+        snprintf(f[i].key, sizeof f[i].key, "k%d|1", 4 - i);
+        f[i].est = 1;
+    }
+    hx_pack_families(f, 5, 3, (double[3]){0});
+    for (int i = 0; i < 5; i++) {
+        char want[8];
+        snprintf(want, sizeof want, "k%d|1", i);
+        ASSERT_MSG(!strcmp(f[i].key, want), "position %d holds %s", i, f[i].key);
+        ASSERT_EQ(f[i].shard, (size_t)(i % 3));
+    }
+
+    /* a plan: families are a benchmark at one P with all its variants, never split; the
+     * shards asked for are cut to the families there are; every cell is in one family */
+    hx_plan p;
+    hx_config c;
+    paired_plan(3, &p, &c); /* fib and nqueens x 3 variants x P = 1, 2, and calibrate cells */
+    hx_packing pk;
+    hx_pack_plan(&p, c.cores, 0, &pk);
+    ASSERT_EQ(pk.nfam, 6); /* fib|1, fib|2, nqueens|1, nqueens|2, calibrate|1, calibrate|2 */
+    ASSERT_EQ(pk.nshards, 6); /* 16 asked by default, 6 families */
+    ASSERT_EQ(pk.maxp, 2);
+    size_t seen = 0;
+    double total = 0;
+    for (size_t i = 0; i < pk.nfam; i++) {
+        const hx_family *fa = &pk.fam[i];
+        ASSERT_EQ(fa->ncells, 3);
+        double sum = 0;
+        for (size_t j = 0; j < fa->ncells; j++) {
+            const hx_plan_cell *cell = &p.cells[fa->cells[j]];
+            char key[96];
+            snprintf(key, sizeof key, "%s|%u", cell->bench ? cell->bench->name : "calibrate", cell->workers);
+            ASSERT_MSG(!strcmp(key, fa->key), "cell %s in family %s", cell->id, fa->key);
+            sum += hx_plan_estimate(cell, c.cores) * cell->reps;
+        }
+        ASSERT_NEAR(fa->est, sum, 1e-9 * sum);
+        ASSERT(i == 0 || pk.fam[i - 1].est >= fa->est);
+        seen += fa->ncells;
+        total += fa->est;
+    }
+    ASSERT_EQ(seen, p.ncells);
+    hx_packing_free(&pk);
+    hx_pack_plan(&p, c.cores, 2, &pk);
+    ASSERT_EQ(pk.nshards, 2);
+    double sum = 0, longest = 0, biggest = pk.fam[0].est;
+    for (size_t k = 0; k < 2; k++) {
+        sum += pk.load[k];
+        longest = pk.load[k] > longest ? pk.load[k] : longest;
+    }
+    ASSERT_NEAR(sum, total, 1e-9 * total);
+    /* the greedy bound: no shard longer than the mean plus the largest family */
+    ASSERT(longest <= total / 2 + biggest + 1e-9);
+    hx_packing_free(&pk);
+    hx_plan_free(&p);
+    hx_config_free(&c);
+}
+
 int main(int argc, char **argv) {
     if (getenv("FK_TEST_FAKE_DRIVER"))
         return fake_driver(argc, argv);
@@ -1343,6 +1423,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(dry_run_plan, 10),
                          TEST_CASE(plan_stage, 10),
                          TEST_CASE(paired_order, 10),
+                         TEST_CASE(shard_packing, 10),
                          TEST_CASE(instructions_per_build, 120),
         TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(command_variants, 30),

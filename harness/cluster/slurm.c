@@ -16,6 +16,7 @@
 #include "harness/util/errors.h"
 #include "harness/run/launch.h"
 #include "harness/run/icount.h"
+#include "harness/cluster/pack.h"
 #include "harness/cluster/slurm.h"
 #include "harness/run/span.h"
 #include "harness/run/records.h"
@@ -23,17 +24,6 @@
 #include "harness/util/util.h"
 
 #define MANIFEST_SCHEMA 1
-
-static int usage(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage(const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "forkscope slurm: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (try forkscope slurm --help)\n");
-    va_end(ap);
-    return HX_EUSAGE;
-}
 
 static void help(FILE *out) {
     fprintf(out,
@@ -137,19 +127,21 @@ static json_t *slurm_tasks(json_t *m, int ended, const char **why) {
     return st;
 }
 
-/* ---- submit --------------------------------------------------------------------------------- */
+static void sub_usage(FILE *out) { help(out); }
 
-typedef struct family {
-    char key[96];
-    double est;
-    size_t *cells, ncells;
-    size_t shard;
-} family;
-
-static int cmp_family(const void *a, const void *b) {
-    const family *x = a, *y = b;
-    return x->est < y->est ? 1 : x->est > y->est ? -1 : strcmp(x->key, y->key);
+/* The one argument DIR of status, resubmit and merge: 0, HX_CLI_HELP or HX_EUSAGE (said). */
+static int dir_arg(const char *cmd, int argc, char **argv, const char **dir) {
+    hx_cli c = {.cmd = cmd, .usage = sub_usage, .max_pos = 1, .pos_what = "results directory"};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc)
+        return rc;
+    if (!c.npos)
+        return hx_cli_usage_error(cmd, "expected DIR");
+    *dir = c.pos[0];
+    return 0;
 }
+
+/* ---- submit --------------------------------------------------------------------------------- */
 
 /* Refuses a path the job script could not quote safely. */
 static int shell_safe(const char *s) { return !strpbrk(s, "\"$`\\\n"); }
@@ -211,163 +203,68 @@ static int sbatch(const char *dir, json_t *m, const char *array) {
     return HX_OK;
 }
 
-static int cmd_submit(int argc, char **argv) {
-    const char *config = NULL, *outdir = NULL, *partition = NULL, *timelimit = NULL;
-    unsigned long shards = 0, maxpar = 0, cores = 0;
-    int no_submit = 0;
-    char **extra = hx_xcalloc((size_t)argc + 1, sizeof *extra);
-    size_t nextra = 0;
-    int rc = HX_OK;
-    for (int i = 1; i < argc && rc == HX_OK; i++) {
-        const char *a = argv[i];
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--no-submit")) {
-            no_submit = 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--partition") || !strcmp(a, "--time") ||
-                   !strcmp(a, "--sbatch-arg") || !strcmp(a, "--shards") || !strcmp(a, "--max-parallel") ||
-                   !strcmp(a, "--cores")) {
-            if (!val) {
-                rc = usage("submit: option %s needs a value", a);
-                break;
-            }
-            i++;
-            char *end;
-            unsigned long x = strtoul(val, &end, 10);
-            int num = *val && !*end && x >= 1 && x <= 100000;
-            if (!strcmp(a, "-o"))
-                outdir = val;
-            else if (!strcmp(a, "--partition"))
-                partition = val;
-            else if (!strcmp(a, "--time"))
-                timelimit = val;
-            else if (!strcmp(a, "--sbatch-arg"))
-                extra[nextra++] = (char *)val;
-            else if (!num)
-                rc = usage("submit: option %s: '%s' is not a whole number in 1..100000", a, val);
-            else
-                *(!strcmp(a, "--shards") ? &shards : !strcmp(a, "--cores") ? &cores : &maxpar) = x;
-        } else if (a[0] == '-') {
-            rc = usage("submit: unknown option '%s'", a);
-        } else if (config) {
-            rc = usage("submit: more than one CONFIG given ('%s')", a);
-        } else {
-            config = a;
-        }
-    }
-    if (rc == HX_OK && !config)
-        rc = usage("submit: no CONFIG given");
-    for (const char *const *s = (const char *const[]){partition, timelimit, NULL}; rc == HX_OK && *s; s++)
+typedef struct submit_opts {
+    const char *config, *outdir, *partition, *timelimit;
+    long shards, maxpar, cores;
+    int no_submit;
+    hx_strv extra; /* --sbatch-arg */
+} submit_opts;
+
+/* argv into *o: 0, HX_CLI_HELP or HX_EUSAGE (said). */
+static int submit_args(int argc, char **argv, submit_opts *o) {
+    memset(o, 0, sizeof *o);
+    const char *whole = "a whole number in 1..100000";
+    const hx_opt opts[] = {
+        {"--output", "-o", HX_OPT_STR, &o->outdir, 0, 0, "a directory", NULL},
+        {"--partition", NULL, HX_OPT_STR, &o->partition, 0, 0, "a partition", NULL},
+        {"--time", NULL, HX_OPT_STR, &o->timelimit, 0, 0, "a time limit", NULL},
+        {"--sbatch-arg", NULL, HX_OPT_LIST, &o->extra, 0, 0, "an sbatch argument", NULL},
+        {"--shards", NULL, HX_OPT_LONG, &o->shards, 1, 100000, whole, NULL},
+        {"--max-parallel", NULL, HX_OPT_LONG, &o->maxpar, 1, 100000, whole, NULL},
+        {"--cores", NULL, HX_OPT_LONG, &o->cores, 1, 100000, whole, NULL},
+        {"--no-submit", NULL, HX_OPT_FLAG, &o->no_submit, 0, 0, NULL, NULL},
+        {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
+    };
+    hx_cli c = {.cmd = "slurm submit", .opts = opts, .usage = sub_usage, .max_pos = 1, .pos_what = "CONFIG"};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc)
+        return rc;
+    if (!c.npos)
+        return hx_cli_usage_error("slurm submit", "no CONFIG given");
+    o->config = c.pos[0];
+    for (const char *const *s = (const char *const[]){o->partition, o->timelimit, NULL}; *s; s++)
         if (!shell_safe(*s))
-            rc = usage("submit: '%s' contains characters the job script cannot hold", *s);
-    if (rc) {
-        free(extra);
-        return rc;
-    }
-    hx_config cfg;
-    hx_diag d = {0};
-    rc = hx_config_load(config, cores ? (unsigned)cores : hx_online_cores(), &cfg, &d);
-    if (rc) {
-        hx_diag_print(&d, stderr);
-        fprintf(stderr, "forkscope slurm: %s: nothing was submitted\n", config);
-        hx_diag_free(&d);
-        free(extra);
-        return rc;
-    }
-    hx_diag_free(&d);
-    char dir[PATH_MAX], exe[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", outdir ? outdir : "");
-    if (!outdir)
-        snprintf(dir, sizeof dir, "results/%s", cfg.name);
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = 0;
-    hx_plan pl = {0};
-    family *fam = NULL;
-    json_t *m = NULL;
-    char *mpath = NULL, real[PATH_MAX];
-    size_t nfam = 0;
-    if (hx_mkdir_p(dir) || !realpath(dir, real)) {
-        fprintf(stderr, "forkscope slurm: cannot create %s: %s\n", dir, strerror(errno));
-        rc = HX_EIO;
-        goto out;
-    }
-    snprintf(dir, sizeof dir, "%s", real);
-    if (!shell_safe(dir) || !shell_safe(exe)) {
-        rc = usage("submit: the paths %s and %s must not hold quotes, $, ` or \\", dir, exe);
-        goto out;
-    }
-    mpath = manifest_path(dir);
-    char raw[PATH_MAX + 16];
-    snprintf(raw, sizeof raw, "%s/raw.jsonl", dir);
-    if (exists(mpath) || exists(raw)) {
-        fprintf(stderr,
-                "forkscope slurm: %s already holds a sweep: follow it with `forkscope slurm status %s` (and resubmit, "
-                "merge), or choose another directory with -o\n",
-                dir, dir);
-        rc = HX_EUSAGE;
-        goto out;
-    }
-    if (hx_plan_build(&cfg, &pl)) {
-        rc = HX_EINTERNAL;
-        goto out;
-    }
-    if (!pl.nruns) {
-        fprintf(stderr, "forkscope slurm: %s plans no runs: nothing to submit\n", config);
-        rc = HX_ECONFIG;
-        goto out;
-    }
-    /* families, their estimated time, and the shards (largest family onto the lightest shard) */
-    fam = hx_xcalloc(pl.ncells, sizeof *fam);
-    unsigned maxp = 1;
-    for (size_t i = 0; i < pl.ncells; i++) {
-        const hx_plan_cell *c = &pl.cells[i];
-        maxp = c->workers > maxp ? c->workers : maxp;
-        char key[96];
-        snprintf(key, sizeof key, "%s|%u", c->bench ? c->bench->name : "calibrate", c->workers);
-        size_t f = 0;
-        while (f < nfam && strcmp(fam[f].key, key))
-            f++;
-        if (f == nfam) {
-            snprintf(fam[nfam].key, sizeof fam[nfam].key, "%s", key);
-            fam[nfam].cells = hx_xcalloc(pl.ncells, sizeof *fam[nfam].cells);
-            nfam++;
-        }
-        fam[f].cells[fam[f].ncells++] = i;
-        fam[f].est += hx_plan_estimate(c, cfg.cores) * c->reps;
-    }
-    qsort(fam, nfam, sizeof *fam, cmp_family);
-    size_t ns = shards ? shards : 16;
-    if (ns > nfam) {
-        if (shards)
-            fprintf(stderr, "forkscope slurm: %zu families of cells (a benchmark at one P): %zu shards, not %lu\n", nfam,
-                    nfam, shards);
-        ns = nfam;
-    }
-    double *load = hx_xcalloc(ns, sizeof *load);
-    for (size_t f = 0; f < nfam; f++) {
-        size_t best = 0;
-        for (size_t k = 1; k < ns; k++)
-            best = load[k] < load[best] ? k : best;
-        fam[f].shard = best;
-        load[best] += fam[f].est;
-    }
-    m = json_pack("{s:i, s:s, s:s, s:i, s:s, s:[], s:[]}", "schema", MANIFEST_SCHEMA, "name", cfg.name, "config",
-                  "config.json", "cores", (int)cfg.cores, "forkscope", exe, "shards", "jobs");
+            return hx_cli_usage_error("slurm submit", "'%s' contains characters the job script cannot hold", *s);
+    return 0;
+}
+
+/* The manifest of a packed plan: each shard's cells, runs and estimate; *lo and *hi the least
+ * and greatest shard estimates. */
+static json_t *submit_manifest(const hx_config *cfg, const hx_plan *pl, const hx_packing *pk, const char *exe,
+                               double *lo, double *hi) {
+    json_t *m = json_pack("{s:i, s:s, s:s, s:i, s:s, s:[], s:[]}", "schema", MANIFEST_SCHEMA, "name", cfg->name,
+                          "config", "config.json", "cores", (int)cfg->cores, "forkscope", exe, "shards", "jobs");
     json_t *jsh = json_object_get(m, "shards");
-    double lo = 1e300, hi = 0;
-    for (size_t k = 0; k < ns; k++) {
+    *lo = 1e300;
+    *hi = 0;
+    for (size_t k = 0; k < pk->nshards; k++) {
         json_t *cells = json_array();
         size_t runs = 0;
-        for (size_t f = 0; f < nfam; f++)
-            for (size_t j = 0; j < fam[f].ncells && fam[f].shard == k; j++) {
-                json_array_append_new(cells, json_string(pl.cells[fam[f].cells[j]].id));
-                runs += pl.cells[fam[f].cells[j]].reps;
+        for (size_t f = 0; f < pk->nfam; f++)
+            for (size_t j = 0; j < pk->fam[f].ncells && pk->fam[f].shard == k; j++) {
+                json_array_append_new(cells, json_string(pl->cells[pk->fam[f].cells[j]].id));
+                runs += pl->cells[pk->fam[f].cells[j]].reps;
             }
         json_array_append_new(jsh, json_pack("{s:o, s:I, s:f}", "cells", cells, "runs", (json_int_t)runs, "est_s",
-                                             load[k]));
-        lo = load[k] < lo ? load[k] : lo;
-        hi = load[k] > hi ? load[k] : hi;
+                                             pk->load[k]));
+        *lo = pk->load[k] < *lo ? pk->load[k] : *lo;
+        *hi = pk->load[k] > *hi ? pk->load[k] : *hi;
     }
-    free(load);
+    return m;
+}
+
+/* DIR/slurm/out, DIR/shards, DIR/config.json: 0 or HX_EIO (said). */
+static int submit_dirs(const char *dir, const hx_config *cfg) {
     char sub[PATH_MAX + 32];
     int e = 0;
     snprintf(sub, sizeof sub, "%s/slurm/out", dir);
@@ -378,21 +275,97 @@ static int cmd_submit(int argc, char **argv) {
         e = -errno;
     snprintf(sub, sizeof sub, "%s/config.json", dir);
     if (!e)
-        e = hx_write_atomic(sub, cfg.text, cfg.text_len);
+        e = hx_write_atomic(sub, cfg->text, cfg->text_len);
     if (e) {
         fprintf(stderr, "forkscope slurm: cannot write into %s: %s\n", dir, strerror(-e));
-        rc = HX_EIO;
+        return HX_EIO;
+    }
+    return HX_OK;
+}
+
+/* The results directory for a submission: made, absolute, quotable, and without a sweep in
+ * it.  0 or a code (said). */
+static int submit_dir(const submit_opts *o, const hx_config *cfg, const char *exe, char dir[PATH_MAX]) {
+    char real[PATH_MAX];
+    snprintf(dir, PATH_MAX, "%s", o->outdir ? o->outdir : "");
+    if (!o->outdir)
+        snprintf(dir, PATH_MAX, "results/%s", cfg->name);
+    if (hx_mkdir_p(dir) || !realpath(dir, real)) {
+        fprintf(stderr, "forkscope slurm: cannot create %s: %s\n", dir, strerror(errno));
+        return HX_EIO;
+    }
+    snprintf(dir, PATH_MAX, "%s", real);
+    if (!shell_safe(dir) || !shell_safe(exe))
+        return hx_cli_usage_error("slurm submit", "the paths %s and %s must not hold quotes, $, ` or \\", dir, exe);
+    char *mpath = manifest_path(dir), raw[PATH_MAX + 16];
+    snprintf(raw, sizeof raw, "%s/raw.jsonl", dir);
+    int taken = exists(mpath) || exists(raw);
+    free(mpath);
+    if (taken) {
+        fprintf(stderr,
+                "forkscope slurm: %s already holds a sweep: follow it with `forkscope slurm status %s` (and resubmit, "
+                "merge), or choose another directory with -o\n",
+                dir, dir);
+        return HX_EUSAGE;
+    }
+    return HX_OK;
+}
+
+static int cmd_submit(int argc, char **argv) {
+    submit_opts o;
+    int rc = submit_args(argc, argv, &o);
+    if (rc) {
+        hx_strv_free(&o.extra);
+        return rc == HX_CLI_HELP ? HX_OK : rc;
+    }
+    hx_config cfg;
+    hx_diag d = {0};
+    rc = hx_config_load(o.config, o.cores ? (unsigned)o.cores : hx_online_cores(), &cfg, &d);
+    if (rc)
+        hx_diag_print(&d, stderr);
+    hx_diag_free(&d);
+    if (rc) {
+        fprintf(stderr, "forkscope slurm: %s: nothing was submitted\n", o.config);
+        hx_strv_free(&o.extra);
+        return rc;
+    }
+    char dir[PATH_MAX], exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = 0;
+    hx_plan pl = {0};
+    hx_packing pk = {0};
+    json_t *m = NULL;
+    char *mpath = NULL;
+    if ((rc = submit_dir(&o, &cfg, exe, dir)))
+        goto out;
+    mpath = manifest_path(dir);
+    if (hx_plan_build(&cfg, &pl)) {
+        rc = HX_EINTERNAL;
         goto out;
     }
-    unsigned cpus = maxp < cfg.cores ? maxp : cfg.cores;
-    if ((rc = write_script(dir, exe, &cfg, ns, (unsigned)maxpar, cpus ? cpus : 1, partition, timelimit, extra, nextra)))
+    if (!pl.nruns) {
+        fprintf(stderr, "forkscope slurm: %s plans no runs: nothing to submit\n", o.config);
+        rc = HX_ECONFIG;
+        goto out;
+    }
+    hx_pack_plan(&pl, cfg.cores, (size_t)o.shards, &pk);
+    if (o.shards && pk.nshards < (size_t)o.shards)
+        fprintf(stderr, "forkscope slurm: %zu families of cells (a benchmark at one P): %zu shards, not %ld\n", pk.nfam,
+                pk.nfam, o.shards);
+    double lo, hi;
+    m = submit_manifest(&cfg, &pl, &pk, exe, &lo, &hi);
+    if ((rc = submit_dirs(dir, &cfg)))
+        goto out;
+    unsigned cpus = pk.maxp < cfg.cores ? pk.maxp : cfg.cores;
+    if ((rc = write_script(dir, exe, &cfg, pk.nshards, (unsigned)o.maxpar, cpus ? cpus : 1, o.partition, o.timelimit,
+                           (char **)o.extra.v, o.extra.n)))
         goto out;
     if ((rc = manifest_write(dir, m)))
         goto out;
     printf("forkscope slurm: %zu runs in %zu cells, %zu families, %zu shards (estimated %.1f to %.1f s each on %u "
            "cores)\n  %s/slurm/job.sbatch, %s\n",
-           pl.nruns, pl.ncells, nfam, ns, lo, hi, cfg.cores, dir, mpath);
-    if (!no_submit) {
+           pl.nruns, pl.ncells, pk.nfam, pk.nshards, lo, hi, cfg.cores, dir, mpath);
+    if (!o.no_submit) {
         rc = sbatch(dir, m, NULL);
         int wrc = manifest_write(dir, m);
         rc = rc ? rc : wrc;
@@ -402,27 +375,29 @@ static int cmd_submit(int argc, char **argv) {
                dir, dir);
     }
 out:
-    for (size_t f = 0; f < nfam; f++)
-        free(fam[f].cells);
-    free(fam);
+    hx_packing_free(&pk);
     json_decref(m);
     free(mpath);
     hx_plan_free(&pl);
     hx_config_free(&cfg);
-    free(extra);
+    hx_strv_free(&o.extra);
     return rc;
 }
 
 /* ---- run-shard -------------------------------------------------------------------------------- */
 
 static int cmd_run_shard(int argc, char **argv) {
-    if (argc != 3)
-        return usage("run-shard: expected DIR K");
-    const char *dir = argv[1];
-    char *end;
-    unsigned long k = strtoul(argv[2], &end, 10);
-    if (!*argv[2] || *end)
-        return usage("run-shard: '%s' is not a shard number", argv[2]);
+    hx_cli c = {.cmd = "slurm run-shard", .usage = sub_usage, .max_pos = 2, .pos_what = "arguments (DIR K)"};
+    int arc = hx_cli_parse(&c, argc, argv);
+    if (arc)
+        return arc == HX_CLI_HELP ? HX_OK : arc;
+    long kl;
+    if (c.npos != 2)
+        return hx_cli_usage_error("slurm run-shard", "expected DIR K");
+    if (hx_cli_long(c.pos[1], 0, 1000000, &kl))
+        return hx_cli_usage_error("slurm run-shard", "'%s' is not a shard number", c.pos[1]);
+    const char *dir = c.pos[0];
+    unsigned long k = (unsigned long)kl;
     json_t *m = manifest_read(dir);
     if (!m)
         return HX_EIO;
@@ -508,14 +483,16 @@ static void survey_free(shard_view *v, size_t n) {
 }
 
 static int cmd_status(int argc, char **argv) {
-    if (argc != 2)
-        return usage("status: expected DIR");
-    json_t *m = manifest_read(argv[1]);
+    const char *dir = NULL;
+    int arc = dir_arg("slurm status", argc, argv, &dir);
+    if (arc)
+        return arc == HX_CLI_HELP ? HX_OK : arc;
+    json_t *m = manifest_read(dir);
     if (!m)
         return HX_EIO;
     size_t n, planned = 0, recorded = 0, failed = 0, complete = 0, active = 0;
     const char *why;
-    shard_view *v = survey(argv[1], m, &n, &why);
+    shard_view *v = survey(dir, m, &n, &why);
     printf("%-6s %8s %9s %7s  %s\n", "shard", "runs", "recorded", "failed", "SLURM");
     for (size_t k = 0; k < n; k++) {
         printf("%-6zu %8zu %9zu %7zu  %s%s%s%s\n", k, v[k].planned, v[k].recorded, v[k].failed,
@@ -531,23 +508,25 @@ static int cmd_status(int argc, char **argv) {
     printf("%zu of %zu shards complete; %zu of %zu runs recorded (%zu failed)%s%s\n", complete, n, recorded, planned,
            failed, why ? "; SLURM not asked: " : "", why ? why : "");
     if (complete == n)
-        printf("next: forkscope slurm merge %s\n", argv[1]);
+        printf("next: forkscope slurm merge %s\n", dir);
     else if (complete + active < n)
-        printf("next: forkscope slurm resubmit %s (shards missing runs and not queued)\n", argv[1]);
+        printf("next: forkscope slurm resubmit %s (shards missing runs and not queued)\n", dir);
     survey_free(v, n);
     json_decref(m);
     return HX_OK;
 }
 
 static int cmd_resubmit(int argc, char **argv) {
-    if (argc != 2)
-        return usage("resubmit: expected DIR");
-    json_t *m = manifest_read(argv[1]);
+    const char *dir = NULL;
+    int arc = dir_arg("slurm resubmit", argc, argv, &dir);
+    if (arc)
+        return arc == HX_CLI_HELP ? HX_OK : arc;
+    json_t *m = manifest_read(dir);
     if (!m)
         return HX_EIO;
     size_t n;
     const char *why;
-    shard_view *v = survey(argv[1], m, &n, &why);
+    shard_view *v = survey(dir, m, &n, &why);
     char list[512] = "";
     size_t len = 0, count = 0;
     for (size_t k = 0; k < n; k++)
@@ -560,9 +539,9 @@ static int cmd_resubmit(int argc, char **argv) {
     if (!count)
         printf("forkscope slurm: nothing to resubmit: every shard is complete, queued or running\n");
     else
-        rc = sbatch(argv[1], m, list);
+        rc = sbatch(dir, m, list);
     if (count) {
-        int wrc = manifest_write(argv[1], m);
+        int wrc = manifest_write(dir, m);
         rc = rc ? rc : wrc;
     }
     json_decref(m);
@@ -587,26 +566,34 @@ static void note_hosts(json_t *hosts, json_t *env) {
     }
 }
 
-static int cmd_merge(int argc, char **argv) {
-    if (argc != 2)
-        return usage("merge: expected DIR");
-    const char *dir = argv[1];
-    json_t *m = manifest_read(dir);
-    if (!m)
-        return HX_EIO;
-    size_t nshards = json_array_size(json_object_get(m, "shards")), planned = 0;
-    json_t *hosts = json_object(), *seen = json_object(), *merged = json_array(), *env0 = NULL;
-    json_t *cell_models = json_object(); /* cell -> {model: host} */
-    for (size_t k = 0; k < nshards; k++) {
-        planned += (size_t)json_integer_value(json_object_get(json_array_get(json_object_get(m, "shards"), k), "runs"));
+/* The shards' records and what their nodes are, gathered for merge. */
+typedef struct merge_state {
+    json_t *m;           /* the manifest */
+    size_t nshards, planned;
+    json_t *hosts;       /* host -> CPU model */
+    json_t *seen;        /* run_id -> true */
+    json_t *merged;      /* the records, duplicates dropped (the first stays) */
+    json_t *env0;        /* the first shard's env.json */
+    json_t *cell_models; /* cell -> {model: host} */
+} merge_state;
+
+static void merge_collect(const char *dir, merge_state *s) {
+    s->nshards = json_array_size(json_object_get(s->m, "shards"));
+    s->hosts = json_object();
+    s->seen = json_object();
+    s->merged = json_array();
+    s->cell_models = json_object();
+    for (size_t k = 0; k < s->nshards; k++) {
+        s->planned +=
+            (size_t)json_integer_value(json_object_get(json_array_get(json_object_get(s->m, "shards"), k), "runs"));
         char path[PATH_MAX + 64];
         snprintf(path, sizeof path, "%s/shards/%zu/env.json", dir, k);
         json_error_t e;
         json_t *env = json_load_file(path, 0, &e);
         if (env) {
-            note_hosts(hosts, env);
-            if (!env0)
-                env0 = json_incref(env);
+            note_hosts(s->hosts, env);
+            if (!s->env0)
+                s->env0 = json_incref(env);
         }
         json_decref(env);
         json_t *recs = shard_records(dir, k);
@@ -614,25 +601,37 @@ static int cmd_merge(int argc, char **argv) {
         json_t *r;
         json_array_foreach(recs, i, r) {
             const char *id = json_string_value(json_object_get(r, "run_id"));
-            if (json_object_get(seen, id))
+            if (json_object_get(s->seen, id))
                 continue; /* a duplicate (a run recorded twice): the first stays */
-            json_object_set_new(seen, id, json_true());
-            json_array_append(merged, r);
+            json_object_set_new(s->seen, id, json_true());
+            json_array_append(s->merged, r);
             const char *cell = hx_json_str(r, "cell_id", "?"), *host = hx_json_str(r, "host", "?"),
-                       *model = hx_json_str(hosts, host, "unknown");
-            json_t *cm = json_object_get(cell_models, cell);
+                       *model = hx_json_str(s->hosts, host, "unknown");
+            json_t *cm = json_object_get(s->cell_models, cell);
             if (!cm)
-                json_object_set_new(cell_models, cell, cm = json_object());
+                json_object_set_new(s->cell_models, cell, cm = json_object());
             if (!json_object_get(cm, model))
                 json_object_set_new(cm, model, json_string(host));
         }
         json_decref(recs);
     }
-    int rc = HX_OK;
+}
+
+static void merge_free(merge_state *s) {
+    json_decref(s->hosts);
+    json_decref(s->seen);
+    json_decref(s->merged);
+    json_decref(s->env0);
+    json_decref(s->cell_models);
+    json_decref(s->m);
+}
+
+/* The cells whose runs come from nodes of different CPU models (the first five said). */
+static size_t merge_mixed_cells(const merge_state *s) {
     size_t mixed = 0;
     const char *cell;
     json_t *cm;
-    json_object_foreach(cell_models, cell, cm) {
+    json_object_foreach(s->cell_models, cell, cm) {
         if (json_object_size(cm) < 2)
             continue;
         if (mixed++ < 5) {
@@ -644,39 +643,29 @@ static int cmd_merge(int argc, char **argv) {
             fputc('\n', stderr);
         }
     }
-    if (mixed) {
-        fprintf(stderr,
-                "forkscope slurm: %zu cells mix node types: nothing merged.  Rerun their shards on one node type "
-                "(move their records away and resubmit with --sbatch-arg=--constraint=...)\n",
-                mixed);
-        rc = HX_ECONFIG;
-        goto out;
-    }
-    if (!json_array_size(merged)) {
-        fprintf(stderr, "forkscope slurm: %s: no shard has recorded a run yet (forkscope slurm status %s)\n", dir, dir);
-        rc = HX_EIO;
-        goto out;
-    }
-    /* raw.jsonl and env.json of DIR */
+    return mixed;
+}
+
+/* DIR/raw.jsonl and DIR/env.json from the shards': 0 or HX_EIO (said). */
+static int merge_write(const char *dir, const merge_state *s) {
     char path[PATH_MAX + 32], tmp[PATH_MAX + 64];
     snprintf(path, sizeof path, "%s/raw.jsonl", dir);
     FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
     if (!f) {
         fprintf(stderr, "forkscope slurm: cannot write %s: %s\n", path, strerror(errno));
-        rc = HX_EIO;
-        goto out;
+        return HX_EIO;
     }
     size_t i;
     json_t *r;
-    json_array_foreach(merged, i, r) {
+    json_array_foreach(s->merged, i, r) {
         char *line = json_dumps(r, JSON_COMPACT);
         fprintf(f, "%s\n", line);
         free(line);
     }
     int e = hx_atomic_commit(f, tmp, path);
-    json_t *env = env0 ? json_deep_copy(env0) : json_object();
-    json_object_set_new(env, "slurm", json_pack("{s:I, s:O, s:O}", "shards", (json_int_t)nshards, "nodes", hosts,
-                                                "jobs", json_object_get(m, "jobs")));
+    json_t *env = s->env0 ? json_deep_copy(s->env0) : json_object();
+    json_object_set_new(env, "slurm", json_pack("{s:I, s:O, s:O}", "shards", (json_int_t)s->nshards, "nodes",
+                                                s->hosts, "jobs", json_object_get(s->m, "jobs")));
     char *text = json_dumps(env, JSON_INDENT(2));
     snprintf(path, sizeof path, "%s/env.json", dir);
     int e2 = hx_write_atomic(path, text, strlen(text));
@@ -684,22 +673,22 @@ static int cmd_merge(int argc, char **argv) {
     json_decref(env);
     if (e || e2) {
         fprintf(stderr, "forkscope slurm: cannot write %s: %s\n", dir, strerror(-(e ? e : e2)));
-        rc = HX_EIO;
-        goto out;
+        return HX_EIO;
     }
-    size_t got = json_array_size(merged);
-    fprintf(stderr, "forkscope slurm: %zu of %zu runs merged into %s/raw.jsonl from %zu shards on %zu nodes\n", got,
-            planned, dir, nshards, json_object_size(hosts));
-    if (got < planned)
-        fprintf(stderr, "forkscope slurm: %zu runs are missing: the analysis covers what exists "
-                        "(forkscope slurm status %s)\n",
-                planned - got, dir);
-    /* "instructions": counted here, once (callgrind's counts do not depend on the node) */
+    return HX_OK;
+}
+
+/* What a merged sweep measures once, on the node that merges: the instruction counts
+ * (callgrind's do not depend on the node) and work and span (its times, and a calibrated
+ * burden, are this node's: docs/slurm.md says so).  Returns 1 if the span measurement
+ * failed, else 0 (an instruction-count failure is said, not counted: as `run` does). */
+static int merge_measure(const char *dir, unsigned cores) {
+    char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/config.json", dir);
     hx_config cfg;
     int span_failed = 0;
     hx_diag d = {0};
-    if (hx_config_load(path, (unsigned)json_integer_value(json_object_get(m, "cores")), &cfg, &d) == 0) {
+    if (hx_config_load(path, cores, &cfg, &d) == 0) {
         if (cfg.icount_n[1]) {
             hx_launcher *l = NULL;
             if (hx_launcher_start(&l) == 0) {
@@ -709,8 +698,7 @@ static int cmd_merge(int argc, char **argv) {
                 hx_launcher_stop(l);
             }
         }
-        int want_span = 0; /* "span": measured here, once, on the node that merges (its times, and a
-                              calibrated burden, are this node's: README says so) */
+        int want_span = 0;
         for (size_t b = 0; b < cfg.nbenchmarks; b++)
             want_span |= cfg.benchmarks[b].span;
         hx_launcher *l = NULL;
@@ -729,16 +717,42 @@ static int cmd_merge(int argc, char **argv) {
         hx_config_free(&cfg);
     }
     hx_diag_free(&d);
-    rc = hx_analyse_dir(dir, "forkscope slurm", NULL); /* (plots not drawn: said, merge still done) */
-    if (rc == HX_OK && (got < planned || span_failed))
-        rc = HX_ERUNS_FAILED;
-out:
-    json_decref(hosts);
-    json_decref(seen);
-    json_decref(merged);
-    json_decref(env0);
-    json_decref(cell_models);
-    json_decref(m);
+    return span_failed;
+}
+
+static int cmd_merge(int argc, char **argv) {
+    const char *dir = NULL;
+    int rc = dir_arg("slurm merge", argc, argv, &dir);
+    if (rc)
+        return rc == HX_CLI_HELP ? HX_OK : rc;
+    merge_state s = {.m = manifest_read(dir)};
+    if (!s.m)
+        return HX_EIO;
+    merge_collect(dir, &s);
+    size_t mixed = merge_mixed_cells(&s);
+    if (mixed) {
+        fprintf(stderr,
+                "forkscope slurm: %zu cells mix node types: nothing merged.  Rerun their shards on one node type "
+                "(move their records away and resubmit with --sbatch-arg=--constraint=...)\n",
+                mixed);
+        rc = HX_ECONFIG;
+    } else if (!json_array_size(s.merged)) {
+        fprintf(stderr, "forkscope slurm: %s: no shard has recorded a run yet (forkscope slurm status %s)\n", dir, dir);
+        rc = HX_EIO;
+    } else if (!(rc = merge_write(dir, &s))) {
+        size_t got = json_array_size(s.merged);
+        fprintf(stderr, "forkscope slurm: %zu of %zu runs merged into %s/raw.jsonl from %zu shards on %zu nodes\n",
+                got, s.planned, dir, s.nshards, json_object_size(s.hosts));
+        if (got < s.planned)
+            fprintf(stderr, "forkscope slurm: %zu runs are missing: the analysis covers what exists "
+                            "(forkscope slurm status %s)\n",
+                    s.planned - got, dir);
+        int span_failed = merge_measure(dir, (unsigned)json_integer_value(json_object_get(s.m, "cores")));
+        rc = hx_analyse_dir(dir, "forkscope slurm", NULL); /* (plots not drawn: said, merge still done) */
+        if (rc == HX_OK && (got < s.planned || span_failed))
+            rc = HX_ERUNS_FAILED;
+    }
+    merge_free(&s);
     return rc;
 }
 
@@ -758,5 +772,5 @@ int hx_cmd_slurm(int argc, char **argv) {
         return cmd_resubmit(argc - 1, argv + 1);
     if (!strcmp(c, "merge"))
         return cmd_merge(argc - 1, argv + 1);
-    return usage("unknown command '%s' (submit, run-shard, status, resubmit, merge)", c);
+    return hx_cli_usage_error("slurm", "unknown command '%s' (submit, run-shard, status, resubmit, merge)", c);
 }

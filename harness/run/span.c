@@ -589,6 +589,63 @@ static int span_done(const hx_span_row *rows, size_t n, const char *name) {
     return 0;
 }
 
+/* A sweep's calibrated burden ("burden_ns": "calibrate"), on the first runtime variant whose
+ * tasks fork and join (no fibers): *burden_ns and from[] set; a failed calibration leaves the
+ * driver's default (-1) with the reason in from.  0, or HX_EINTERRUPTED. */
+static int span_sweep_burden(const hx_config *cfg, hx_launcher *l, int intr_fd, double *burden_ns, char *from,
+                             size_t fromlen) {
+    const char *var = "cont-lin-busy";
+    for (size_t i = 0; i < cfg->nvariants; i++)
+        if (cfg->variants[i].kind == HX_VARIANT_RUNTIME && !cfg->variants[i].drivers[0] &&
+            !cfg->variants[i].resume[0]) {
+            var = cfg->variants[i].base;
+            break;
+        }
+    hx_burden b;
+    char why[PATH_MAX + 128];
+    fprintf(stderr, "forkscope: span: calibrating the burden on %s (two busy loops, P = 1 and 2, %d pairs)\n", var,
+            CAL_PAIRS);
+    int e = hx_span_calibrate_burden(var, l, intr_fd, &b, why, sizeof why);
+    if (e == HX_EINTERRUPTED)
+        return e;
+    if (e) { /* the default burden, and why, rather than no figures at all */
+        *burden_ns = -1;
+        snprintf(from, fromlen, "the default: the calibration on %s failed (%.180s)", var, why);
+        fprintf(stderr, "forkscope: span: cannot calibrate the burden (%s): the driver's default is used\n", why);
+    } else {
+        *burden_ns = b.ns;
+        hx_burden_describe(&b, from, fromlen);
+        fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", *burden_ns, from);
+    }
+    return HX_OK;
+}
+
+/* span.csv opened to append, a last line cut short by a crash (no newline) dropped first:
+ * not a row (hx_span_load); *len its length then (0: write the header).  NULL if it cannot
+ * be used (said). */
+static FILE *span_csv_open(const char *path, size_t *len) {
+    *len = 0;
+    char *text = hx_read_file(path, len);
+    if (text && *len && text[*len - 1] != '\n') {
+        size_t keep = *len;
+        while (keep && text[keep - 1] != '\n')
+            keep--;
+        if (truncate(path, (off_t)keep)) {
+            fprintf(stderr, "forkscope: span: cannot drop the torn last line of %s: %s\n", path, strerror(errno));
+            free(text);
+            return NULL;
+        }
+        *len = keep;
+    }
+    if (!text)
+        *len = 0;
+    free(text);
+    FILE *f = fopen(path, "a");
+    if (!f)
+        fprintf(stderr, "forkscope: cannot open %s: %s\n", path, strerror(errno));
+    return f;
+}
+
 int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
     hx_span_row *done = NULL;
     size_t ndone = 0, todo = 0, want = 0;
@@ -623,54 +680,15 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     for (size_t i = 0; i < cfg->nbenchmarks; i++)
         timed += cfg->benchmarks[i].span && strcmp(cfg->benchmarks[i].kernel, "switch") &&
                  !span_done(done, ndone, cfg->benchmarks[i].name);
-    if (burden_ns == -2 && timed) {
-        const char *var = "cont-lin-busy";
-        for (size_t i = 0; i < cfg->nvariants; i++)
-            if (cfg->variants[i].kind == HX_VARIANT_RUNTIME && !cfg->variants[i].drivers[0] &&
-                !cfg->variants[i].resume[0]) {
-                var = cfg->variants[i].base;
-                break;
-            }
-        hx_burden b;
-        char why[PATH_MAX + 128];
-        fprintf(stderr, "forkscope: span: calibrating the burden on %s (two busy loops, P = 1 and 2, %d pairs)\n",
-                var, CAL_PAIRS);
-        int e = hx_span_calibrate_burden(var, l, intr_fd, &b, why, sizeof why);
-        if (e == HX_EINTERRUPTED) {
-            free(done);
-            return e;
-        }
-        if (e) { /* the default burden, and why, rather than no figures at all */
-            burden_ns = -1;
-            snprintf(from, sizeof from, "the default: the calibration on %s failed (%.180s)", var, why);
-            fprintf(stderr, "forkscope: span: cannot calibrate the burden (%s): the driver's default is used\n", why);
-        } else {
-            burden_ns = b.ns;
-            hx_burden_describe(&b, from, sizeof from);
-            fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", burden_ns, from);
-        }
+    if (burden_ns == -2 && timed && span_sweep_burden(cfg, l, intr_fd, &burden_ns, from, sizeof from)) {
+        free(done);
+        return HX_EINTERRUPTED;
     }
     snprintf(path, sizeof path, "%s/span.csv", dir);
-    /* a last line cut short by a crash (no newline) is dropped: not a row (hx_span_load) */
-    size_t len = 0;
-    char *text = hx_read_file(path, &len);
-    if (text && len && text[len - 1] != '\n') {
-        size_t keep = len;
-        while (keep && text[keep - 1] != '\n')
-            keep--;
-        if (truncate(path, (off_t)keep)) {
-            fprintf(stderr, "forkscope: span: cannot drop the torn last line of %s: %s\n", path, strerror(errno));
-            free(text);
-            free(done);
-            return HX_ERUNS_FAILED;
-        }
-        len = keep;
-    }
-    free(text);
-    FILE *f = fopen(path, "a");
+    size_t len;
+    FILE *f = span_csv_open(path, &len);
     if (!f) {
         free(done);
-        fprintf(stderr, "forkscope: cannot open %s: %s\n", path, strerror(errno));
         return HX_ERUNS_FAILED;
     }
     if (len == 0)
