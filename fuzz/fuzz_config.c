@@ -14,6 +14,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         hx_plan_free(&p);
         hx_config_free(&cfg);
     }
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     return 0;
 }

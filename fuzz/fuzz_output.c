@@ -1,5 +1,5 @@
 /* fuzz_output.c — what the harness reads from the programs it runs: a bench driver's JSON
- * on stdout (hx_driver_output), callgrind_annotate's report (hx_icount_parse), and a
+ * on stdout (hx_records_driver_output), callgrind_annotate's report (hx_icount_parse), and a
  * command variant's output judged by its time and answer regexes (hx_command_judge; the
  * regexes come from a user's config, so they are fuzzed too).  The first byte picks which;
  * the rest is the text. */
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     case 0: { /* a driver's stdout */
         json_t *doc;
         double t, cpu;
-        hx_driver_output((const char *)rest, n, &doc, &t, &cpu);
+        hx_records_driver_output((const char *)rest, n, &doc, &t, &cpu);
         json_decref(doc);
         break;
     }

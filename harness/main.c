@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/util/env.h"
@@ -146,7 +146,7 @@ static int cmd_run(int argc, char **argv) {
     hx_launcher_stop(l);
     if (o.dry_run || (rc != HX_OK && rc != HX_ERUNS_FAILED))
         return rc;
-    int prc, frc = hx_analyse_dir(dir, "forkscope", &prc);
+    int prc, frc = hx_report_analyse_dir(dir, "forkscope", &prc);
     return rc != HX_OK ? rc : frc != HX_OK ? frc : prc;
 }
 

@@ -32,7 +32,7 @@ TEST(signed_rank_exact) {
      * p-value = 0.03711). */
     double d[] = {1, 2, 3, 4, 5, 6, -7, 8, 9, 10};
     hx_test t;
-    ASSERT_EQ(hx_signed_rank(d, 10, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_signed_rank(d, 10, 0.95, &t), 0);
     ASSERT(t.exact);
     ASSERT_NEAR(t.stat, 48, 0);
     ASSERT_NEAR(t.p, 38.0 / 1024, 1e-12);
@@ -44,7 +44,7 @@ TEST(signed_rank_exact) {
 
     /* Hodges-Lehmann: d = {1, 2, 3}: Walsh averages 1, 1.5, 2, 2, 2.5, 3: median 2 */
     double e[] = {3, 1, 2};
-    ASSERT_EQ(hx_signed_rank(e, 3, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_signed_rank(e, 3, 0.95, &t), 0);
     ASSERT_NEAR(t.est, 2, 0);
     /* n = 3, all positive: p = 2 * 1/8 */
     ASSERT_NEAR(t.p, 0.25, 1e-12);
@@ -57,24 +57,24 @@ TEST(signed_rank_ties_normal) {
      * z = (32.5 - 18 - 0.5) / sqrt(50.625) = 1.967639; p = erfc(z / sqrt 2) = 0.0491095. */
     double d[] = {1, 1, 2, -2, 3, 3, 4, 5};
     hx_test t;
-    ASSERT_EQ(hx_signed_rank(d, 8, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_signed_rank(d, 8, 0.95, &t), 0);
     ASSERT(!t.exact);
     ASSERT_NEAR(t.stat, 32.5, 0);
     ASSERT_NEAR(t.p, 0.04910953919720457, 1e-9);
     /* a zero difference is dropped from the test and counted half faster */
     double z[] = {0, 1, 2, 3, 4, 5, -6};
-    ASSERT_EQ(hx_signed_rank(z, 7, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_signed_rank(z, 7, 0.95, &t), 0);
     ASSERT_EQ(t.n, 6);
     ASSERT(!t.exact);
     ASSERT_NEAR(t.p_faster, 1.5 / 7, 1e-12);
     /* too few: p = 1, no interval */
     double one[] = {0.5};
-    ASSERT_EQ(hx_signed_rank(one, 1, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_signed_rank(one, 1, 0.95, &t), 0);
     ASSERT_NEAR(t.p, 1, 0);
     ASSERT(isnan(t.lo) && isnan(t.hi));
     double bad[] = {1, NAN};
-    ASSERT_EQ(hx_signed_rank(bad, 2, 0.95, &t), -EINVAL);
-    ASSERT_EQ(hx_signed_rank(d, 8, 1.5, &t), -EINVAL);
+    ASSERT_EQ(hx_ab_signed_rank(bad, 2, 0.95, &t), -EINVAL);
+    ASSERT_EQ(hx_ab_signed_rank(d, 8, 1.5, &t), -EINVAL);
 }
 
 TEST(rank_sum_exact_and_ties) {
@@ -82,7 +82,7 @@ TEST(rank_sum_exact_and_ties) {
      * p = 2 * 1/C(6,3) = 0.1 (R: W = 9, p-value = 0.1).  Every b is slower. */
     double a[] = {1, 2, 3}, b[] = {4, 5, 6};
     hx_test t;
-    ASSERT_EQ(hx_rank_sum(a, 3, b, 3, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_rank_sum(a, 3, b, 3, 0.95, &t), 0);
     ASSERT(t.exact);
     ASSERT_NEAR(t.stat, 9, 0);
     ASSERT_NEAR(t.p, 0.1, 1e-12);
@@ -90,7 +90,7 @@ TEST(rank_sum_exact_and_ties) {
     /* Hodges-Lehmann shift: the 9 differences b - a are 1 2 2 3 3 3 4 4 5: median 3 */
     ASSERT_NEAR(t.est, 3, 0);
     /* swapped: W = 0, the same p, shift -3, every b faster */
-    ASSERT_EQ(hx_rank_sum(b, 3, a, 3, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_rank_sum(b, 3, a, 3, 0.95, &t), 0);
     ASSERT_NEAR(t.stat, 0, 0);
     ASSERT_NEAR(t.p, 0.1, 1e-12);
     ASSERT_NEAR(t.est, -3, 0);
@@ -101,7 +101,7 @@ TEST(rank_sum_exact_and_ties) {
      * = 17.5; mean 10, tie sum 24 + 6 + 6 = 36, variance 20/12 * (10 - 36/72) = 15.8333;
      * z = (17.5 - 10 - 0.5) / sqrt(15.8333) = 1.759203, p = erfc(z / sqrt 2) = 0.078546. */
     double a2[] = {1, 2, 2, 3}, b2[] = {2, 3, 4, 5, 5};
-    ASSERT_EQ(hx_rank_sum(a2, 4, b2, 5, 0.95, &t), 0);
+    ASSERT_EQ(hx_ab_rank_sum(a2, 4, b2, 5, 0.95, &t), 0);
     ASSERT(!t.exact);
     ASSERT_NEAR(t.stat, 17.5, 1e-12);
     ASSERT_NEAR(t.p, erfc((7.0 / sqrt(20.0 / 12 * 9.5)) / sqrt(2)), 1e-12);
@@ -110,27 +110,27 @@ TEST(rank_sum_exact_and_ties) {
 
 TEST(holm_and_helpers) {
     double p[] = {0.01, 0.04, 0.03, NAN}, adj[4];
-    hx_holm(p, 4, adj);
+    hx_ab_holm(p, 4, adj);
     /* m = 3 valid: 3*0.01 = 0.03; 2*0.03 = 0.06; max(1*0.04, 0.06) = 0.06 */
     ASSERT_NEAR(adj[0], 0.03, 1e-12);
     ASSERT_NEAR(adj[2], 0.06, 1e-12);
     ASSERT_NEAR(adj[1], 0.06, 1e-12);
     ASSERT(isnan(adj[3]));
     double x[] = {1, 2, 3, 4, 5, 6}, y[] = {2, 4, 6, 8, 10, 12}, yr[] = {12, 10, 8, 6, 4, 2}, pv;
-    ASSERT_NEAR(hx_spearman(x, y, 6, &pv), 1, 1e-12);
+    ASSERT_NEAR(hx_ab_spearman(x, y, 6, &pv), 1, 1e-12);
     ASSERT(pv < 0.001);
-    ASSERT_NEAR(hx_spearman(x, yr, 6, &pv), -1, 1e-12);
+    ASSERT_NEAR(hx_ab_spearman(x, yr, 6, &pv), -1, 1e-12);
     double o[] = {10, 10.1, 9.9, 10.05, 9.95, 10.02, 30};
-    ASSERT_EQ(hx_outliers(o, 7), 1);
-    ASSERT_EQ(hx_outliers(o, 6), 0);
+    ASSERT_EQ(hx_ab_outliers(o, 7), 1);
+    ASSERT_EQ(hx_ab_outliers(o, 6), 0);
     /* 5% at 3% noise, paired: ((1.95996 + 0.84162) * 0.03 / log 1.05)^2 * pi/3 = 3.11 ->
      * the floor of 6 pairs; at 10% noise: 34.53 -> 35; unpaired twice that per side */
-    ASSERT_EQ(hx_runs_needed(0.03, 0.05, 0.05, 0.8, 1), 6);
-    ASSERT_EQ(hx_runs_needed(0.10, 0.05, 0.05, 0.8, 1), 35);
-    ASSERT_EQ(hx_runs_needed(0.10, 0.05, 0.05, 0.8, 0), 70);
-    ASSERT_EQ(hx_runs_needed(0, 0.05, 0.05, 0.8, 1), 0);
+    ASSERT_EQ(hx_ab_runs_needed(0.03, 0.05, 0.05, 0.8, 1), 6);
+    ASSERT_EQ(hx_ab_runs_needed(0.10, 0.05, 0.05, 0.8, 1), 35);
+    ASSERT_EQ(hx_ab_runs_needed(0.10, 0.05, 0.05, 0.8, 0), 70);
+    ASSERT_EQ(hx_ab_runs_needed(0, 0.05, 0.05, 0.8, 1), 0);
     double la[] = {0, 0.1, 0.2, 0.3}, lb[] = {1, 1.1, 1.2, 1.3}, lo, hi;
-    ASSERT_EQ(hx_boot_log_ratio(la, 4, lb, 4, 1, 500, 7, 0.95, &lo, &hi), 0);
+    ASSERT_EQ(hx_ab_boot_log_ratio(la, 4, lb, 4, 1, 500, 7, 0.95, &lo, &hi), 0);
     ASSERT_NEAR(lo, 1, 1e-12); /* paired and a constant difference: every resample says 1 */
     ASSERT_NEAR(hi, 1, 1e-12);
 }
@@ -172,12 +172,12 @@ static sim_result simulate(int shape, int paired, size_t n, double ratio, unsign
         }
         hx_test t;
         if (paired)
-            ASSERT_EQ(hx_signed_rank(d, n, 0.95, &t), 0);
+            ASSERT_EQ(hx_ab_signed_rank(d, n, 0.95, &t), 0);
         else
-            ASSERT_EQ(hx_rank_sum(la, n, lb, n, 0.95, &t), 0);
+            ASSERT_EQ(hx_ab_rank_sum(la, n, lb, n, 0.95, &t), 0);
         rejected += t.p < 0.05;
         covered += t.lo <= log(ratio) && log(ratio) <= t.hi;
-        const char *v = hx_verdict(t.p, t.lo, t.hi, 0.02, 0.05, "slower", "faster");
+        const char *v = hx_ab_verdict(t.p, t.lo, t.hi, 0.02, 0.05, "slower", "faster");
         claimed += !strcmp(v, "slower") || !strcmp(v, "faster");
     }
     gsl_rng_free(g);

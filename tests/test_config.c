@@ -91,7 +91,7 @@ TEST(bad_configs_give_expected_errors) {
                        "%s: message does not start with the file name: %s", e->d_name, d.msgs[i]);
         free(all);
         free(expect);
-        hx_diag_free(&d);
+        hx_config_diag_free(&d);
         cases++;
     }
     closedir(dp);
@@ -127,7 +127,7 @@ TEST(unreadable_config_is_io_error) {
     ASSERT_EQ(hx_config_load("/nonexistent/x.json", 2, &cfg, &d), HX_EIO);
     ASSERT_EQ(d.n, 1);
     ASSERT_STR_CONTAINS(d.msgs[0], "/nonexistent/x.json: cannot read");
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
 }
 
 /* ---- good configs ----------------------------------------------------------------------------- */
@@ -185,14 +185,14 @@ TEST(quick_config_shape) {
     int overhead = 0, memory = 0;
     for (size_t b = 0; b < cfg.nbenchmarks; b++) {
         const hx_bench *x = &cfg.benchmarks[b];
-        if ((!strcmp(x->kernel, "fib") || !strcmp(x->kernel, "integrate")) && hx_bench_runs_at(x, 1) &&
-            hx_bench_runs_at(x, 2) && !hx_bench_runs_at(x, 8))
+        if ((!strcmp(x->kernel, "fib") || !strcmp(x->kernel, "integrate")) && hx_config_bench_runs_at(x, 1) &&
+            hx_config_bench_runs_at(x, 2) && !hx_config_bench_runs_at(x, 8))
             overhead++;
         if (!strcmp(x->kernel, "uts")) {
             size_t n = 0;
             for (size_t w = 0; w < cfg.nworkers; w++)
-                n += hx_bench_runs_at(x, cfg.workers[w]);
-            memory |= n >= 6 && hx_bench_runs_at(x, 16);
+                n += hx_config_bench_runs_at(x, cfg.workers[w]);
+            memory |= n >= 6 && hx_config_bench_runs_at(x, 16);
         }
     }
     ASSERT_MSG(overhead == 2, "fib and integrate at P = 1 and the cores only: %d", overhead);
@@ -277,7 +277,7 @@ TEST(positions_after_utf8_and_escapes) {
     char want[PATH_MAX + 64];
     snprintf(want, sizeof want, "%s:1:90: benchmarks[0].params.n: 99 is out of range", path);
     ASSERT_STR_CONTAINS(d.msgs[0], want);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     unlink(path);
 }
 
@@ -326,7 +326,7 @@ TEST(variant_objects) {
         setenv("FORKSCOPE_DRIVER", over, 1);
     free(over);
     hx_config_free(&cfg);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     unlink(exe);
     unlink(cfgp);
     rmdir(dir);
@@ -392,7 +392,7 @@ TEST(peers_key) {
                  "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": [\"serial\"], "
                  "\"peers\": %s, \"workers\": [1]}",
                  bad[i].peers);
-        hx_diag_free(&d);
+        hx_config_diag_free(&d);
         ASSERT_EQ(load_text(t, &cfg, &d), HX_ECONFIG);
         char *all = joined(&d);
         int found = strstr(all, bad[i].want) != NULL;
@@ -402,7 +402,7 @@ TEST(peers_key) {
     /* not built: a duplicate is still an error (the same config on every machine), and a
      * benchmark's own list naming a left-out peer leaves it out there too */
     unsetenv("FORKSCOPE_DRIVER");
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     ASSERT_EQ(load_text("{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": [\"serial\"], "
                         "\"peers\": [\"lace\", \"lace\"], \"workers\": [1]}",
                         &cfg, &d),
@@ -411,7 +411,7 @@ TEST(peers_key) {
     int dup = strstr(all, "peers[1]: duplicate variant \"lace\"") != NULL;
     ASSERT_MSG(dup, "unbuilt duplicate: %s", all);
     free(all);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     ASSERT_MSG(load_text("{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\", \"variants\": [\"serial\", "
                          "\"taskflow\"]}], \"variants\": [\"serial\"], \"peers\": [\"taskflow\"], \"workers\": [1]}",
                          &cfg, &d) == 0,
@@ -425,7 +425,7 @@ TEST(peers_key) {
     else
         unsetenv("FORKSCOPE_DRIVER");
     free(over);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
 }
 
 /* "span": true, a list of names, or an object; wrong names and values are named. */
@@ -471,7 +471,7 @@ TEST(span_key) {
                        cases[i].span, rc, all, cases[i].want);
         }
         free(all);
-        hx_diag_free(&d);
+        hx_config_diag_free(&d);
     }
 }
 

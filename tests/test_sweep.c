@@ -776,7 +776,7 @@ TEST(plan_stage) {
             ASSERT_EQ(seen[i][r], 1);
     hx_plan_free(&p);
     hx_config_free(&c);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
 }
 
 /* A benchmark's own "workers": its cells only at those counts, and calibrate cells only
@@ -793,7 +793,7 @@ TEST(benchmark_workers) {
     ASSERT_EQ(hx_config_load(cfg, 2, &c, &d), 0);
     ASSERT_EQ(c.benchmarks[1].nworkers, 2);
     ASSERT(c.benchmarks[1].workers[0] == 2 && c.benchmarks[1].workers[1] == 8); /* sorted */
-    ASSERT(hx_bench_runs_at(&c.benchmarks[0], 1) && !hx_bench_runs_at(&c.benchmarks[0], 4));
+    ASSERT(hx_config_bench_runs_at(&c.benchmarks[0], 1) && !hx_config_bench_runs_at(&c.benchmarks[0], 4));
     hx_plan p;
     ASSERT_EQ(hx_plan_build(&c, &p), 0);
     /* calibrate: cont-seg at 1, 2, 8 and serial at 1; fib: cont-seg 1, 2 and serial 1;
@@ -804,7 +804,7 @@ TEST(benchmark_workers) {
         ASSERT_MSG(p.cells[i].workers != 4, "a cell at P = 4: %s", p.cells[i].id);
     hx_plan_free(&p);
     hx_config_free(&c);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
 }
 
 /* A variant's "env" reaches each of its runs (and only its runs) and is recorded in env.json;
@@ -863,7 +863,7 @@ TEST(variant_env) {
         for (size_t j = 0; j < d.n; j++)
             found |= strstr(d.msgs[j], bad[k][1]) != NULL;
         ASSERT_MSG(found, "case %zu: no message containing '%s' (first: %s)", k, bad[k][1], d.n ? d.msgs[0] : "none");
-        hx_diag_free(&d);
+        hx_config_diag_free(&d);
     }
 }
 
@@ -1064,7 +1064,7 @@ TEST(command_expected_answers) {
     ASSERT_NEAR(a, (double)uts_search_serial(&up).nodes, 0); /* the serial traversal's count */
     ASSERT_EQ(hx_command_expected(&c.benchmarks[6], &a), -ENOTSUP);
     hx_config_free(&c);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
 }
 
 /* "paired": every round holds each family's runs back to back (same benchmark and P), in
@@ -1082,7 +1082,7 @@ static void paired_plan(unsigned long long seed, hx_plan *p, hx_config *c) {
     write_text(cfg, text);
     hx_diag d = {0};
     ASSERT_EQ(hx_config_load(cfg, 2, c, &d), 0);
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     ASSERT_EQ(hx_plan_build(c, p), 0);
 }
 

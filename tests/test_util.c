@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/config/jsonpos.h"
 #include "harness/run/cgroup.h"
 #include "harness/util/csv.h"

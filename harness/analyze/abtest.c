@@ -86,7 +86,7 @@ static int bad_input(const double *x, size_t n) {
 
 /* ---- signed rank -------------------------------------------------------------------------------- */
 
-int hx_signed_rank(const double *d, size_t n, double conf, hx_test *out) {
+int hx_ab_signed_rank(const double *d, size_t n, double conf, hx_test *out) {
     if (!n || !(conf > 0 && conf < 1) || bad_input(d, n))
         return -EINVAL;
     memset(out, 0, sizeof *out);
@@ -149,7 +149,7 @@ int hx_signed_rank(const double *d, size_t n, double conf, hx_test *out) {
 
 /* ---- rank sum ----------------------------------------------------------------------------------- */
 
-int hx_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double conf, hx_test *out) {
+int hx_ab_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double conf, hx_test *out) {
     if (!na || !nb || !(conf > 0 && conf < 1) || bad_input(la, na) || bad_input(lb, nb))
         return -EINVAL;
     memset(out, 0, sizeof *out);
@@ -200,7 +200,7 @@ int hx_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double
 
 /* ---- verdict ---------------------------------------------------------------------------------- */
 
-const char *hx_verdict(double p, double lo, double hi, double band, double alpha, const char *up, const char *down) {
+const char *hx_ab_verdict(double p, double lo, double hi, double band, double alpha, const char *up, const char *down) {
     if (isnan(lo) || isnan(hi))
         return "inconclusive";
     double blo = log1p(-band), bhi = log1p(band);
@@ -215,7 +215,7 @@ const char *hx_verdict(double p, double lo, double hi, double band, double alpha
 
 /* ---- Holm ------------------------------------------------------------------------------------ */
 
-void hx_holm(const double *p, size_t n, double *adj) {
+void hx_ab_holm(const double *p, size_t n, double *adj) {
     ranked *s = hx_xmalloc((n ? n : 1) * sizeof *s);
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
@@ -235,7 +235,7 @@ void hx_holm(const double *p, size_t n, double *adj) {
 
 /* ---- bootstrap -------------------------------------------------------------------------------- */
 
-int hx_boot_log_ratio(const double *la, size_t na, const double *lb, size_t nb, int paired, unsigned B,
+int hx_ab_boot_log_ratio(const double *la, size_t na, const double *lb, size_t nb, int paired, unsigned B,
                       uint64_t seed, double conf, double *lo, double *hi) {
     if (!na || !nb || B < 10 || !(conf > 0 && conf < 1) || (paired && na != nb))
         return -EINVAL;
@@ -269,7 +269,7 @@ int hx_boot_log_ratio(const double *la, size_t na, const double *lb, size_t nb, 
 
 /* ---- drift and outliers ---------------------------------------------------------------------- */
 
-double hx_spearman(const double *x, const double *y, size_t n, double *p) {
+double hx_ab_spearman(const double *x, const double *y, size_t n, double *p) {
     *p = NAN;
     if (n < 4)
         return NAN;
@@ -292,7 +292,7 @@ double hx_spearman(const double *x, const double *y, size_t n, double *p) {
     return rho;
 }
 
-size_t hx_outliers(const double *x, size_t n) {
+size_t hx_ab_outliers(const double *x, size_t n) {
     if (n < 3)
         return 0;
     double med = hx_median_copy(x, n), *dev = hx_xmalloc(n * sizeof *dev);
@@ -308,7 +308,7 @@ size_t hx_outliers(const double *x, size_t n) {
 
 /* ---- power ------------------------------------------------------------------------------------ */
 
-size_t hx_runs_needed(double sd, double effect, double alpha, double power, int paired) {
+size_t hx_ab_runs_needed(double sd, double effect, double alpha, double power, int paired) {
     if (!(sd > 0) || !(effect > 0) || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1))
         return 0;
     double delta = log1p(effect);

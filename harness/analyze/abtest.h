@@ -37,38 +37,38 @@ typedef struct hx_test {
  * -EINVAL (n = 0, a NaN, conf outside (0, 1)).  With fewer than 2 nonzero differences the
  * p-value is 1 and the interval NaN, except when all of at least 2 differences are 0: then
  * the estimate and the interval are exactly 0. */
-int hx_signed_rank(const double *d, size_t n, double conf, hx_test *out);
+int hx_ab_signed_rank(const double *d, size_t n, double conf, hx_test *out);
 
 /* Unpaired test of lb[0..nb) = log b against la[0..na) = log a.  0 or -EINVAL. */
-int hx_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double conf, hx_test *out);
+int hx_ab_rank_sum(const double *la, size_t na, const double *lb, size_t nb, double conf, hx_test *out);
 
 /* The verdict on a log ratio with interval [lo, hi] and (adjusted) p-value p against a
  * noise band of ±band (a fraction): `up` ("slower") or `down` ("faster") only when p < alpha
  * and the whole interval lies beyond the band, so that an A/A comparison practically never
  * claims a change; "no change" when the interval lies inside the band (a significant 0.3%
  * included); otherwise "inconclusive".  A NaN interval is inconclusive. */
-const char *hx_verdict(double p, double lo, double hi, double band, double alpha, const char *up, const char *down);
+const char *hx_ab_verdict(double p, double lo, double hi, double band, double alpha, const char *up, const char *down);
 
 /* Holm's step-down adjustment of n p-values (NaN entries are left NaN and not counted). */
-void hx_holm(const double *p, size_t n, double *adj);
+void hx_ab_holm(const double *p, size_t n, double *adj);
 
 /* Percentile bootstrap interval of log(median b / median a), B resamples seeded by seed
  * (paired: pairs resampled together, na == nb).  0 and *lo, *hi; -EINVAL. */
-int hx_boot_log_ratio(const double *la, size_t na, const double *lb, size_t nb, int paired, unsigned B,
+int hx_ab_boot_log_ratio(const double *la, size_t na, const double *lb, size_t nb, int paired, unsigned B,
                       uint64_t seed, double conf, double *lo, double *hi);
 
 /* Spearman's rank correlation of x and y (midranks) and its two-sided p-value (t
  * approximation with n - 2 degrees of freedom; NaN for n < 4). */
-double hx_spearman(const double *x, const double *y, size_t n, double *p);
+double hx_ab_spearman(const double *x, const double *y, size_t n, double *p);
 
 /* How many of x[0..n) have a modified z-score |0.6745 (x - median) / MAD| > 3.5
  * (Iglewicz & Hoaglin); 0 if MAD is 0. */
-size_t hx_outliers(const double *x, size_t n);
+size_t hx_ab_outliers(const double *x, size_t n);
 
 /* Pairs (paired) or runs per side (unpaired) needed for the Wilcoxon test to detect a
  * shift of log(1 + effect) with probability power at two-sided level alpha, when the log
  * values have standard deviation sd (paired: of the differences): the normal-theory count
  * divided by the tests' asymptotic relative efficiency 3/pi.  0 if sd or effect is not > 0. */
-size_t hx_runs_needed(double sd, double effect, double alpha, double power, int paired);
+size_t hx_ab_runs_needed(double sd, double effect, double alpha, double power, int paired);
 
 #endif

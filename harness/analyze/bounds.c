@@ -4,13 +4,13 @@
 #include <math.h>
 #include <string.h>
 
-double hx_span_bound(const hx_span_row *r, double P) {
+double hx_bounds_speedup(const hx_spancsv_row *r, double P) {
     if (strcmp(r->status, "ok") || !(r->bound_parallelism > 0))
         return NAN;
     return r->bound_parallelism < P ? r->bound_parallelism : P;
 }
 
-double hx_span_burdened(const hx_span_row *r, double P) {
+double hx_bounds_burdened(const hx_spancsv_row *r, double P) {
     if (strcmp(r->status, "ok") || !r->resolved || !(r->min_work_s > 0) || !isfinite(r->burdened_span_s))
         return NAN;
     double e = r->min_work_s / (r->min_work_s / P + r->burdened_span_s);

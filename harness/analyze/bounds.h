@@ -7,7 +7,7 @@
 /* The work-span bound on the speedup at P workers, min(P, bound_parallelism), and the
  * burdened estimate min_work / (min_work / P + burdened span) (NAN unless the row is ok and
  * resolved). */
-double hx_span_bound(const hx_span_row *r, double P);
-double hx_span_burdened(const hx_span_row *r, double P);
+double hx_bounds_speedup(const hx_spancsv_row *r, double P);
+double hx_bounds_burdened(const hx_spancsv_row *r, double P);
 
 #endif

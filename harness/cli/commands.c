@@ -1,6 +1,6 @@
 /* commands.c — the commands whose work is a stage's function: their options and usage. */
 #include "harness/cli/commands.h"
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/report/analysis.h"
 #include "harness/util/errors.h"
 
@@ -22,7 +22,7 @@ int hx_cmd_fit(int argc, char **argv) {
         return rc == HX_CLI_HELP ? HX_OK : rc;
     if (!c.npos)
         return hx_cli_usage_error("fit", "no results directory given");
-    return hx_fit_dir(c.pos[0]);
+    return hx_report_fit_dir(c.pos[0]);
 }
 
 static void plot_usage(FILE *f) {

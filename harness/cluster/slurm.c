@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/report/analysis.h"
 #include "harness/run/envinfo.h"
 #include "harness/config/config.h"
@@ -195,7 +195,7 @@ static int sbatch(const char *dir, json_t *m, const char *array) {
     sscanf(out, "%63[0-9]", id);
     free(out);
     char date[32];
-    hx_iso_time(hx_wall_time(), date, sizeof date);
+    hx_envinfo_iso_time(hx_envinfo_wall_time(), date, sizeof date);
     json_array_append_new(json_object_get(m, "jobs"),
                           json_pack("{s:s, s:s, s:s}", "id", id, "array", array ? array : "all", "date", date));
     printf("forkscope slurm: submitted job %s (array %s); follow it with: forkscope slurm status %s\n", id,
@@ -322,8 +322,8 @@ static int cmd_submit(int argc, char **argv) {
     hx_diag d = {0};
     rc = hx_config_load(o.config, o.cores ? (unsigned)o.cores : hx_online_cores(), &cfg, &d);
     if (rc)
-        hx_diag_print(&d, stderr);
-    hx_diag_free(&d);
+        hx_config_diag_print(&d, stderr);
+    hx_config_diag_free(&d);
     if (rc) {
         fprintf(stderr, "forkscope slurm: %s: nothing was submitted\n", o.config);
         hx_strv_free(&o.extra);
@@ -716,7 +716,7 @@ static int merge_measure(const char *dir, unsigned cores) {
         }
         hx_config_free(&cfg);
     }
-    hx_diag_free(&d);
+    hx_config_diag_free(&d);
     return span_failed;
 }
 
@@ -748,7 +748,7 @@ static int cmd_merge(int argc, char **argv) {
                             "(forkscope slurm status %s)\n",
                     s.planned - got, dir);
         int span_failed = merge_measure(dir, (unsigned)json_integer_value(json_object_get(s.m, "cores")));
-        rc = hx_analyse_dir(dir, "forkscope slurm", NULL); /* (plots not drawn: said, merge still done) */
+        rc = hx_report_analyse_dir(dir, "forkscope slurm", NULL); /* (plots not drawn: said, merge still done) */
         if (rc == HX_OK && (got < s.planned || span_failed))
             rc = HX_ERUNS_FAILED;
     }

@@ -24,20 +24,16 @@
 
 /* ---- the kernel option table: bench/options.c, shared with the drivers --------------------------- */
 
-const hx_kernel_info *hx_kernel_find(const char *name) {
+const hx_kernel_info *hx_config_kernel_find(const char *name) {
     for (const hx_kernel_info *k = bench_kernel_options; k->name; k++)
         if (!strcmp(k->name, name))
             return k;
     return NULL;
 }
 
-int hx_kernel_needs_blocking(const char *kernel) { return !strcmp(kernel, "switch"); }
+int hx_config_kernel_blocks(const char *kernel) { return !strcmp(kernel, "switch"); }
 
-int hx_variant_can_block(const hx_variant *v) {
-    return v->kind == HX_VARIANT_SERIAL || (v->kind == HX_VARIANT_RUNTIME && !strncmp(v->base, "child-fiber-", 12));
-}
-
-int hx_config_class(const hx_variant *v) {
+int hx_config_variant_class(const hx_variant *v) {
     return v->kind == HX_VARIANT_SERIAL ? HX_CLASS_SERIAL
          : v->kind == HX_VARIANT_BASELINE || v->kind == HX_VARIANT_COMMAND ? HX_CLASS_BASELINE
                                         : HX_CLASS_PARALLEL;
@@ -45,7 +41,7 @@ int hx_config_class(const hx_variant *v) {
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 
-void hx_diag_add(hx_diag *d, const char *fmt, ...) {
+void hx_config_diag_add(hx_diag *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     char *m = NULL;
@@ -66,12 +62,12 @@ void hx_diag_add(hx_diag *d, const char *fmt, ...) {
     d->msgs[d->n++] = m;
 }
 
-void hx_diag_print(const hx_diag *d, FILE *out) {
+void hx_config_diag_print(const hx_diag *d, FILE *out) {
     for (size_t i = 0; i < d->n; i++)
         fprintf(out, "%s\n", d->msgs[i]);
 }
 
-void hx_diag_free(hx_diag *d) {
+void hx_config_diag_free(hx_diag *d) {
     for (size_t i = 0; i < d->n; i++)
         free(d->msgs[i]);
     free(d->msgs);
@@ -103,7 +99,7 @@ static void verr_at(vctx *c, const char *pospath, int at_key, const char *showpa
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    hx_diag_add(c->d, "%s:%d:%d: %s: %s", c->file, line, col, *showpath ? showpath : "(top level)", msg);
+    hx_config_diag_add(c->d, "%s:%d:%d: %s: %s", c->file, line, col, *showpath ? showpath : "(top level)", msg);
     c->nerr++;
 }
 
@@ -291,7 +287,7 @@ static void check_benchmark(vctx *c, const char *path, json_t *v, hx_bench *b) {
         verr_at(c, path, 0, p, "missing (expected one of %s)", klist);
     else if (!json_is_string(kernel))
         VERR(c, p, "expected a string, one of %s, got %s", klist, describe(kernel, buf, sizeof buf));
-    else if (!(ki = hx_kernel_find(json_string_value(kernel))))
+    else if (!(ki = hx_config_kernel_find(json_string_value(kernel))))
         VERR(c, p, "unknown kernel \"%.60s\" (expected one of %s)", json_string_value(kernel), klist);
     else
         snprintf(b->kernel, sizeof b->kernel, "%s", ki->name);
@@ -476,7 +472,7 @@ static void check_template(vctx *c, const char *path, json_t *t, const char *ker
         VERR(c, path, "expected a command line: a non-empty list of strings, got %s", describe(t, buf, sizeof buf));
         return;
     }
-    const hx_kernel_info *k = kernel ? hx_kernel_find(kernel) : NULL;
+    const hx_kernel_info *k = kernel ? hx_config_kernel_find(kernel) : NULL;
     size_t i;
     json_t *a;
     json_array_foreach(t, i, a) {
@@ -547,9 +543,9 @@ static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         json_object_foreach(cmd, k, t) {
             char q[400];
             snprintf(q, sizeof q, "%s.%s", p, k);
-            if (!hx_kernel_find(k) || !hx_command_checkable(k))
+            if (!hx_config_kernel_find(k) || !hx_command_checkable(k))
                 VERR(c, q, "%s",
-                     !hx_kernel_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
+                     !hx_config_kernel_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
                                         : "no single number to check its answer by: it cannot run by command (expected "
                                           "fib, integrate, nqueens or uts)");
             else
@@ -1086,7 +1082,7 @@ const char *hx_config_left_out_list(const hx_config *cfg, char *buf, size_t len)
 }
 
 /* Does benchmark b run at P? */
-int hx_bench_runs_at(const hx_bench *b, unsigned P) {
+int hx_config_bench_runs_at(const hx_bench *b, unsigned P) {
     for (size_t i = 0; b->workers && i < b->nworkers; i++)
         if (b->workers[i] == P)
             return 1;
@@ -1163,13 +1159,13 @@ int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d)
     vctx c = {.file = path, .d = d};
     char *text = hx_read_file(path, &len);
     if (!text) {
-        hx_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
+        hx_config_diag_add(d, "%s: cannot read: %s", path, strerror(errno));
         return HX_EIO;
     }
     if (strlen(text) != len) {
         int line, col;
         hx_jpos_line_col(text, len, (long)strlen(text), &line, &col);
-        hx_diag_add(d, "%s:%d:%d: (top level): the file contains a NUL byte (expected JSON text)", path, line, col);
+        hx_config_diag_add(d, "%s:%d:%d: (top level): the file contains a NUL byte (expected JSON text)", path, line, col);
         goto fail_parse;
     }
     json_error_t e;
@@ -1177,14 +1173,14 @@ int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d)
     if (!root) {
         int line, col;
         syntax_pos(text, len, &e, &line, &col);
-        hx_diag_add(d, "%s:%d:%d: JSON syntax error: %s", path, line, col, e.text);
+        hx_config_diag_add(d, "%s:%d:%d: JSON syntax error: %s", path, line, col, e.text);
         goto fail_parse;
     }
     c.text = text;
     c.len = len;
     hx_jpos_scan(&c.sc, text, len);
     if (c.sc.failed) {
-        hx_diag_add(d, "%s: out of memory", path);
+        hx_config_diag_add(d, "%s: out of memory", path);
         rc = HX_EINTERNAL;
         goto fail_validate;
     }

@@ -24,11 +24,10 @@ typedef bench_opt hx_kopt;
 typedef bench_kernel_opts hx_kernel_info;
 
 /* The kernel called name, NULL if unknown. */
-const hx_kernel_info *hx_kernel_find(const char *name);
-/* Kernels written with tasks that block each other (switch), and the variants whose tasks
- * can (fiber variants; the serial driver measures two threads instead). */
-int hx_kernel_needs_blocking(const char *kernel);
-int hx_variant_can_block(const hx_variant *v);
+const hx_kernel_info *hx_config_kernel_find(const char *name);
+/* Kernels written with tasks that block each other (switch); the variants whose tasks can
+ * are variants.h's hx_variant_can_block. */
+int hx_config_kernel_blocks(const char *kernel);
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 
@@ -38,15 +37,15 @@ typedef struct hx_diag {
     size_t n, cap;
 } hx_diag;
 
-void hx_diag_add(hx_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void hx_diag_print(const hx_diag *d, FILE *out); /* one message a line */
-void hx_diag_free(hx_diag *d);
+void hx_config_diag_add(hx_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hx_config_diag_print(const hx_diag *d, FILE *out); /* one message a line */
+void hx_config_diag_free(hx_diag *d);
 
 /* ---- the configuration ------------------------------------------------------------------------ */
 
 /* Repetition classes: which count of "repetitions"/"warmup" a variant uses. */
 enum { HX_CLASS_SERIAL, HX_CLASS_PARALLEL, HX_CLASS_BASELINE, HX_NCLASS };
-int hx_config_class(const hx_variant *v); /* HX_CLASS_* of a variant */
+int hx_config_variant_class(const hx_variant *v); /* HX_CLASS_* of a variant */
 
 typedef enum hx_order { HX_ORDER_GROUPED, HX_ORDER_INTERLEAVED, HX_ORDER_SHUFFLED, HX_ORDER_PAIRED } hx_order;
 
@@ -104,7 +103,7 @@ int hx_config_load(const char *path, unsigned cores, hx_config *cfg, hx_diag *d)
 void hx_config_free(hx_config *cfg);
 
 /* Does benchmark b run at P workers (its own "workers", else every top-level count)? */
-int hx_bench_runs_at(const hx_bench *b, unsigned P);
+int hx_config_bench_runs_at(const hx_bench *b, unsigned P);
 
 /* Is name one of the "peers" left out because their drivers are not built? */
 int hx_config_left_out(const hx_config *cfg, const char *name);

@@ -305,3 +305,7 @@ void hx_variants_print(FILE *out) {
                  "Drivers are looked up next to the forkscope executable; FORKSCOPE_DRIVER=PATH runs PATH for\n"
                  "every variant instead (for tests).\n");
 }
+
+int hx_variant_can_block(const hx_variant *v) {
+    return v->kind == HX_VARIANT_SERIAL || (v->kind == HX_VARIANT_RUNTIME && !strncmp(v->base, "child-fiber-", 12));
+}

@@ -66,4 +66,8 @@ void hx_variants_print(FILE *out);
 /* Every valid variant name, NULL-terminated (runtime variants first, then baselines). */
 extern const char *const hx_variant_names[];
 
+/* Whether a variant's tasks can block each other (the switch kernel): fiber variants; and the
+ * serial driver, which measures two threads instead (config.h: hx_config_kernel_blocks). */
+int hx_variant_can_block(const hx_variant *v);
+
 #endif

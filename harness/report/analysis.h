@@ -5,7 +5,7 @@
 #define HX_ANALYSIS_H
 
 /* forkscope fit DIR: writes DIR/summary.csv, DIR/fits.csv, DIR/report.md. */
-int hx_fit_dir(const char *dir);
+int hx_report_fit_dir(const char *dir);
 
 /* forkscope plot DIR: writes DIR/plots/ (data files, the gnuplot scripts used, PNG and PDF
  * or SVG figures) and prints where everything went. */
@@ -15,7 +15,7 @@ int hx_plot_dir(const char *dir);
  * prints what it wrote; a failure is said on stderr, prefixed by who, with what to rerun;
  * the files already written are kept).  Returns fit's code; *plot_rc (if given) gets plot's
  * (0 if plot was not run). */
-int hx_analyse_dir(const char *dir, const char *who, int *plot_rc);
+int hx_report_analyse_dir(const char *dir, const char *who, int *plot_rc);
 
 /* Reads DIR as compare reads each side (raw.jsonl, config.json, env.json, the fits) and
  * forgets it: 0 or -errno (the fuzz target of the results readers). */

@@ -6,7 +6,7 @@
  * (benchmark x P, and variant when two sweeps are compared) -> per cell a test per metric,
  * with its reliability flags -> Holm across the cells of each metric, verdicts, the geometric
  * mean -> the exponent from each side's fits -> files. */
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/analyze/abtest.h"
@@ -376,14 +376,14 @@ static void test_metric(const comparison *c, ccell *x, int which, metric *m) {
         double *d = hx_xmalloc(np * sizeof *d);
         for (size_t k = 0; k < np; k++)
             d[k] = pb[k] - pa[k];
-        m->ok = hx_signed_rank(d, np, 0.95, &m->t) == 0;
+        m->ok = hx_ab_signed_rank(d, np, 0.95, &m->t) == 0;
         m->sd = sd_of(d, np);
-        hx_boot_log_ratio(pa, np, pb, np, 1, 2000, c->o.seed, 0.95, &m->boot_lo, &m->boot_hi);
+        hx_ab_boot_log_ratio(pa, np, pb, np, 1, 2000, c->o.seed, 0.95, &m->boot_lo, &m->boot_hi);
         free(d);
     } else if (na && nb) {
-        m->ok = hx_rank_sum(la, na, lb, nb, 0.95, &m->t) == 0;
+        m->ok = hx_ab_rank_sum(la, na, lb, nb, 0.95, &m->t) == 0;
         m->sd = hypot(sd_of(la, na), sd_of(lb, nb)) / sqrt(2);
-        hx_boot_log_ratio(la, na, lb, nb, 0, 2000, c->o.seed, 0.95, &m->boot_lo, &m->boot_hi);
+        hx_ab_boot_log_ratio(la, na, lb, nb, 0, 2000, c->o.seed, 0.95, &m->boot_lo, &m->boot_hi);
     }
     free(la);
     free(lb);
@@ -408,7 +408,7 @@ static void flag(ccell *x, const char *fmt, ...) {
 static void reliability(const comparison *c, ccell *x) {
     const metric *m = &x->time;
     size_t n = m->paired ? m->t.n : (x->a.n < x->b.n ? x->a.n : x->b.n);
-    size_t need = hx_runs_needed(m->sd, c->o.noise > 0 ? c->o.noise : 0.01, c->o.alpha, 0.8, m->paired);
+    size_t need = hx_ab_runs_needed(m->sd, c->o.noise > 0 ? c->o.noise : 0.01, c->o.alpha, 0.8, m->paired);
     if (n < (m->paired ? 6u : 4u))
         flag(x, "too few runs (%zu%s); about %zu %s needed to detect %g%%", n, m->paired ? " pairs" : " per side",
              need ? need : (size_t)(m->paired ? 6 : 4), m->paired ? "pairs" : "per side",
@@ -422,7 +422,7 @@ static void reliability(const comparison *c, ccell *x) {
                 o[k++] = (double)x->a.ord[i];
                 break;
             }
-    double rho = m->paired ? hx_spearman(o, d, k, &p) : NAN;
+    double rho = m->paired ? hx_ab_spearman(o, d, k, &p) : NAN;
     if (m->paired && p < 0.01)
         flag(x, "drift: the paired difference correlates with time (Spearman rho %.2f, p %.3g)", rho, p);
     for (int s = 0; !m->paired && s < 2; s++) {
@@ -430,7 +430,7 @@ static void reliability(const comparison *c, ccell *x) {
         double *ord = hx_xmalloc((q->n + 1) * sizeof *ord);
         for (size_t i = 0; i < q->n; i++)
             ord[i] = (double)q->ord[i];
-        rho = hx_spearman(ord, q->t, q->n, &p);
+        rho = hx_ab_spearman(ord, q->t, q->n, &p);
         if (p < 0.01)
             flag(x, "drift: %s's times change over the sweep (Spearman rho %.2f, p %.3g)", s ? "B" : "A", rho, p);
         free(ord);
@@ -443,7 +443,7 @@ static void reliability(const comparison *c, ccell *x) {
         const sample *q = s ? &x->b : &x->a;
         for (size_t i = 0; i < q->n; i++)
             l[i] = log(q->t[i]);
-        out[s] = hx_outliers(l, q->n);
+        out[s] = hx_ab_outliers(l, q->n);
     }
     if (out[0] || out[1])
         flag(x, "outliers (modified z-score > 3.5): %zu of A's runs, %zu of B's", out[0], out[1]);
@@ -460,7 +460,7 @@ static void reliability(const comparison *c, ccell *x) {
 static const char *verdict(const metric *m, double band, double alpha, int memory) {
     if (!m->ok)
         return "inconclusive";
-    return hx_verdict(m->p_holm, m->t.lo, m->t.hi, band, alpha, memory ? "larger" : "slower",
+    return hx_ab_verdict(m->p_holm, m->t.lo, m->t.hi, band, alpha, memory ? "larger" : "slower",
                       memory ? "smaller" : "faster");
 }
 
@@ -471,7 +471,7 @@ static void judge(comparison *c, int which) {
         metric *m = which ? &c->cells[i].mem : &c->cells[i].time;
         p[i] = m->ok ? m->t.p : NAN;
     }
-    hx_holm(p, c->n, adj);
+    hx_ab_holm(p, c->n, adj);
     for (size_t i = 0; i < c->n; i++) {
         metric *m = which ? &c->cells[i].mem : &c->cells[i].time;
         m->p_holm = adj[i];

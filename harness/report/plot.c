@@ -264,10 +264,10 @@ static int close_checked(FILE *f, plotctx *c, const char *name) {
 /* bounds.dat (from ../span.csv, if the sweep measured work and span): block p-1 for panel p,
  * the work-span bound and the burdened estimate at every P from 1 to the panel's largest. */
 static int write_bounds(plotctx *c, panels *p) {
-    hx_span_row *rows;
+    hx_spancsv_row *rows;
     size_t n;
     char err[512];
-    if (hx_span_load(c->dir, &rows, &n, err, sizeof err)) {
+    if (hx_spancsv_load(c->dir, &rows, &n, err, sizeof err)) {
         note(c, "%s: no work-span bounds drawn", err);
         n = 0, rows = NULL;
     }
@@ -283,9 +283,9 @@ static int write_bounds(plotctx *c, panels *p) {
           f);
     for (size_t b = 0; b < c->s.nbenches; b++) {
         const char *bn = c->s.benches[b].name;
-        const hx_span_row *r = NULL;
+        const hx_spancsv_row *r = NULL;
         for (size_t k = 0; k < n; k++)
-            if (!strcmp(rows[k].benchmark, bn) && isfinite(hx_span_bound(&rows[k], 1)))
+            if (!strcmp(rows[k].benchmark, bn) && isfinite(hx_bounds_speedup(&rows[k], 1)))
                 r = &rows[k];
         long maxp = 0;
         for (size_t i = 0; i < c->s.ncells; i++)
@@ -298,7 +298,7 @@ static int write_bounds(plotctx *c, panels *p) {
             continue;
         }
         for (long P = 1; P <= maxp; P++) {
-            double bd = hx_span_bound(r, (double)P), bu = hx_span_burdened(r, (double)P);
+            double bd = hx_bounds_speedup(r, (double)P), bu = hx_bounds_burdened(r, (double)P);
             fprintf(f, "%ld", P);
             fput_num(f, bd);
             fput_num(f, bu);
@@ -307,9 +307,9 @@ static int write_bounds(plotctx *c, panels *p) {
             fputc('\n', f);
         }
         fputs("\n\n", f);
-        gl_add(&p->bound, "%d", isfinite(hx_span_burdened(r, 1)) ? 2 : 1);
+        gl_add(&p->bound, "%d", isfinite(hx_bounds_burdened(r, 1)) ? 2 : 1);
         p->any_bound = 1;
-        p->any_burdened |= isfinite(hx_span_burdened(r, 1));
+        p->any_burdened |= isfinite(hx_bounds_burdened(r, 1));
     }
     free(rows);
     return close_checked(f, c, "bounds.dat");

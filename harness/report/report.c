@@ -780,17 +780,17 @@ static int beats_bound(const hx_summary *s, const hx_cell *c, double *self) {
 /* Fills the cells' span_bound and burdened_bound from DIR/span.csv; returns the number of
  * cells that beat their bound beyond the noise (or -1 if span.csv is unreadable: err). */
 static long span_apply(const char *dir, hx_summary *s, char *err, size_t errlen) {
-    hx_span_row *rows;
+    hx_spancsv_row *rows;
     size_t n;
-    if (hx_span_load(dir, &rows, &n, err, errlen))
+    if (hx_spancsv_load(dir, &rows, &n, err, errlen))
         return -1;
     long beat = 0;
     for (size_t i = 0; i < s->ncells; i++) {
         hx_cell *c = &s->cells[i];
         for (size_t k = 0; k < n; k++)
             if (!strcmp(rows[k].benchmark, c->benchmark)) {
-                c->span_bound = hx_span_bound(&rows[k], (double)c->workers);
-                c->burdened_bound = hx_span_burdened(&rows[k], (double)c->workers);
+                c->span_bound = hx_bounds_speedup(&rows[k], (double)c->workers);
+                c->burdened_bound = hx_bounds_burdened(&rows[k], (double)c->workers);
             }
     }
     double self;
@@ -833,10 +833,10 @@ static const char *paper_at_112(const char *kernel, const char *params) {
 }
 
 static void write_span(FILE *f, const char *dir, const hx_summary *s) {
-    hx_span_row *rows;
+    hx_spancsv_row *rows;
     size_t n;
     char err[512];
-    if (hx_span_load(dir, &rows, &n, err, sizeof err)) {
+    if (hx_spancsv_load(dir, &rows, &n, err, sizeof err)) {
         fprintf(f, "## Work and span\n\n%s\n\n", err);
         return;
     }
@@ -858,7 +858,7 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
           "|---|---:|---:|---:|---:|---|---:|---:|---:|---|\n",
           f);
     for (size_t k = 0; k < n; k++) {
-        const hx_span_row *r = &rows[k];
+        const hx_spancsv_row *r = &rows[k];
         int later = 0; /* a failed row measured again later: the last one counts */
         for (size_t j = k + 1; j < n; j++)
             later |= !strcmp(rows[j].benchmark, r->benchmark);
@@ -887,11 +887,11 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
             snprintf(bs, sizeof bs, "%.4g", r->span_s);
             snprintf(par, sizeof par, "%.1f", r->parallelism);
             snprintf(bpar, sizeof bpar, "%.1f", r->burdened_parallelism);
-            snprintf(bu112, sizeof bu112, "%.1f", hx_span_burdened(r, 112));
+            snprintf(bu112, sizeof bu112, "%.1f", hx_bounds_burdened(r, 112));
         } else {
             snprintf(par, sizeof par, "%.1f (in strands)", r->strand_parallelism);
         }
-        snprintf(b112, sizeof b112, "%.1f", hx_span_bound(r, 112));
+        snprintf(b112, sizeof b112, "%.1f", hx_bounds_speedup(r, 112));
         if (best) {
             char sp[48];
             hx_report_pm(sp, sizeof sp, best->speedup, best->speedup_se);
@@ -921,9 +921,9 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
     free(rows);
 }
 
-int hx_analyse_dir(const char *dir, const char *who, int *plot_rc) {
+int hx_report_analyse_dir(const char *dir, const char *who, int *plot_rc) {
     fflush(NULL);
-    int rc = hx_fit_dir(dir);
+    int rc = hx_report_fit_dir(dir);
     if (rc != HX_OK) {
         fprintf(stderr, "%s: the analysis of %s failed (%s); the results are kept: rerun `forkscope fit %s`\n", who,
                 dir, hx_strerror(rc), dir);
@@ -942,9 +942,9 @@ int hx_analyse_dir(const char *dir, const char *who, int *plot_rc) {
     return HX_OK;
 }
 
-/* ---- forkscope fit DIR: hx_fit_dir ----------------------------------------------------------------------- */
+/* ---- forkscope fit DIR: hx_report_fit_dir ----------------------------------------------------------------------- */
 
-int hx_fit_dir(const char *dir) {
+int hx_report_fit_dir(const char *dir) {
     char raw[PATH_MAX], sum[PATH_MAX], fitp[PATH_MAX], md[PATH_MAX];
     if ((size_t)snprintf(raw, sizeof raw, "%s/raw.jsonl", dir) >= sizeof raw ||
         (size_t)snprintf(md, sizeof md, "%s/report.md", dir) >= sizeof md) {

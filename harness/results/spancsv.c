@@ -20,7 +20,7 @@
 
 /* ---- DIR/span.csv -------------------------------------------------------------------- */
 
-int hx_span_load(const char *dir, hx_span_row **rows, size_t *n, char *err, size_t errlen) {
+int hx_spancsv_load(const char *dir, hx_spancsv_row **rows, size_t *n, char *err, size_t errlen) {
     *rows = NULL;
     *n = 0;
     char path[PATH_MAX];
@@ -46,17 +46,17 @@ int hx_span_load(const char *dir, hx_span_row **rows, size_t *n, char *err, size
     static const struct {
         const char *name;
         size_t off;
-    } dc[] = {{"work_s", offsetof(hx_span_row, work_s)},
-              {"min_work_s", offsetof(hx_span_row, min_work_s)},
-              {"span_s", offsetof(hx_span_row, span_s)},
-              {"burdened_span_s", offsetof(hx_span_row, burdened_span_s)},
-              {"burden_s", offsetof(hx_span_row, burden_s)},
-              {"parallelism", offsetof(hx_span_row, parallelism)},
-              {"burdened_parallelism", offsetof(hx_span_row, burdened_parallelism)},
-              {"strands", offsetof(hx_span_row, strands)},
-              {"forks", offsetof(hx_span_row, forks)},
-              {"strand_parallelism", offsetof(hx_span_row, strand_parallelism)},
-              {"bound_parallelism", offsetof(hx_span_row, bound_parallelism)}};
+    } dc[] = {{"work_s", offsetof(hx_spancsv_row, work_s)},
+              {"min_work_s", offsetof(hx_spancsv_row, min_work_s)},
+              {"span_s", offsetof(hx_spancsv_row, span_s)},
+              {"burdened_span_s", offsetof(hx_spancsv_row, burdened_span_s)},
+              {"burden_s", offsetof(hx_spancsv_row, burden_s)},
+              {"parallelism", offsetof(hx_spancsv_row, parallelism)},
+              {"burdened_parallelism", offsetof(hx_spancsv_row, burdened_parallelism)},
+              {"strands", offsetof(hx_spancsv_row, strands)},
+              {"forks", offsetof(hx_spancsv_row, forks)},
+              {"strand_parallelism", offsetof(hx_spancsv_row, strand_parallelism)},
+              {"bound_parallelism", offsetof(hx_spancsv_row, bound_parallelism)}};
     long cb = hx_csv_col(&t, "benchmark"), ck = hx_csv_col(&t, "kernel"), cs = hx_csv_col(&t, "status"),
          cm = hx_csv_col(&t, "method"), cr = hx_csv_col(&t, "resolved"), cd[sizeof dc / sizeof *dc];
     for (size_t k = 0; k < sizeof dc / sizeof *dc; k++)
@@ -80,7 +80,7 @@ int hx_span_load(const char *dir, hx_span_row **rows, size_t *n, char *err, size
             return hx_errf(err, errlen, "%s line %zu: %zu fields, the header has %zu", path, i + 1, nf, t.nhdr);
         }
         *rows = hx_xrealloc(*rows, (*n + 1) * sizeof **rows);
-        hx_span_row *r = &(*rows)[*n];
+        hx_spancsv_row *r = &(*rows)[*n];
         memset(r, 0, sizeof *r);
         snprintf(r->benchmark, sizeof r->benchmark, "%s", hx_csv_field(fields, nf, cb));
         snprintf(r->kernel, sizeof r->kernel, "%s", hx_csv_field(fields, nf, ck));

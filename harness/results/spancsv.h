@@ -7,15 +7,15 @@
 #include <stddef.h>
 
 /* A row of DIR/span.csv, read back. */
-typedef struct hx_span_row {
+typedef struct hx_spancsv_row {
     char benchmark[64], kernel[16], status[16], method[96];
     int resolved;
     double work_s, min_work_s, span_s, burdened_span_s, burden_s, parallelism, burdened_parallelism;
     double strands, forks, strand_parallelism, bound_parallelism;
-} hx_span_row;
+} hx_spancsv_row;
 
 /* Reads DIR/span.csv into *rows (malloc'd).  0 (n = 0 if there is no file), or -EINVAL with
  * the reason in err (a missing column, a bad number on line N). */
-int hx_span_load(const char *dir, hx_span_row **rows, size_t *n, char *err, size_t errlen);
+int hx_spancsv_load(const char *dir, hx_spancsv_row **rows, size_t *n, char *err, size_t errlen);
 
 #endif

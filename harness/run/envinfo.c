@@ -14,13 +14,13 @@
 #include "harness/util/util.h"
 #include "harness/util/errors.h"
 
-double hx_wall_time(void) {
+double hx_envinfo_wall_time(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void hx_iso_time(double t, char *buf, size_t len) {
+void hx_envinfo_iso_time(double t, char *buf, size_t len) {
     time_t s = (time_t)t;
     struct tm tm;
     gmtime_r(&s, &tm);
@@ -52,7 +52,7 @@ static json_t *string_or_null(char *s) {
     return j ? j : json_null();
 }
 
-int hx_topology_summary(char *buf, size_t len) {
+int hx_envinfo_topology(char *buf, size_t len) {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
         return HX_EINTERNAL;
@@ -105,7 +105,7 @@ static json_t *cpu_model(void) {
 json_t *hx_envinfo_collect(const char *config_file) {
     json_t *env = json_object();
     char buf[512];
-    hx_iso_time(hx_wall_time(), buf, sizeof buf);
+    hx_envinfo_iso_time(hx_envinfo_wall_time(), buf, sizeof buf);
     json_object_set_new(env, "date", json_string(buf));
     if (gethostname(buf, sizeof buf) == 0) {
         buf[sizeof buf - 1] = 0;
@@ -122,7 +122,7 @@ json_t *hx_envinfo_collect(const char *config_file) {
     }
     json_object_set_new(env, "cpu_model", cpu_model());
     json_object_set_new(env, "cores", json_integer(hx_online_cores()));
-    json_object_set_new(env, "topology", hx_topology_summary(buf, sizeof buf) ? json_null() : json_string(buf));
+    json_object_set_new(env, "topology", hx_envinfo_topology(buf, sizeof buf) ? json_null() : json_string(buf));
 #ifdef HWLOC_VERSION
     json_object_set_new(env, "hwloc_version", json_string(HWLOC_VERSION));
 #else

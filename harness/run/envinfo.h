@@ -16,13 +16,13 @@
 json_t *hx_envinfo_collect(const char *config_file);
 
 /* ISO-8601 UTC time of t (seconds since the epoch) into buf (at least 21 bytes). */
-void hx_iso_time(double t, char *buf, size_t len);
+void hx_envinfo_iso_time(double t, char *buf, size_t len);
 
 /* Wall-clock time, seconds since the epoch. */
-double hx_wall_time(void);
+double hx_envinfo_wall_time(void);
 
 /* The hwloc topology summary, e.g. "Package:1 NUMANode:1 Core:2 PU:2", into buf; 0 or
  * HX_EINTERNAL if hwloc cannot load this machine's topology. */
-int hx_topology_summary(char *buf, size_t len);
+int hx_envinfo_topology(char *buf, size_t len);
 
 #endif

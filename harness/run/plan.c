@@ -34,7 +34,7 @@ static int add_cell(plan *p, size_t cap, const hx_config *cfg, const hx_bench *b
     c->bench = b;
     c->var = v;
     c->workers = P;
-    int cls = hx_config_class(v);
+    int cls = hx_config_variant_class(v);
     c->reps = cfg->reps[cls];
     c->warmup = cfg->warmup[cls];
     c->oversub = P > cfg->cores;
@@ -97,7 +97,7 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                 continue;
             int needed = 0; /* some benchmark runs this variant at this P */
             for (size_t b = 0; b < cfg->nbenchmarks; b++)
-                needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]) &&
+                needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_config_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]) &&
                           hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel, NULL);
             if (!needed || (cfg->variants[v].kind == HX_VARIANT_COMMAND && !hx_command_template(&cfg->variants[v], NULL)))
                 continue; /* a command variant without a calibrate command: its memory is not calibrated */
@@ -108,7 +108,7 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
     for (size_t b = 0; b < cfg->nbenchmarks; b++)
         for (size_t v = 0; v < cfg->nvariants; v++)
             for (size_t w = 0; w < cfg->nworkers && (cfg->benchmarks[b].variants >> v & 1); w++) {
-                if (!hx_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]))
+                if (!hx_config_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]))
                     continue;
                 if (cfg->variants[v].kind == HX_VARIANT_SERIAL && cfg->workers[w] != 1) {
                     p->nskipped_serial++;
@@ -123,7 +123,7 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                     p->nskipped_peer++;
                     continue;
                 }
-                if (hx_kernel_needs_blocking(cfg->benchmarks[b].kernel) && !hx_variant_can_block(&cfg->variants[v])) {
+                if (hx_config_kernel_blocks(cfg->benchmarks[b].kernel) && !hx_variant_can_block(&cfg->variants[v])) {
                     p->nskipped_blocking++;
                     continue;
                 }
@@ -170,7 +170,7 @@ static double param(const hx_bench *b, const char *name) {
     json_t *v = json_object_get(b->params, name);
     if (json_is_number(v))
         return json_number_value(v);
-    const hx_kernel_info *k = hx_kernel_find(b->kernel);
+    const hx_kernel_info *k = hx_config_kernel_find(b->kernel);
     for (const hx_kopt *o = k ? k->opts : NULL; o && o->name; o++)
         if (!strcmp(o->name, name))
             return atof(o->def);

@@ -17,7 +17,7 @@ struct hx_progress {
     int line_shown;
 };
 
-void hx_format_duration(double s, char *buf, size_t len) {
+void hx_progress_duration(double s, char *buf, size_t len) {
     if (s < 0)
         s = 0;
     if (s < 60)
@@ -55,13 +55,13 @@ static void show(hx_progress *p) {
     double now = hx_now(), el = now - p->t0;
     size_t done_here = p->runs_done - p->runs_at_start;
     char e[32], eta[32] = "?";
-    hx_format_duration(el, e, sizeof e);
+    hx_progress_duration(el, e, sizeof e);
     if (done_here)
-        hx_format_duration(el / (double)done_here * (double)(p->runs - p->runs_done), eta, sizeof eta);
+        hx_progress_duration(el / (double)done_here * (double)(p->runs - p->runs_done), eta, sizeof eta);
     char r[64] = "";
     if (p->run_t0 > 0 && now - p->run_t0 >= 1) { /* a run that takes a while: say so */
         char d[32];
-        hx_format_duration(now - p->run_t0, d, sizeof d);
+        hx_progress_duration(now - p->run_t0, d, sizeof d);
         snprintf(r, sizeof r, " (this run %s)", d);
     }
     fprintf(p->out, "\r\033[Kcells %zu/%zu  runs %zu/%zu  %s%s  elapsed %s  ETA %s", p->cells_done, p->cells,

@@ -33,6 +33,6 @@ void hx_progress_note(hx_progress *p, const char *fmt, ...) __attribute__((forma
 void hx_progress_finish(hx_progress *p);
 
 /* "1 h 02 min", "3 min 05 s", "12.3 s" */
-void hx_format_duration(double s, char *buf, size_t len);
+void hx_progress_duration(double s, char *buf, size_t len);
 
 #endif

@@ -81,7 +81,7 @@ static double median_of(const json_t *driver, const char *key) {
     return m;
 }
 
-int hx_driver_output(const char *out, size_t len, json_t **doc, double *time_s, double *cpu_s) {
+int hx_records_driver_output(const char *out, size_t len, json_t **doc, double *time_s, double *cpu_s) {
     *doc = NULL;
     *time_s = *cpu_s = NAN;
     if (!len)

@@ -10,7 +10,7 @@
  * it is not one), *time_s and *cpu_s the medians of its "times" and "cpu_times" (NaN if
  * absent or not all finite numbers).  Returns HX_DRIVER_OK, or what is wrong with it. */
 enum { HX_DRIVER_OK, HX_DRIVER_NO_OUTPUT, HX_DRIVER_UNPARSABLE, HX_DRIVER_WRONG, HX_DRIVER_NO_TIMES };
-int hx_driver_output(const char *out, size_t len, json_t **doc, double *time_s, double *cpu_s);
+int hx_records_driver_output(const char *out, size_t len, json_t **doc, double *time_s, double *cpu_s);
 
 /* Reads DIR/raw.jsonl: every complete line must be a JSON object with a string "run_id"; an
  * incomplete last line (no '\n') is cut off the file if fix (resuming), else ignored (a

@@ -7,7 +7,7 @@
  * The burdened estimate T1 / (T1 / P + burdened span) charges every fork a steal (on the
  * child's path to the join and on the continuation), as Cilkscale's burdened-dag speedup does: where it falls well below the bound, the
  * program's parallelism is too fine-grained for the cost of moving work. */
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/run/span.h"
 #include "harness/results/spancsv.h"
 #include "harness/util/csv.h"
@@ -25,7 +25,6 @@
 
 #include "harness/config/config.h"
 #include "harness/util/errors.h"
-#include "harness/report/report.h"
 #include "harness/util/util.h"
 #include "harness/config/variants.h"
 
@@ -196,7 +195,7 @@ int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, h
     return HX_OK;
 }
 
-void hx_burden_describe(const hx_burden *b, char *buf, size_t len) {
+void hx_span_burden_describe(const hx_burden *b, char *buf, size_t len) {
     snprintf(buf, len, "calibrated on %s: median of %d pairs %.0f ns (%.0f to %.0f), T1 %.1f us, T2 %.1f us a fork-join",
              b->variant, CAL_PAIRS, b->ns, b->lo, b->hi, b->t1 * 1e6, b->t2 * 1e6);
 }
@@ -271,7 +270,7 @@ static int span_calibrate(const span_opts *o, double *ns) {
         fprintf(stderr, "forkscope span: cannot calibrate the burden: %s\n", why);
         return e;
     }
-    hx_burden_describe(&b, desc, sizeof desc);
+    hx_span_burden_describe(&b, desc, sizeof desc);
     fprintf(o->calibrate_only ? stdout : stderr, "burden %.0f ns a fork (%s)\n", b.ns, desc);
     *ns = b.ns;
     return HX_OK;
@@ -582,7 +581,7 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
 }
 
 /* Has benchmark `name` a row that needs no new measurement (ok, or unsupported)? */
-static int span_done(const hx_span_row *rows, size_t n, const char *name) {
+static int span_done(const hx_spancsv_row *rows, size_t n, const char *name) {
     for (size_t j = 0; j < n; j++)
         if (!strcmp(rows[j].benchmark, name) && (!strcmp(rows[j].status, "ok") || !strcmp(rows[j].status, "unsupported")))
             return 1;
@@ -614,14 +613,14 @@ static int span_sweep_burden(const hx_config *cfg, hx_launcher *l, int intr_fd, 
         fprintf(stderr, "forkscope: span: cannot calibrate the burden (%s): the driver's default is used\n", why);
     } else {
         *burden_ns = b.ns;
-        hx_burden_describe(&b, from, fromlen);
+        hx_span_burden_describe(&b, from, fromlen);
         fprintf(stderr, "forkscope: span: burden %.0f ns a fork (%s)\n", *burden_ns, from);
     }
     return HX_OK;
 }
 
 /* span.csv opened to append, a last line cut short by a crash (no newline) dropped first:
- * not a row (hx_span_load); *len its length then (0: write the header).  NULL if it cannot
+ * not a row (hx_spancsv_load); *len its length then (0: write the header).  NULL if it cannot
  * be used (said). */
 static FILE *span_csv_open(const char *path, size_t *len) {
     *len = 0;
@@ -647,10 +646,10 @@ static FILE *span_csv_open(const char *path, size_t *len) {
 }
 
 int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
-    hx_span_row *done = NULL;
+    hx_spancsv_row *done = NULL;
     size_t ndone = 0, todo = 0, want = 0;
     char err[512], path[PATH_MAX];
-    if (hx_span_load(dir, &done, &ndone, err, sizeof err)) {
+    if (hx_spancsv_load(dir, &done, &ndone, err, sizeof err)) {
         fprintf(stderr, "forkscope: span: %s: not measuring over it (move it away to start afresh)\n", err);
         return HX_ERUNS_FAILED;
     }

@@ -44,6 +44,6 @@ typedef struct hx_burden {
 int hx_span_calibrate_burden(const char *variant, hx_launcher *l, int intr_fd, hx_burden *out, char *why,
                              size_t whylen);
 /* "calibrated on V: median of 3 pairs B ns (LO to HI), T1 .. us, T2 .. us a fork-join" */
-void hx_burden_describe(const hx_burden *b, char *buf, size_t len);
+void hx_span_burden_describe(const hx_burden *b, char *buf, size_t len);
 
 #endif

@@ -222,7 +222,7 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
     double drv_time = NAN, drv_cpu = NAN;
     int drv = HX_DRIVER_NO_OUTPUT;
     if (c->var->kind != HX_VARIANT_COMMAND)
-        drv = hx_driver_output(r->out, r->out_len, &driver, &drv_time, &drv_cpu);
+        drv = hx_records_driver_output(r->out, r->out_len, &driver, &drv_time, &drv_cpu);
     if (r->exec_errno) {
         st = ST_ERROR;
         snprintf(notebuf, sizeof notebuf, "cannot execute %s: %s", c->driver, strerror(r->exec_errno));
@@ -266,7 +266,7 @@ static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx
     char *err = r->err ? r->err : (char *)"";
     utf8_sanitize(err, r->err_len);
     char when[32];
-    hx_iso_time(started, when, sizeof when);
+    hx_envinfo_iso_time(started, when, sizeof when);
     json_t *rec = json_object();
     json_object_set_new(rec, "schema", json_integer(HX_RESULTS_SCHEMA));
     char run_id[240];
@@ -550,8 +550,8 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
         fprintf(out, "; %zu already in raw.jsonl, %zu to go\n", already_done, p->nruns - already_done);
     fprintf(out, "Oversubscribed cells: %zu\n", nover);
     char t1[32], t2[32];
-    hx_format_duration(total, t1, sizeof t1);
-    hx_format_duration(todo, t2, sizeof t2);
+    hx_progress_duration(total, t1, sizeof t1);
+    hx_progress_duration(todo, t2, sizeof t2);
     fprintf(out, "Estimated time: %s%s%s%s\n", t1, already_done ? " in all, " : "", already_done ? t2 : "",
             already_done ? " to go" : "");
     fprintf(out, "  (%s)\n",
@@ -597,7 +597,7 @@ static void print_power(FILE *out, const sweep *s) {
         sd = s->o->cv > 0 ? s->o->cv : 0.03;
     /* the paired difference of two independent runs: sqrt(2) times one run's noise (pairing
      * in time removes what the runs share, so this is an upper bound) */
-    size_t rounds = hx_runs_needed(sqrt(2) * sd, effect, 0.05, 0.8, 1);
+    size_t rounds = hx_ab_runs_needed(sqrt(2) * sd, effect, 0.05, 0.8, 1);
     unsigned have = s->cfg->reps[HX_CLASS_PARALLEL];
     fprintf(out, "\nPower (paired, Wilcoxon signed-rank, alpha 0.05, 80%%): to detect a %g%% change, about %zu rounds "
                  "(configured: %u)\n",
@@ -629,7 +629,7 @@ static int sweep_open(sweep *s) {
     const hx_sweep_opts *o = s->o;
     int rc = hx_config_load(o->config_path, o->cores ? o->cores : hx_online_cores(), &s->config, &s->diag);
     if (rc) {
-        hx_diag_print(&s->diag, stderr);
+        hx_config_diag_print(&s->diag, stderr);
         if (rc == HX_ECONFIG)
             fprintf(stderr, "forkscope: %s: %zu error%s; nothing was run\n", o->config_path, s->diag.n,
                     s->diag.n == 1 ? "" : "s");
@@ -914,7 +914,7 @@ static int run_and_record(sweep *s, cell *c, unsigned rep) {
     char **env = variant_env(c->var);
     hx_run_req rq = {argv, env, s->cfg->time_limit_s, s->cfg->memory_limit_mib << 20, hx_progress_tick, s->prog};
     hx_run_res r;
-    double started = hx_wall_time();
+    double started = hx_envinfo_wall_time();
     int e = hx_launcher_run(s->launcher, &rq, &r, s->intr_fd);
     free_argv(argv);
     free_argv(env);
@@ -1059,7 +1059,7 @@ static void sweep_close(sweep *s) {
     free(s->papi);
     if (s->cfg)
         hx_config_free(&s->config);
-    hx_diag_free(&s->diag);
+    hx_config_diag_free(&s->diag);
 }
 
 int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {

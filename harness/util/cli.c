@@ -1,5 +1,5 @@
 /* cli.c — options, numbers and usage errors for every command (cli.h). */
-#include "harness/cli/cli.h"
+#include "harness/util/cli.h"
 #include "harness/util/errors.h"
 #include "harness/util/util.h"
 

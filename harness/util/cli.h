@@ -1,7 +1,8 @@
-/* cli.h — the command line's one layer: a table of options per command, one parser for
- * them and for numbers, one way to say a usage error.
- *
- * (The environment variables the harness reads are util/env.h's.)
+/* cli.h — the one option parser of the command line: a table of options per command, one
+ * parser for them and for numbers, one way to say a usage error.  It is in util/ because the
+ * commands that parse live in their stages (run/span.c, report/compare.c, cluster/slurm.c);
+ * the table of commands and --help are harness/main.c's, the commands that only parse and
+ * call a stage are cli/commands.c.  (The environment variables are util/env.h's.)
  *
  * Every command's options are a table of hx_opt; hx_cli_parse walks argv once:
  *   --name VALUE and --name=VALUE (an alias such as -o takes only the first form);
@@ -11,8 +12,8 @@
  *   the command passes unknown options on (to a driver: `span`).
  * Errors are printed as "forkscope CMD: what is wrong (try forkscope CMD --help)" and
  * returned as HX_EUSAGE. */
-#ifndef HX_CLI_H
-#define HX_CLI_H
+#ifndef HX_UTIL_CLI_H
+#define HX_UTIL_CLI_H
 
 #include <stddef.h>
 #include <stdio.h>
