@@ -370,7 +370,7 @@ peers:
 
 # build/bin/fk-switch: the context-switch microbenchmark (fibers, raw switch, thread hand-off).
 FK_SWITCH := $(BUILD)/bin/fk-switch
-$(FK_SWITCH): $(BUILD)/rel/common/bench/switch.o $(BUILD)/rel/common/runtime/fiber.o $(BUILD)/rel/common/runtime/guard.o
+$(FK_SWITCH): $(BUILD)/rel/common/bench/fk_switch.o $(BUILD)/rel/common/runtime/fiber.o $(BUILD)/rel/common/runtime/guard.o
 	@mkdir -p $(@D)
 	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@
 

@@ -1,6 +1,6 @@
 /* handoff.h — two threads handing a token back and forth through a futex: the 1:1 model's
  * context switch (one thread sleeps, the other wakes), which the M:N report compared its
- * fibers with.  Used by fk-switch (bench/switch.c) and the switch kernel's serial driver. */
+ * fibers with.  Used by fk-switch (bench/fk_switch.c) and the switch kernel's serial driver. */
 #ifndef FK_KERNELS_HANDOFF_H
 #define FK_KERNELS_HANDOFF_H
 

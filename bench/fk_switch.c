@@ -1,4 +1,4 @@
-/* switch.c — fk-switch: the cost of a context switch, as the CMU M:N report measured it.
+/* fk_switch.c — fk-switch: the cost of a context switch, as the CMU M:N report measured it.
  *
  *   fk-switch [--switches N] [--reps R] [--only fiber|raw|thread]
  *
