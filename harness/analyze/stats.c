@@ -109,9 +109,7 @@ static void warnf(loader *L, const char *fmt, ...) {
         fprintf(L->warn, "%s: warning: %s\n", L->prog ? L->prog : "forkscope", buf);
     else if (L->warn && L->out->nwarnings == WARN_PRINT_MAX)
         fprintf(L->warn, "%s: warning: more warnings not shown (see report.md)\n", L->prog ? L->prog : "forkscope");
-    hx_summary *s = L->out;
-    s->warnings = hx_xrealloc(s->warnings, (s->nwarnings + 1) * sizeof *s->warnings);
-    s->warnings[s->nwarnings++] = hx_xstrdup(buf);
+    hx_strs_addf(&L->out->warnings, &L->out->nwarnings, "%s", buf);
 }
 
 static uint64_t fnv1a(const char *s) {

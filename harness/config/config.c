@@ -44,22 +44,8 @@ int hx_config_variant_class(const hx_variant *v) {
 void hx_config_diag_add(hx_diag *d, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *m = NULL;
-    int r = vasprintf(&m, fmt, ap);
+    hx_strs_vaddf(&d->msgs, &d->n, fmt, ap);
     va_end(ap);
-    if (r < 0)
-        return;
-    if (d->n == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 8;
-        char **p = realloc(d->msgs, cap * sizeof *p);
-        if (!p) {
-            free(m);
-            return;
-        }
-        d->msgs = p;
-        d->cap = cap;
-    }
-    d->msgs[d->n++] = m;
 }
 
 void hx_config_diag_print(const hx_diag *d, FILE *out) {
@@ -68,9 +54,7 @@ void hx_config_diag_print(const hx_diag *d, FILE *out) {
 }
 
 void hx_config_diag_free(hx_diag *d) {
-    for (size_t i = 0; i < d->n; i++)
-        free(d->msgs[i]);
-    free(d->msgs);
+    hx_strs_free(d->msgs, d->n);
     memset(d, 0, sizeof *d);
 }
 

@@ -34,7 +34,7 @@ int hx_config_kernel_blocks(const char *kernel);
 /* A list of error messages (each one line, without the newline).  Zero-initialise. */
 typedef struct hx_diag {
     char **msgs;
-    size_t n, cap;
+    size_t n;
 } hx_diag;
 
 void hx_config_diag_add(hx_diag *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -89,13 +89,10 @@ typedef struct plotctx {
 
 static void note(plotctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(plotctx *c, const char *fmt, ...) {
-    char buf[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    hx_strs_vaddf(&c->notes, &c->nnotes, fmt, ap);
     va_end(ap);
-    c->notes = hx_xrealloc(c->notes, (c->nnotes + 1) * sizeof *c->notes);
-    c->notes[c->nnotes++] = strdup(buf);
 }
 
 static int var_index(const plotctx *c, const char *v) { /* 1-based, as in gnuplot */
@@ -135,13 +132,10 @@ typedef struct glist {
 
 static void gl_add(glist *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void gl_add(glist *l, const char *fmt, ...) {
-    char buf[1024];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    hx_strs_vaddf(&l->items, &l->n, fmt, ap);
     va_end(ap);
-    l->items = hx_xrealloc(l->items, (l->n + 1) * sizeof *l->items);
-    l->items[l->n++] = strdup(buf);
 }
 
 /* A gnuplot string literal: single-quoted (no escapes), ' doubled. */

@@ -6,6 +6,7 @@
 #include <sched.h>
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
@@ -390,4 +391,25 @@ int hx_find_on_path(const char *name, char *out, size_t len) {
 int hx_path_join(char *out, const char *a, const char *b, const char *ext) {
     int n = snprintf(out, PATH_MAX, "%s/%s%s", a, b, ext);
     return n < 0 || n >= PATH_MAX ? -1 : 0;
+}
+
+void hx_strs_vaddf(char ***v, size_t *n, const char *fmt, va_list ap) {
+    char *s = NULL;
+    if (vasprintf(&s, fmt, ap) < 0)
+        oom();
+    *v = hx_xrealloc(*v, (*n + 1) * sizeof **v);
+    (*v)[(*n)++] = s;
+}
+
+void hx_strs_addf(char ***v, size_t *n, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    hx_strs_vaddf(v, n, fmt, ap);
+    va_end(ap);
+}
+
+void hx_strs_free(char **v, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
 }

@@ -8,6 +8,7 @@
 #define HX_UTIL_H
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -76,5 +77,11 @@ int hx_find_on_path(const char *name, char *out, size_t len);
 /* out = a "/" b ext (ext may be ""): 0, or -1 if it does not fit in PATH_MAX (out is then
  * truncated). */
 int hx_path_join(char *out, const char *a, const char *b, const char *ext);
+
+/* Appends a formatted string (malloc'd) to the list (*v)[0..*n); out of memory aborts. */
+void hx_strs_addf(char ***v, size_t *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void hx_strs_vaddf(char ***v, size_t *n, const char *fmt, va_list ap) __attribute__((format(printf, 3, 0)));
+/* Frees the strings of the list and the list. */
+void hx_strs_free(char **v, size_t n);
 
 #endif
