@@ -5,11 +5,11 @@
 #ifndef HX_CLI_COMMANDS_H
 #define HX_CLI_COMMANDS_H
 
-#include "harness/cluster/slurm.h" /* hx_cmd_slurm */
-#include "harness/run/span.h"      /* hx_cmd_span */
+#include "harness/cluster/slurm.h"   /* hx_cmd_slurm */
+#include "harness/report/analysis.h" /* hx_cmd_compare */
+#include "harness/run/span.h"        /* hx_cmd_span */
 
 int hx_cmd_fit(int argc, char **argv);     /* cli/commands.c */
 int hx_cmd_plot(int argc, char **argv);    /* cli/commands.c */
-int hx_cmd_compare(int argc, char **argv); /* report/compare.c */
 
 #endif

@@ -21,4 +21,8 @@ int hx_report_analyse_dir(const char *dir, const char *who, int *plot_rc);
  * forgets it: 0 or -errno (the fuzz target of the results readers). */
 int hx_compare_read(const char *dir);
 
+/* forkscope compare DIR --a V --b V | DIR_A DIR_B: writes compare.md, compare.csv and a
+ * forest plot (see compare.c). */
+int hx_cmd_compare(int argc, char **argv);
+
 #endif

@@ -7,7 +7,6 @@
  * with its reliability flags -> Holm across the cells of each metric, verdicts, the geometric
  * mean -> the exponent from each side's fits -> files. */
 #include "harness/util/cli.h"
-#include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
 #include "harness/analyze/abtest.h"
 #include "harness/util/errors.h"

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The source tree keeps the shape the README's "Layout" gives it; each check fails when it
+does not:
+  - the harness's folders include each other only along the allowed edges (no cycles);
+  - no function in harness/ or bench/ is longer than 100 lines;
+  - every relative link and #anchor in the Markdown files resolves (docs/check-links.py).
+Prints "ok ..." or "FAIL ..." per check and a closing "N passed, N failed"; exits 1 on a
+failure.  Run from the repository's root (make check does, in the rel suite)."""
+import glob, os, re, subprocess, sys
+
+ALLOWED = {  # folder -> the folders it may include (besides itself)
+    'main': {'cli', 'cluster', 'config', 'report', 'run', 'results', 'util'},
+    'cli': {'cluster', 'report', 'run', 'config', 'results', 'util'},
+    'cluster': {'run', 'report', 'analyze', 'config', 'results', 'util'},
+    'report': {'analyze', 'config', 'results', 'util'},
+    'run': {'config', 'analyze', 'results', 'util'},
+    'analyze': {'results', 'util'},
+    'config': {'results', 'util'},
+    'results': {'util'},
+    'util': set(),
+}
+MAX_LINES = 100
+passed = failed = 0
+
+def check(ok, what, detail=''):
+    global passed, failed
+    if ok:
+        passed += 1
+        print('ok ' + what)
+    else:
+        failed += 1
+        print('FAIL ' + what + (': ' + detail if detail else ''))
+
+def folder(path):
+    parts = path.split('/')
+    return parts[1] if len(parts) > 2 else 'main'
+
+bad = []
+files = sorted(glob.glob('harness/*.[ch]') + glob.glob('harness/*/*.[ch]'))
+for f in files:
+    src = folder(f)
+    if src not in ALLOWED:
+        bad.append('%s: folder %s is not in the layout' % (f, src))
+        continue
+    for m in re.finditer(r'#include "harness/([a-z]+)/', open(f).read()):
+        dst = m.group(1)
+        if dst != src and dst not in ALLOWED[src]:
+            bad.append('%s includes harness/%s/' % (f, dst))
+check(not bad and len(files) > 20, 'the harness folders include each other one way (%d files)' % len(files),
+      '; '.join(bad))
+
+long_fns = []
+nfun = 0
+for f in sorted(glob.glob('harness/*.c') + glob.glob('harness/*/*.c') + glob.glob('bench/*.c')):
+    lines = open(f).read().split('\n')
+    i = 0
+    while i < len(lines):
+        l = lines[i]
+        head = re.match(r'^[A-Za-z_][^;=]*\)\s*\{\s*$', l) or (
+            re.match(r'^[A-Za-z_].*\)\s*$', l) and i + 1 < len(lines) and lines[i + 1].startswith('{'))
+        if head and not l.startswith(('typedef', 'struct', 'enum', 'static const', 'const')):
+            j = i + 1
+            while j < len(lines) and not lines[j].startswith('}'):
+                j += 1
+            nfun += 1
+            if j - i + 1 > MAX_LINES:
+                long_fns.append('%s:%d (%d lines)' % (f, i + 1, j - i + 1))
+            i = j
+        i += 1
+check(not long_fns and nfun > 300, 'no function over %d lines in harness/ and bench/ (%d functions)' % (MAX_LINES, nfun),
+      ', '.join(long_fns))
+
+md = ['README.md'] + sorted(glob.glob('docs/*.md')) + [p for p in ('configs/README.md', 'results/README.md',
+                                                                 'fuzz/README.md') if os.path.exists(p)]
+r = subprocess.run([sys.executable, 'docs/check-links.py'] + md, capture_output=True, text=True)
+check(r.returncode == 0, 'the links of %d Markdown files resolve' % len(md), (r.stdout + r.stderr).strip()[-800:])
+
+print('%d passed, %d failed' % (passed, failed))
+sys.exit(1 if failed else 0)
