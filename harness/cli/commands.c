@@ -15,15 +15,18 @@ static void fit_usage(FILE *f) {
           f);
 }
 
-int hx_cmd_fit(int argc, char **argv) {
-    hx_cli c = {.cmd = "fit", .usage = fit_usage, .max_pos = 1, .pos_what = "results directory"};
+/* A command whose one argument is a results directory: parses, then runs fn on it. */
+static int dir_command(const char *cmd, void (*usage)(FILE *), int (*fn)(const char *), int argc, char **argv) {
+    hx_cli c = {.cmd = cmd, .usage = usage, .max_pos = 1, .pos_what = "results directory"};
     int rc = hx_cli_parse(&c, argc, argv);
     if (rc)
         return rc == HX_CLI_HELP ? HX_OK : rc;
     if (!c.npos)
-        return hx_cli_usage_error("fit", "no results directory given");
-    return hx_report_fit_dir(c.pos[0]);
+        return hx_cli_usage_error(cmd, "no results directory given");
+    return fn(c.pos[0]);
 }
+
+int hx_cmd_fit(int argc, char **argv) { return dir_command("fit", fit_usage, hx_report_fit_dir, argc, argv); }
 
 static void plot_usage(FILE *f) {
     fputs("usage: forkscope plot DIR\n"
@@ -36,12 +39,4 @@ static void plot_usage(FILE *f) {
           f);
 }
 
-int hx_cmd_plot(int argc, char **argv) {
-    hx_cli c = {.cmd = "plot", .usage = plot_usage, .max_pos = 1, .pos_what = "results directory"};
-    int rc = hx_cli_parse(&c, argc, argv);
-    if (rc)
-        return rc == HX_CLI_HELP ? HX_OK : rc;
-    if (!c.npos)
-        return hx_cli_usage_error("plot", "no results directory given");
-    return hx_plot_dir(c.pos[0]);
-}
+int hx_cmd_plot(int argc, char **argv) { return dir_command("plot", plot_usage, hx_plot_dir, argc, argv); }
