@@ -1,5 +1,6 @@
 /* command.c — variants run by command template (see command.h). */
 #include "harness/config/command.h"
+#include "harness/config/kernels.h"
 #include "harness/util/util.h"
 
 #include <ctype.h>
@@ -27,7 +28,7 @@ static int param_text(const hx_bench *b, const char *name, char *out, size_t len
         return snprintf(out, len, "%.17g", json_number_value(v)), 0;
     if (json_is_string(v))
         return snprintf(out, len, "%s", json_string_value(v)), 0;
-    const hx_kernel_info *k = hx_config_kernel_find(b->kernel);
+    const hx_kernel_info *k = hx_kernels_find(b->kernel);
     for (const hx_kopt *o = k ? k->opts : NULL; o && o->name; o++)
         if (!strcmp(o->name, name))
             return snprintf(out, len, "%s", o->def), 0;

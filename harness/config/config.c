@@ -22,17 +22,6 @@
 
 #include "harness/util/errors.h"
 
-/* ---- the kernel option table: bench/options.c, shared with the drivers --------------------------- */
-
-const hx_kernel_info *hx_config_kernel_find(const char *name) {
-    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++)
-        if (!strcmp(k->name, name))
-            return k;
-    return NULL;
-}
-
-int hx_config_kernel_blocks(const char *kernel) { return !strcmp(kernel, "switch"); }
-
 int hx_config_variant_class(const hx_variant *v) {
     return v->kind == HX_VARIANT_SERIAL ? HX_CLASS_SERIAL
          : v->kind == HX_VARIANT_BASELINE || v->kind == HX_VARIANT_COMMAND ? HX_CLASS_BASELINE
@@ -271,7 +260,7 @@ static void check_benchmark(vctx *c, const char *path, json_t *v, hx_bench *b) {
         verr_at(c, path, 0, p, "missing (expected one of %s)", klist);
     else if (!json_is_string(kernel))
         VERR(c, p, "expected a string, one of %s, got %s", klist, describe(kernel, buf, sizeof buf));
-    else if (!(ki = hx_config_kernel_find(json_string_value(kernel))))
+    else if (!(ki = hx_kernels_find(json_string_value(kernel))))
         VERR(c, p, "unknown kernel \"%.60s\" (expected one of %s)", json_string_value(kernel), klist);
     else
         snprintf(b->kernel, sizeof b->kernel, "%s", ki->name);
@@ -456,7 +445,7 @@ static void check_template(vctx *c, const char *path, json_t *t, const char *ker
         VERR(c, path, "expected a command line: a non-empty list of strings, got %s", describe(t, buf, sizeof buf));
         return;
     }
-    const hx_kernel_info *k = kernel ? hx_config_kernel_find(kernel) : NULL;
+    const hx_kernel_info *k = kernel ? hx_kernels_find(kernel) : NULL;
     size_t i;
     json_t *a;
     json_array_foreach(t, i, a) {
@@ -527,9 +516,9 @@ static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         json_object_foreach(cmd, k, t) {
             char q[400];
             snprintf(q, sizeof q, "%s.%s", p, k);
-            if (!hx_config_kernel_find(k) || !hx_command_checkable(k))
+            if (!hx_kernels_find(k) || !hx_command_checkable(k))
                 VERR(c, q, "%s",
-                     !hx_config_kernel_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
+                     !hx_kernels_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
                                         : "no single number to check its answer by: it cannot run by command (expected "
                                           "fib, integrate, nqueens or uts)");
             else

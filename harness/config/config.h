@@ -13,21 +13,9 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#include "bench/options.h"
 #include "harness/config/variants.h"
 
-/* ---- kernel options (what the drivers accept) ---------------------------------------------- */
-
-/* The drivers' own table (bench/options.h), linked into the harness: a configuration's
- * params are checked against exactly what the drivers accept. */
-typedef bench_opt hx_kopt;
-typedef bench_kernel_opts hx_kernel_info;
-
-/* The kernel called name, NULL if unknown. */
-const hx_kernel_info *hx_config_kernel_find(const char *name);
-/* Kernels written with tasks that block each other (switch); the variants whose tasks can
- * are variants.h's hx_variant_can_block. */
-int hx_config_kernel_blocks(const char *kernel);
+#include "harness/config/kernels.h"
 
 /* ---- diagnostics ------------------------------------------------------------------------------ */
 

@@ -67,7 +67,7 @@ void hx_variants_print(FILE *out);
 extern const char *const hx_variant_names[];
 
 /* Whether a variant's tasks can block each other (the switch kernel): fiber variants; and the
- * serial driver, which measures two threads instead (config.h: hx_config_kernel_blocks). */
+ * serial driver, which measures two threads instead (config.h: hx_kernels_block). */
 int hx_variant_can_block(const hx_variant *v);
 
 #endif

@@ -123,7 +123,7 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                     p->nskipped_peer++;
                     continue;
                 }
-                if (hx_config_kernel_blocks(cfg->benchmarks[b].kernel) && !hx_variant_can_block(&cfg->variants[v])) {
+                if (hx_kernels_block(cfg->benchmarks[b].kernel) && !hx_variant_can_block(&cfg->variants[v])) {
                     p->nskipped_blocking++;
                     continue;
                 }
@@ -170,7 +170,7 @@ static double param(const hx_bench *b, const char *name) {
     json_t *v = json_object_get(b->params, name);
     if (json_is_number(v))
         return json_number_value(v);
-    const hx_kernel_info *k = hx_config_kernel_find(b->kernel);
+    const hx_kernel_info *k = hx_kernels_find(b->kernel);
     for (const hx_kopt *o = k ? k->opts : NULL; o && o->name; o++)
         if (!strcmp(o->name, name))
             return atof(o->def);
