@@ -35,6 +35,72 @@ static int parse_size(const char *s, size_t *out) {
     return 0;
 }
 
+/* ---- the run-time axes' names --------------------------------------------------------------- */
+
+typedef struct named {
+    const char *name;
+    int value;
+} named;
+#define NAMES(t) t, sizeof t / sizeof *t
+
+static const named sched_names[] = {{"busy", FK_SCHED_BUSY}, {"lazy", FK_SCHED_LAZY}};
+static const named placement_names[] = {
+    {"compact", FK_PLACE_COMPACT}, {"spread", FK_PLACE_SPREAD}, {"none", FK_PLACE_NONE}};
+static const named victims_names[] = {{"topo", FK_VICTIMS_TOPO}, {"uniform", FK_VICTIMS_UNIFORM}};
+static const named resume_names[] = {{"any", FK_RESUME_ANY}, {"home", FK_RESUME_HOME}};
+
+/* The name of value v (the first name for a value not in the table). */
+static const char *name_of(const named *t, size_t n, int v) {
+    for (size_t i = 0; i < n; i++)
+        if (t[i].value == v)
+            return t[i].name;
+    return t[0].name;
+}
+
+static int parse_in(const named *t, size_t n, const char *s, int *out) {
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(t[i].name, s)) {
+            *out = t[i].value;
+            return 0;
+        }
+    return FK_EINVAL;
+}
+
+/* An axis from environment variable var, if set and valid; else a warning naming the values. */
+static int env_axis(const char *var, const named *t, size_t n, int cur) {
+    const char *s = getenv(var);
+    int v = cur;
+    if (s && parse_in(t, n, s, &v)) {
+        fprintf(stderr, "forkscope: ignoring %s=%s: not", var, s);
+        for (size_t i = 0; i < n; i++)
+            fprintf(stderr, "%s %s", i == 0 ? "" : i + 1 == n ? " or" : ",", t[i].name);
+        fputc('\n', stderr);
+    }
+    return v;
+}
+
+const char *fk_sched_name(fk_sched s) { return name_of(NAMES(sched_names), (int)s); }
+const char *fk_placement_name(fk_placement p) { return name_of(NAMES(placement_names), (int)p); }
+const char *fk_victims_name(fk_victims v) { return name_of(NAMES(victims_names), (int)v); }
+const char *fk_fiber_resume_name(fk_fiber_resume r) { return name_of(NAMES(resume_names), (int)r); }
+
+int fk_sched_parse(const char *name, fk_sched *out) {
+    int v;
+    return parse_in(NAMES(sched_names), name, &v) ? FK_EINVAL : (*out = (fk_sched)v, 0);
+}
+int fk_placement_parse(const char *name, fk_placement *out) {
+    int v;
+    return parse_in(NAMES(placement_names), name, &v) ? FK_EINVAL : (*out = (fk_placement)v, 0);
+}
+int fk_victims_parse(const char *name, fk_victims *out) {
+    int v;
+    return parse_in(NAMES(victims_names), name, &v) ? FK_EINVAL : (*out = (fk_victims)v, 0);
+}
+int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out) {
+    int v;
+    return parse_in(NAMES(resume_names), name, &v) ? FK_EINVAL : (*out = (fk_fiber_resume)v, 0);
+}
+
 static void env_size(const char *name, size_t *out) {
     const char *s = getenv(name);
     if (s && parse_size(s, out))
@@ -62,24 +128,17 @@ void fk_pool_opts_init(fk_pool_opts *o) {
         else
             fprintf(stderr, "forkscope: ignoring FORKSCOPE_WORKERS=%s: not in 1..%d\n", s, FK_MAX_WORKERS);
     }
-    s = getenv("FORKSCOPE_SCHED");
-    if (s && fk_sched_parse(s, &o->sched))
-        fprintf(stderr, "forkscope: ignoring FORKSCOPE_SCHED=%s: not busy or lazy\n", s);
+    o->sched = (fk_sched)env_axis("FORKSCOPE_SCHED", NAMES(sched_names), (int)o->sched);
     o->topology = getenv("FORKSCOPE_TOPOLOGY");
-    s = getenv("FORKSCOPE_PLACEMENT");
-    if (s && fk_placement_parse(s, &o->placement))
-        fprintf(stderr, "forkscope: ignoring FORKSCOPE_PLACEMENT=%s: not compact, spread or none\n", s);
-    s = getenv("FORKSCOPE_VICTIMS");
-    if (s && fk_victims_parse(s, &o->victims))
-        fprintf(stderr, "forkscope: ignoring FORKSCOPE_VICTIMS=%s: not topo or uniform\n", s);
+    o->placement = (fk_placement)env_axis("FORKSCOPE_PLACEMENT", NAMES(placement_names), (int)o->placement);
+    o->victims = (fk_victims)env_axis("FORKSCOPE_VICTIMS", NAMES(victims_names), (int)o->victims);
     env_size("FORKSCOPE_THREAD_STACK", &o->thread_stack_bytes);
     env_size("FORKSCOPE_LINEAR_STACK", &o->linear_stack_bytes);
     env_size("FORKSCOPE_STACKLET", &o->stacklet_bytes);
     env_size("FORKSCOPE_LEAP_STACK", &o->leap_stack_bytes);
     env_size("FORKSCOPE_FIBER_STACK", &o->fiber_stack_bytes);
-    s = getenv("FORKSCOPE_FIBER_RESUME");
-    if (s && fk_fiber_resume_parse(s, &o->fiber_resume))
-        fprintf(stderr, "forkscope: ignoring FORKSCOPE_FIBER_RESUME=%s: not any or home\n", s);
+    o->fiber_resume =
+        (fk_fiber_resume)env_axis("FORKSCOPE_FIBER_RESUME", NAMES(resume_names), (int)o->fiber_resume);
     s = getenv("FORKSCOPE_FORCE_AFTER");
     if (s) {
         char *end;
@@ -89,60 +148,6 @@ void fk_pool_opts_init(fk_pool_opts *o) {
         else
             fprintf(stderr, "forkscope: ignoring FORKSCOPE_FORCE_AFTER=%s: not microseconds in 0..10000000\n", s);
     }
-}
-
-const char *fk_fiber_resume_name(fk_fiber_resume r) {
-    return r == FK_RESUME_HOME ? "home" : "any";
-}
-
-int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out) {
-    if (!strcmp(name, "any"))
-        *out = FK_RESUME_ANY;
-    else if (!strcmp(name, "home"))
-        *out = FK_RESUME_HOME;
-    else
-        return FK_EINVAL;
-    return 0;
-}
-
-const char *fk_sched_name(fk_sched s) {
-    return s == FK_SCHED_LAZY ? "lazy" : "busy";
-}
-
-int fk_sched_parse(const char *name, fk_sched *out) {
-    if (!strcmp(name, "busy"))
-        *out = FK_SCHED_BUSY;
-    else if (!strcmp(name, "lazy"))
-        *out = FK_SCHED_LAZY;
-    else
-        return FK_EINVAL;
-    return 0;
-}
-
-const char *fk_placement_name(fk_placement p) {
-    return fk__topo_place_name((fk__topo_place)p);
-}
-
-int fk_placement_parse(const char *name, fk_placement *out) {
-    fk__topo_place p;
-    if (fk__topo_place_parse(name, &p))
-        return FK_EINVAL;
-    *out = (fk_placement)p;
-    return 0;
-}
-
-const char *fk_victims_name(fk_victims v) {
-    return v == FK_VICTIMS_UNIFORM ? "uniform" : "topo";
-}
-
-int fk_victims_parse(const char *name, fk_victims *out) {
-    if (!strcmp(name, "topo"))
-        *out = FK_VICTIMS_TOPO;
-    else if (!strcmp(name, "uniform"))
-        *out = FK_VICTIMS_UNIFORM;
-    else
-        return FK_EINVAL;
-    return 0;
 }
 
 const char *fk_build_variant(void) {
