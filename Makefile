@@ -457,7 +457,7 @@ SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_worklo
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
                  scripts/switch-smoke.sh scripts/check-layout.py
 SUITE_model    = scripts/check-models.sh
-SUITE_slurm    = scripts/slurm-e2e.sh
+SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh
 SUITE_debug    = $(call rt_tests,debug)
 SUITE_small    = $(small_tests)

@@ -497,6 +497,32 @@ static void check_failures(const char *mech) {
 TEST(failures_recorded_poll) { check_failures("poll"); }
 TEST(failures_recorded_auto) { check_failures("auto"); }
 
+/* cgroup v2 forced: memory.max stops the hog, its oom_kill is "memory", memory.peak recorded
+ * (check_failures checks all three where v2 is the mechanism).  Where no cgroup v2 hierarchy
+ * has the memory controller, the skip says exactly why, from /proc/cgroups and mountinfo. */
+TEST(failures_recorded_v2) {
+    struct memlimit_offer offer;
+    memlimit_offer(&offer);
+    if (offer.v2) {
+        check_failures("cgroup-v2");
+        return;
+    }
+    char *pc = read_text("/proc/cgroups", NULL);
+    int hier = 0, ncg = 0;
+    char *l = pc ? first_line_with(pc, "memory\t") : NULL;
+    if (l)
+        sscanf(l, "memory %d %d", &hier, &ncg);
+    free(pc);
+    if (hier > 0)
+        TEST_SKIP("cgroup v2 with the memory controller cannot be made here: the memory controller is bound to the "
+                  "cgroup v1 hierarchy %d (/proc/cgroups; %d cgroups in it, mounted at /sys/fs/cgroup/memory), and a "
+                  "controller serves one hierarchy at a time: moving it to v2 means removing every v1 memory cgroup "
+                  "on the machine.  The cgroup v2 hierarchy %s %s",
+                  hier, ncg, offer.v2_dir[0] ? offer.v2_dir : "(none mounted)", offer.v2_reason);
+    TEST_SKIP("cgroup v2 with the memory controller is not usable here: %s%s%s", offer.v2_reason,
+              offer.v2_dir[0] ? " at " : "", offer.v2_dir);
+}
+
 /* ---- interruption and resume ------------------------------------------------------------------- */
 
 static const char slow_config[] = "{\"name\": \"slow\",\n"
@@ -1408,6 +1434,38 @@ TEST(shard_packing) {
     hx_config_free(&c);
 }
 
+TEST(slurm_time_limits) {
+    struct {
+        const char *s;
+        double secs; /* -1: refused */
+    } cases[] = {{"30", 1800},      {"1:30", 90},         {"2:00:00", 7200}, {"1-0", 86400},
+                 {"1-2:30", 95400}, {"1-2:30:05", 95405}, {"", -1},          {"x", -1},
+                 {"1:2:3:4", -1},   {"UNLIMITED", -1},    {"1-", -1},        {"-5", -1},
+                 {"5:", -1},        {"1-2:3:4:5", -1}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        double got = -1;
+        int rc = hx_pack_slurm_time(cases[i].s, &got);
+        ASSERT_MSG(cases[i].secs < 0 ? rc == -1 : rc == 0 && got == cases[i].secs, "'%s': rc %d, %g s", cases[i].s,
+                   rc, got);
+    }
+    /* the fewest shards that fit: families 7 5 4 3 2 (21 s) */
+    hx_family f[5];
+    memset(f, 0, sizeof f);
+    const double est[5] = {7, 5, 4, 3, 2};
+    for (int i = 0; i < 5; i++) {
+        snprintf(f[i].key, sizeof f[i].key, "b%d|1", i);
+        f[i].est = est[i];
+    }
+    double load[1];
+    hx_pack_families(f, 5, 1, load);
+    hx_packing p = {.fam = f, .nfam = 5, .nshards = 1, .load = load};
+    ASSERT_EQ(hx_pack_shards_within(&p, 21), 1);
+    ASSERT_EQ(hx_pack_shards_within(&p, 11), 2);  /* 10 | 11, worked above */
+    ASSERT_EQ(hx_pack_shards_within(&p, 7.5), 3); /* 7 | 5+2 | 4+3 */
+    ASSERT_EQ(hx_pack_shards_within(&p, 7), 3);
+    ASSERT_EQ(hx_pack_shards_within(&p, 6.9), 0); /* the 7 s family alone is too long */
+}
+
 int main(int argc, char **argv) {
     if (getenv("FK_TEST_FAKE_DRIVER"))
         return fake_driver(argc, argv);
@@ -1415,6 +1473,7 @@ int main(int argc, char **argv) {
                      (struct test_case[]){
                          TEST_CASE(launcher_exec_failure_and_output, 10),
                          TEST_CASE(failures_recorded_poll, 30),
+                         TEST_CASE(failures_recorded_v2, 60),
                          TEST_CASE(failures_recorded_auto, 30),
                          TEST_CASE(sigkill_then_resume, 30),
                          TEST_CASE(sigint_then_resume, 30),
@@ -1424,6 +1483,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(plan_stage, 10),
                          TEST_CASE(paired_order, 10),
                          TEST_CASE(shard_packing, 10),
+                         TEST_CASE(slurm_time_limits, 10),
                          TEST_CASE(instructions_per_build, 120),
         TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(command_variants, 30),

@@ -2,6 +2,7 @@
 #include "harness/cluster/pack.h"
 #include "harness/util/util.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,4 +58,61 @@ void hx_packing_free(hx_packing *p) {
     free(p->fam);
     free(p->load);
     memset(p, 0, sizeof *p);
+}
+
+int hx_pack_slurm_time(const char *s, double *seconds) {
+    long v[4] = {0, 0, 0, 0};
+    int n = 0, days = 0;
+    const char *p = s;
+    const char *dash = strchr(s, '-');
+    if (dash) { /* D-H[:M[:S]] */
+        char *end;
+        long d = strtol(s, &end, 10);
+        if (end != dash || d < 0 || !isdigit((unsigned char)*s))
+            return -1;
+        days = (int)d;
+        p = dash + 1;
+    }
+    for (;;) {
+        if (!isdigit((unsigned char)*p))
+            return -1;
+        char *end;
+        v[n++] = strtol(p, &end, 10);
+        if (*end == 0)
+            break;
+        if (*end != ':' || n == 3)
+            return -1;
+        p = end + 1;
+    }
+    double secs;
+    if (dash) /* D-H, D-H:M, D-H:M:S */
+        secs = days * 86400.0 + v[0] * 3600.0 + (n > 1 ? v[1] * 60.0 : 0) + (n > 2 ? (double)v[2] : 0);
+    else if (n == 1) /* M */
+        secs = v[0] * 60.0;
+    else if (n == 2) /* M:S */
+        secs = v[0] * 60.0 + (double)v[1];
+    else /* H:M:S */
+        secs = v[0] * 3600.0 + v[1] * 60.0 + (double)v[2];
+    *seconds = secs;
+    return 0;
+}
+
+size_t hx_pack_shards_within(const hx_packing *p, double limit) {
+    if (!p->nfam || p->fam[0].est > limit) /* fam[0] is the largest */
+        return 0;
+    hx_family *fam = hx_xcalloc(p->nfam, sizeof *fam);
+    double *load = hx_xcalloc(p->nfam, sizeof *load);
+    memcpy(fam, p->fam, p->nfam * sizeof *fam);
+    size_t k = p->nshards ? p->nshards : 1;
+    for (; k < p->nfam; k++) {
+        hx_pack_families(fam, p->nfam, k, load);
+        double worst = 0;
+        for (size_t i = 0; i < k; i++)
+            worst = load[i] > worst ? load[i] : worst;
+        if (worst <= limit)
+            break;
+    }
+    free(fam);
+    free(load);
+    return k; /* (at nfam shards each family is alone, and every one fits) */
 }

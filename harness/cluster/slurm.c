@@ -311,6 +311,22 @@ static int submit_dir(const submit_opts *o, const hx_config *cfg, const char *ex
     return HX_OK;
 }
 
+/* A warning when a shard is estimated to take longer than --time (SLURM would kill it), with
+ * the shard count at which each would fit. */
+static void submit_check_time(const submit_opts *o, const hx_packing *pk, double longest) {
+    double limit;
+    if (!o->timelimit || hx_pack_slurm_time(o->timelimit, &limit) || longest <= limit)
+        return;
+    size_t fit = hx_pack_shards_within(pk, limit);
+    fprintf(stderr, "forkscope slurm: warning: the longest shard is estimated at %.0f s, more than --time %s (%.0f s): ",
+            longest, o->timelimit, limit);
+    if (fit)
+        fprintf(stderr, "%zu shards would fit (--shards %zu), or give more time\n", fit, fit);
+    else
+        fprintf(stderr, "the largest family of cells alone takes %.0f s (a family is never split): give more time\n",
+                pk->fam[0].est);
+}
+
 static int cmd_submit(int argc, char **argv) {
     submit_opts o;
     int rc = submit_args(argc, argv, &o);
@@ -354,6 +370,7 @@ static int cmd_submit(int argc, char **argv) {
                 pk.nfam, o.shards);
     double lo, hi;
     m = submit_manifest(&cfg, &pl, &pk, exe, &lo, &hi);
+    submit_check_time(&o, &pk, hi);
     if ((rc = submit_dirs(dir, &cfg)))
         goto out;
     unsigned cpus = pk.maxp < cfg.cores ? pk.maxp : cfg.cores;
