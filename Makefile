@@ -8,7 +8,7 @@
 #   make check-asan   runtime tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-debug  runtime tests with FK_DEBUG misuse checks
 #   make check-aarch64  the fiber switch cross-compiled for aarch64, run under qemu-user
-#   make check-slurm  forkscope slurm end to end on a one-node SLURM cluster it starts
+#   make check-slurm  forkscope slurm end to end on a one-node and a four-node SLURM cluster it makes
 #   make check-model  the SPIN models of the protocols (models/), and their mutations refuted
 #   make check-small  deque and runtime tests with 4-slot deques (growth and wrap all the time)
 #   make check-chaos  deque and runtime tests with random yields/sleeps at protocol steps
@@ -513,7 +513,8 @@ check-fuzz: $(FUZZERS)
 fuzz: $(FUZZERS)
 	@FUZZ_SECONDS=$(if $(filter command line,$(origin FUZZ_SECONDS)),$(FUZZ_SECONDS),600) FUZZ_KEEP=1 scripts/run-fuzz.sh
 
-# forkscope slurm end to end on a one-node SLURM cluster started by the test (slurm-wlm, munge)
+# forkscope slurm end to end on a one-node SLURM cluster and on four nodes in namespaces, made
+# by the tests (slurm-wlm, munge, iproute2)
 check-slurm: $(BUILD)/bin/forkscope $(DRIVERS)
 	@scripts/run-tests.sh slurm $(SUITE_slurm)
 

@@ -1,4 +1,4 @@
-/* fuzz_config.c — the configuration parser (harness/config.c) and the plan it expands to:
+/* fuzz_config.c — the configuration parser (harness/config/config.c) and the plan it expands to:
  * any bytes as config.json must give 0 or a diagnosis, never a crash, a leak or a hang. */
 #include "fuzz/fuzz.h"
 #include "harness/config/config.h"

@@ -1,10 +1,9 @@
 /* main.c — the forkscope command line: the table of commands (commands[] below: name, synopsis,
  * description, function), --help made from it, and the commands that are only a few lines
- * (run, bench, uts, variants, topology).  Options are parsed by harness/cli/cli.h in every
+ * (run, bench, uts, variants, topology).  Options are parsed by harness/util/cli.h in every
  * command; the environment is harness/util/env.h's. */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,10 +127,13 @@ static int cmd_run(int argc, char **argv) {
         return rc == HX_CLI_HELP ? HX_OK : rc;
     if (!c.npos)
         return hx_cli_usage_error("run", "no CONFIG given");
+    const char *memlimit;
+    if ((rc = hx_env_memlimit(&memlimit))) /* (what the launcher will use: checked first) */
+        return rc;
     o.config_path = c.pos[0];
     o.effect = effect / 100;
     o.cv = cv / 100;
-    /* The launcher is forked now, while this process is small (see harness/launch.h). */
+    /* The launcher is forked now, while this process is small (see harness/run/launch.h). */
     hx_launcher *l = NULL;
     if (!o.dry_run) {
         int e = hx_launcher_start(&l);
@@ -156,14 +158,15 @@ static int cmd_run(int argc, char **argv) {
  * driver and execs it with --workers and, for runtime variants, --sched.  first: arguments to
  * put before the rest ("uts" for the UTS mode).  Returns only on error. */
 static int exec_driver(const char *cmd, int argc, char **argv, const char *first) {
-    const char *vname = "cont-seg-busy", *ignored = NULL;
+    const char *vname = "cont-seg-busy";
     long p = 1;
-    int sched = 0;
+    static const char in_name[] = "the scheduler (and a fiber variant's resume) is part of the variant name "
+                                  "(e.g. --variant cont-seg-lazy, child-fiber-busy-home)";
     const hx_opt opts[] = {
         {"--variant", NULL, HX_OPT_STR, &vname, 0, 0, "a variant name", NULL},
         {"--workers", NULL, HX_OPT_LONG, &p, 1, 1024, "an integer in [1, 1024]", NULL},
-        {"--sched", NULL, HX_OPT_STR, &ignored, 0, 0, NULL, &sched},
-        {"--resume", NULL, HX_OPT_STR, &ignored, 0, 0, NULL, &sched},
+        {"--sched", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
+        {"--resume", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
     };
     hx_cli c = {.cmd = cmd, .opts = opts, .pass_unknown = 1}; /* --help goes to the driver */
@@ -171,11 +174,6 @@ static int exec_driver(const char *cmd, int argc, char **argv, const char *first
     if (rc) {
         hx_strv_free(&c.rest);
         return rc;
-    }
-    if (sched) {
-        hx_strv_free(&c.rest);
-        return hx_cli_usage_error(cmd, "the scheduler (and a fiber variant's resume) is part of the variant name "
-                                       "(e.g. --variant cont-seg-lazy, child-fiber-busy-home)");
     }
     hx_variant v;
     char err[256], path[PATH_MAX], workers[16];
@@ -282,10 +280,6 @@ static int command(int argc, char **argv) {
         printf("forkscope %s\n", HX_VERSION);
         return HX_OK;
     }
-    const char *memlimit;
-    int rc = hx_env_memlimit(&memlimit);
-    if (rc)
-        return rc;
     for (size_t i = 0; i < NCOMMANDS; i++)
         if (!strcmp(cmd, commands[i].name))
             return commands[i].fn(argc - 1, argv + 1);

@@ -553,19 +553,14 @@ int fk__topo_bind(const fk__topo *t, unsigned w) {
     return hwloc_set_cpubind(t->hw, t->pu[w]->cpuset, HWLOC_CPUBIND_THREAD) ? FK_ETOPO : 0;
 }
 
-const char *fk__topo_place_name(fk__topo_place p) {
-    return p == FK__PLACE_SPREAD ? "spread" : p == FK__PLACE_NONE ? "none" : "compact";
-}
+/* (the names are pool.c's table, the public fk_placement_* functions') */
+const char *fk__topo_place_name(fk__topo_place p) { return fk_placement_name((fk_placement)p); }
 
 int fk__topo_place_parse(const char *name, fk__topo_place *out) {
-    if (!strcmp(name, "compact"))
-        *out = FK__PLACE_COMPACT;
-    else if (!strcmp(name, "spread"))
-        *out = FK__PLACE_SPREAD;
-    else if (!strcmp(name, "none"))
-        *out = FK__PLACE_NONE;
-    else
+    fk_placement v;
+    if (fk_placement_parse(name, &v))
         return FK_EINVAL;
+    *out = (fk__topo_place)v;
     return 0;
 }
 

@@ -8,10 +8,10 @@ Prints "ok ..." or "FAIL ..." per check and a closing "N passed, N failed"; exit
 failure.  Run from the repository's root (make check does, in the rel suite)."""
 import glob, os, re, subprocess, sys
 
-ALLOWED = {  # folder -> the folders it may include (besides itself)
+ALLOWED = {  # folder -> the folders it may include (besides itself); the README's "Layout"
     'main': {'cli', 'cluster', 'config', 'report', 'run', 'results', 'util'},
     'cli': {'cluster', 'report', 'run', 'config', 'results', 'util'},
-    'cluster': {'run', 'report', 'analyze', 'config', 'results', 'util'},
+    'cluster': {'run', 'report', 'config', 'results', 'util'},
     'report': {'analyze', 'config', 'results', 'util'},
     'run': {'config', 'analyze', 'results', 'util'},
     'analyze': {'results', 'util'},
@@ -56,16 +56,23 @@ for f in sorted(glob.glob('harness/*.c') + glob.glob('harness/*/*.c') + glob.glo
     i = 0
     while i < len(lines):
         l = lines[i]
-        head = re.match(r'^[A-Za-z_][^;=]*\)\s*\{\s*$', l) or (
-            re.match(r'^[A-Za-z_].*\)\s*$', l) and i + 1 < len(lines) and lines[i + 1].startswith('{'))
-        if head and not l.startswith(('typedef', 'struct', 'enum', 'static const', 'const')):
-            j = i + 1
-            while j < len(lines) and not lines[j].startswith('}'):
+        # a definition: a line at column 0 naming something with "(", its signature (maybe over
+        # several lines) ending in "{" or followed by a line "{"
+        if re.match(r'^[A-Za-z_]', l) and '(' in l and not re.match(r'^(typedef|struct\s+\w+\s*\{|enum|union|extern)', l):
+            j = i
+            while j < len(lines) and j < i + 8 and not lines[j].rstrip().endswith(('{', ';')) and \
+                    not (j > i and lines[j].startswith('{')):
                 j += 1
-            nfun += 1
-            if j - i + 1 > MAX_LINES:
-                long_fns.append('%s:%d (%d lines)' % (f, i + 1, j - i + 1))
-            i = j
+            sig = ''.join(lines[i:j + 1])
+            if j < len(lines) and '=' not in sig.split('(')[0] and \
+                    (re.search(r'\)\s*(__attribute__\(\(.*\)\)\s*)?\{$', lines[j].rstrip()) or lines[j].startswith('{')):
+                k = j + 1
+                while k < len(lines) and not lines[k].startswith('}'):
+                    k += 1
+                nfun += 1
+                if k - i + 1 > MAX_LINES:
+                    long_fns.append('%s:%d (%d lines)' % (f, i + 1, k - i + 1))
+                i = k
         i += 1
 check(not long_fns and nfun > 300, 'no function over %d lines in harness/ and bench/ (%d functions)' % (MAX_LINES, nfun),
       ', '.join(long_fns))

@@ -12,7 +12,9 @@
 #                                              killed at once (slurmd, its job steps, their jobs)
 #   slurm-cluster.sh stop DIR                  cancel the jobs, stop the daemons, remove the
 #                                              namespaces and the bridge
-# Needs root, ip (iproute2), unshare, slurm-wlm and munge.  Fails with the reason when the
+# (slurmctld listens on this machine's addresses as any slurmctld does; munge authenticates
+# whoever talks to it.)
+# Needs root, ip and ss (iproute2), unshare and nsenter (util-linux), slurm-wlm and munge.  Fails with the reason when the
 # cluster cannot be made; it never pretends.
 set -u
 cmd=${1:-}; dir=${2:-}
@@ -24,14 +26,17 @@ tag() { cat "$dir/tag" 2>/dev/null; }
 # The pids in node I's network namespace (slurmd, slurmstepd, the jobs).
 node_pids() { ip netns pids "fk$(tag)n$1" 2>/dev/null; }
 
+# Kills every process of node I; 1 (said) if some are still there after 2 s.
 kill_node() {
     local i=$1 pids
-    for _ in 1 2 3; do
+    for _ in $(seq 10); do
         pids=$(node_pids "$i")
-        [ -z "$pids" ] && break
+        [ -z "$pids" ] && return 0
         kill -9 $pids 2>/dev/null
         sleep 0.2
     done
+    echo "slurm-cluster: node $i: processes $(node_pids "$i" | tr '\n' ' ')survive kill -9" >&2
+    return 1
 }
 
 stop() {
@@ -60,7 +65,7 @@ stop() {
 
 case $cmd in
 stop) stop; exit 0 ;;
-kill) [ -n "${3:-}" ] || usage; kill_node "$3"; exit 0 ;;
+kill) [ -n "${3:-}" ] || usage; kill_node "$3"; exit ;;
 start) ;;
 *) usage ;;
 esac
@@ -68,7 +73,7 @@ n=${3:-}; port=${4:-}; fake=${5:-0}
 [ -n "$n" ] && [ -n "$port" ] || usage
 fail() { echo "slurm-cluster: $*" >&2; stop; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "slurm-cluster: needs root (namespaces, and slurmd starts jobs as their users)" >&2; exit 1; }
-for t in ip unshare nsenter munged slurmctld slurmd sbatch squeue scancel sinfo; do
+for t in ip ss unshare nsenter munged slurmctld slurmd sbatch squeue scancel sinfo; do
     command -v "$t" >/dev/null || { echo "slurm-cluster: $t not found (install iproute2, util-linux, slurm-wlm and munge: make setup)" >&2; exit 1; }
 done
 mkdir -p "$dir"/state "$dir"/spool "$dir"/log "$dir"/munge
@@ -76,13 +81,22 @@ dir=$(cd "$dir" && pwd)
 conf=$dir/slurm.conf
 stop
 # names and a subnet of our own: 10.A.B.0/24 with A.B from the port (two clusters at once
-# take two ports), refused if any interface here already has an address in it
-t=$(printf '%04x' "$port"); echo "$t" > "$dir/tag"; echo "$n" > "$dir/nodes"
+# take two ports), refused if the bridge exists already (another cluster on this port: left
+# alone), or if an address or a route here is in the subnet; the tag that stop() cleans up by
+# is written only once the bridge is ours
+t=$(printf '%04x' "$port")
 a=$((200 + port % 50)); b=$((port / 50 % 250))
 net=10.$a.$b
-ip -o addr | grep -q " $net\." && fail "the subnet $net.0/24 is in use here; choose another PORT"
 br=fk${t}br
-ip link add "$br" type bridge 2>/dev/null || fail "cannot make a bridge (ip link add $br type bridge): no permission or no bridge module"
+refuse() { echo "slurm-cluster: $*" >&2; exit 1; }
+ip link show "$br" >/dev/null 2>&1 && refuse "$br exists: another cluster uses port $port; choose another PORT"
+ip -o addr | grep -q " $net\." && refuse "the subnet $net.0/24 is in use here; choose another PORT"
+[ -z "$(ip route show root "$net.0/24")" ] || refuse "a route here leads into $net.0/24; choose another PORT"
+for p in "$port" $((port + 1)); do
+    ss -Hltn "sport = :$p" 2>/dev/null | grep -q . && refuse "port $p is taken here; choose another PORT"
+done
+ip link add "$br" type bridge 2>/dev/null || refuse "cannot make a bridge (ip link add $br type bridge): no permission or no bridge module"
+echo "$t" > "$dir/tag"; echo "$n" > "$dir/nodes"
 ip addr add "$net.1/24" dev "$br" && ip link set "$br" up || fail "cannot bring up $br"
 for i in $(seq "$n"); do
     ns=fk${t}n$i
@@ -161,6 +175,6 @@ for _ in $(seq 150); do
 done
 echo "slurm-cluster: not every node became idle:" >&2
 echo "$states" >&2
-tail -3 "$dir/log/slurmctld.log" "$dir"/log/slurmd.node*.log >&2
+tail -n 3 "$dir/log/slurmctld.log" "$dir"/log/slurmd.node*.log >&2
 stop
 exit 1

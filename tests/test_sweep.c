@@ -257,7 +257,7 @@ static const char failing_config[] =
     " \"variants\": [\"cont-seg-busy\"], \"workers\": [1], \"repetitions\": 1,\n"
     " \"time_limit_s\": 1, \"memory_limit_mib\": 64, \"order\": \"grouped\"}\n";
 
-/* What this machine offers the launcher, found here independently of harness/cgroup.c, and
+/* What this machine offers the launcher, found here independently of harness/run/cgroup.c, and
  * what env.json's mechanism must then say: "cgroup-v2 ..." where cgroup v2 with its memory
  * controller is available to us, else the reason it is not; likewise for v1.  v2 is available
  * when this process's v2 cgroup (the cgroup2 mount, mounted from its root, joined with
@@ -497,8 +497,9 @@ static void check_failures(const char *mech) {
 TEST(failures_recorded_poll) { check_failures("poll"); }
 TEST(failures_recorded_auto) { check_failures("auto"); }
 
-/* cgroup v2 forced: memory.max stops the hog, its oom_kill is "memory", memory.peak recorded
- * (check_failures checks all three where v2 is the mechanism).  Where no cgroup v2 hierarchy
+/* cgroup v2 forced: memory.max stops the hog, its oom_kill is "memory", and memory.peak is at
+ * the limit where the kernel has it (5.19 on; check_failures checks these where v2 is the
+ * mechanism).  Where no cgroup v2 hierarchy
  * has the memory controller, the skip says exactly why, from /proc/cgroups and mountinfo. */
 TEST(failures_recorded_v2) {
     struct memlimit_offer offer;
@@ -513,12 +514,19 @@ TEST(failures_recorded_v2) {
     if (l)
         sscanf(l, "memory %d %d", &hier, &ncg);
     free(pc);
+    char mnt[PATH_MAX] = "(not mounted)", *mi = read_text("/proc/self/mountinfo", NULL);
+    for (char *m = mi; m && (m = first_line_with(m, " - cgroup ")); m = strchr(m, '\n')) {
+        char point[PATH_MAX], opts[512];
+        if (sscanf(m, "%*s %*s %*s %*s %4095s %*s - cgroup %*s %511s", point, opts) == 2 && strstr(opts, "memory"))
+            snprintf(mnt, sizeof mnt, "%s", point);
+    }
+    free(mi);
     if (hier > 0)
         TEST_SKIP("cgroup v2 with the memory controller cannot be made here: the memory controller is bound to the "
-                  "cgroup v1 hierarchy %d (/proc/cgroups; %d cgroups in it, mounted at /sys/fs/cgroup/memory), and a "
-                  "controller serves one hierarchy at a time: moving it to v2 means removing every v1 memory cgroup "
-                  "on the machine.  The cgroup v2 hierarchy %s %s",
-                  hier, ncg, offer.v2_dir[0] ? offer.v2_dir : "(none mounted)", offer.v2_reason);
+                  "cgroup v1 hierarchy %d (/proc/cgroups; %d cgroups in it, mounted at %s), and a controller serves "
+                  "one hierarchy at a time: moving it to v2 means removing every v1 memory cgroup on the machine.  "
+                  "The cgroup v2 hierarchy %s %s",
+                  hier, ncg, mnt, offer.v2_dir[0] ? offer.v2_dir : "(none mounted)", offer.v2_reason);
     TEST_SKIP("cgroup v2 with the memory controller is not usable here: %s%s%s", offer.v2_reason,
               offer.v2_dir[0] ? " at " : "", offer.v2_dir);
 }
@@ -988,7 +996,7 @@ TEST(instructions_per_build) {
 
 /* ---- runtimes by command ----------------------------------------------------------------------- */
 
-/* Command variants (harness/command.h) run the programs of tests/fixtures/cmd: the right
+/* Command variants (harness/config/command.h) run the programs of tests/fixtures/cmd: the right
  * answer with a time line is ok; a wrong answer is "wrong"; a hang is killed at the limit; no
  * time line with a time regex is an error; without a time regex the wall time is taken; a
  * kernel without a command is skipped; env.json has each program's SHA-1. */
@@ -1438,16 +1446,18 @@ TEST(slurm_time_limits) {
     struct {
         const char *s;
         double secs; /* -1: refused */
-    } cases[] = {{"30", 1800},      {"1:30", 90},         {"2:00:00", 7200}, {"1-0", 86400},
-                 {"1-2:30", 95400}, {"1-2:30:05", 95405}, {"", -1},          {"x", -1},
-                 {"1:2:3:4", -1},   {"UNLIMITED", -1},    {"1-", -1},        {"-5", -1},
-                 {"5:", -1},        {"1-2:3:4:5", -1}};
+    } cases[] = {{"30", 1800},      {"1:30", 120},        {"2:00:00", 7200}, {"1-0", 86400},
+                 {"1-2:30", 95400}, {"1-2:30:05", 95460}, {"0:01", 60},      {"", -1},
+                 {"x", -1},         {"1:2:3:4", -1},      {"UNLIMITED", -1}, {"1-", -1},
+                 {"-5", -1},        {"5:", -1},           {"1-2:3:4:5", -1}, {"0", -1},
+                 {"99999999999999999999", -1}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         double got = -1;
         int rc = hx_pack_slurm_time(cases[i].s, &got);
         ASSERT_MSG(cases[i].secs < 0 ? rc == -1 : rc == 0 && got == cases[i].secs, "'%s': rc %d, %g s", cases[i].s,
                    rc, got);
     }
+    /* (seconds are rounded up to minutes, "0" is no limit: SLURM's rules) */
     /* the fewest shards that fit: families 7 5 4 3 2 (21 s) */
     hx_family f[5];
     memset(f, 0, sizeof f);

@@ -1,4 +1,4 @@
-/* test_util.c — the harness's helpers (harness/util.h): whole-file reads, atomic writes that
+/* test_util.c — the harness's helpers (harness/util/util.h): whole-file reads, atomic writes that
  * leave either the old file or the new one and no temporary, medians and quantiles worked out
  * by hand, the monotonic clock. */
 #include <dirent.h>
@@ -294,9 +294,11 @@ TEST(cgroup_setup_here) {
     ASSERT_STR_CONTAINS(desc, "FORKSCOPE_MEMLIMIT=poll");
 }
 
-/* ---- the command line (harness/cli/cli.h) ----------------------------------------------------- */
+/* ---- the command line (harness/util/cli.h) ----------------------------------------------------- */
 
 #define ASSERT_STREQ(a, b) ASSERT_MSG(!strcmp((a), (b)), "'%s' != '%s'", (a), (b))
+
+static void no_usage(FILE *f) { (void)f; }
 
 TEST(cli_options) {
     const char *out = NULL, *v = NULL;
@@ -311,6 +313,7 @@ TEST(cli_options) {
         {"--x", NULL, HX_OPT_DOUBLE, &x, 0, 1, "a fraction", NULL},
         {"--arg", NULL, HX_OPT_LIST, &list, 0, 0, NULL, NULL},
         {"--v", NULL, HX_OPT_STR, &v, 0, 0, NULL, NULL},
+        {"--no", NULL, HX_OPT_REFUSE, NULL, 0, 0, "refused here", NULL},
         {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
     };
     const char *argv[] = {"cmd", "A", "-o", "dir", "--flag", "--n=42", "--x", "0.25", "--arg", "a1", "--arg=a2", "B", NULL};
@@ -336,6 +339,8 @@ TEST(cli_options) {
         {{"cmd", "--n", "0"}},     {{"cmd", "--n", "101"}},   {{"cmd", "--n", "4x"}},   {{"cmd", "--n", ""}},
         {{"cmd", "--x", "2"}},     {{"cmd", "--x", "nan"}},   {{"cmd", "--n"}},         {{"cmd", "--nope"}},
         {{"cmd", "--flag=1"}},     {{"cmd", "-o", ""}},       {{"cmd", "a", "b", "c"}}, {{"cmd", "--output"}},
+        {{"cmd", "--x="}},         {{"cmd", "-o=dir"}},       {{"cmd", "--n", " 3"}},   {{"cmd", "--no"}},
+        {{"cmd", "--no=1"}},       {{"cmd", "--no", "1"}},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         int argc = 0;
@@ -362,6 +367,23 @@ TEST(cli_options) {
     ASSERT_STREQ(p.rest.v[2], "--help");
     ASSERT_STREQ(p.rest.v[4], "1");
     hx_strv_free(&p.rest);
+    /* pass-through with a usage of its own (span): --help is ours, the rest the driver's,
+     * a refused option still refused */
+    hx_cli q = {.cmd = "span", .opts = opts, .usage = no_usage, .pass_unknown = 1};
+    const char *span[] = {"span", "--kernel", "fib", "--depth=12", "--v", "x", NULL};
+    ASSERT_EQ(hx_cli_parse(&q, 6, (char **)span), 0);
+    ASSERT_EQ(q.rest.n, 3);
+    ASSERT_STREQ(q.rest.v[2], "--depth=12");
+    ASSERT_STREQ(v, "x");
+    hx_strv_free(&q.rest);
+    hx_cli r = {.cmd = "span", .opts = opts, .usage = no_usage, .pass_unknown = 1};
+    const char *spanhelp[] = {"span", "--kernel", "fib", "--help", NULL};
+    ASSERT_EQ(hx_cli_parse(&r, 4, (char **)spanhelp), HX_CLI_HELP);
+    hx_strv_free(&r.rest);
+    hx_cli t = {.cmd = "span", .opts = opts, .usage = no_usage, .pass_unknown = 1};
+    const char *refused[] = {"span", "--kernel", "fib", "--no", NULL};
+    ASSERT_EQ(hx_cli_parse(&t, 4, (char **)refused), HX_EUSAGE);
+    hx_strv_free(&t.rest);
 }
 
 TEST(cli_numbers) {
@@ -371,7 +393,8 @@ TEST(cli_numbers) {
     ASSERT_EQ(l, 12);
     ASSERT_EQ(hx_cli_long("13", 1, 12, &l), -1);
     ASSERT_EQ(hx_cli_long("99999999999999999999", 1, 100, &l), -1);
-    ASSERT_EQ(hx_cli_long(" 3", 1, 100, &l) == 0 && l == 3, 1); /* strtol's leading blanks */
+    ASSERT_EQ(hx_cli_long(" 3", 1, 100, &l), -1); /* the whole string: no blanks strtol would skip */
+    ASSERT_EQ(hx_cli_double(" 0.5", 0, 1, &d), -1);
     ASSERT_EQ(hx_cli_double("1e-3", 0, 1, &d), 0);
     ASSERT(d == 1e-3);
     ASSERT_EQ(hx_cli_double("inf", 0, INFINITY, &d), -1);

@@ -17,13 +17,9 @@ static void fit_usage(FILE *f) {
 
 /* A command whose one argument is a results directory: parses, then runs fn on it. */
 static int dir_command(const char *cmd, void (*usage)(FILE *), int (*fn)(const char *), int argc, char **argv) {
-    hx_cli c = {.cmd = cmd, .usage = usage, .max_pos = 1, .pos_what = "results directory"};
-    int rc = hx_cli_parse(&c, argc, argv);
-    if (rc)
-        return rc == HX_CLI_HELP ? HX_OK : rc;
-    if (!c.npos)
-        return hx_cli_usage_error(cmd, "no results directory given");
-    return fn(c.pos[0]);
+    const char *dir = NULL;
+    int rc = hx_cli_one(cmd, usage, "results directory", argc, argv, &dir);
+    return rc == HX_CLI_HELP ? HX_OK : rc ? rc : fn(dir);
 }
 
 int hx_cmd_fit(int argc, char **argv) { return dir_command("fit", fit_usage, hx_report_fit_dir, argc, argv); }

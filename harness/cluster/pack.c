@@ -3,6 +3,8 @@
 #include "harness/util/util.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,8 +69,9 @@ int hx_pack_slurm_time(const char *s, double *seconds) {
     const char *dash = strchr(s, '-');
     if (dash) { /* D-H[:M[:S]] */
         char *end;
+        errno = 0;
         long d = strtol(s, &end, 10);
-        if (end != dash || d < 0 || !isdigit((unsigned char)*s))
+        if (end != dash || d < 0 || d > 100000 || errno || !isdigit((unsigned char)*s))
             return -1;
         days = (int)d;
         p = dash + 1;
@@ -77,7 +80,10 @@ int hx_pack_slurm_time(const char *s, double *seconds) {
         if (!isdigit((unsigned char)*p))
             return -1;
         char *end;
+        errno = 0;
         v[n++] = strtol(p, &end, 10);
+        if (errno || v[n - 1] > 100000000)
+            return -1;
         if (*end == 0)
             break;
         if (*end != ':' || n == 3)
@@ -93,7 +99,9 @@ int hx_pack_slurm_time(const char *s, double *seconds) {
         secs = v[0] * 60.0 + (double)v[1];
     else /* H:M:S */
         secs = v[0] * 3600.0 + v[1] * 60.0 + (double)v[2];
-    *seconds = secs;
+    if (secs <= 0) /* 0: no limit */
+        return -1;
+    *seconds = ceil(secs / 60) * 60; /* SLURM rounds a limit up to whole minutes */
     return 0;
 }
 

@@ -39,9 +39,9 @@ void hx_pack_families(hx_family *fam, size_t nfam, size_t nshards, double *load)
 
 void hx_packing_free(hx_packing *p);
 
-/* A SLURM time limit (--time): "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S", in seconds.
- * 0 and *seconds, or -1 if s is none of these ("UNLIMITED" and "INFINITE" are -1 too: no
- * limit to check against). */
+/* A SLURM time limit (--time): "M", "M:S", "H:M:S", "D-H", "D-H:M", "D-H:M:S", in seconds,
+ * rounded up to whole minutes as SLURM does.  0 and *seconds, or -1 if there is no limit to
+ * check against: s is none of these, "0" (no limit to SLURM), "UNLIMITED" or "INFINITE". */
 int hx_pack_slurm_time(const char *s, double *seconds);
 
 /* The fewest shards, packed as above, whose every estimate is within limit seconds: at least

@@ -1,7 +1,6 @@
 /* slurm.c — `forkscope slurm`: a sweep as a SLURM job array (see slurm.h). */
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "harness/util/cli.h"
+#include "harness/util/env.h"
 #include "harness/report/analysis.h"
 #include "harness/run/envinfo.h"
 #include "harness/config/config.h"
@@ -127,18 +127,9 @@ static json_t *slurm_tasks(json_t *m, int ended, const char **why) {
     return st;
 }
 
-static void sub_usage(FILE *out) { help(out); }
-
 /* The one argument DIR of status, resubmit and merge: 0, HX_CLI_HELP or HX_EUSAGE (said). */
 static int dir_arg(const char *cmd, int argc, char **argv, const char **dir) {
-    hx_cli c = {.cmd = cmd, .usage = sub_usage, .max_pos = 1, .pos_what = "results directory"};
-    int rc = hx_cli_parse(&c, argc, argv);
-    if (rc)
-        return rc;
-    if (!c.npos)
-        return hx_cli_usage_error(cmd, "expected DIR");
-    *dir = c.pos[0];
-    return 0;
+    return hx_cli_one(cmd, help, "results directory", argc, argv, dir);
 }
 
 /* ---- submit --------------------------------------------------------------------------------- */
@@ -225,7 +216,7 @@ static int submit_args(int argc, char **argv, submit_opts *o) {
         {"--no-submit", NULL, HX_OPT_FLAG, &o->no_submit, 0, 0, NULL, NULL},
         {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
     };
-    hx_cli c = {.cmd = "slurm submit", .opts = opts, .usage = sub_usage, .max_pos = 1, .pos_what = "CONFIG"};
+    hx_cli c = {.cmd = "slurm submit", .opts = opts, .usage = help, .max_pos = 1, .pos_what = "CONFIG"};
     int rc = hx_cli_parse(&c, argc, argv);
     if (rc)
         return rc;
@@ -404,7 +395,7 @@ out:
 /* ---- run-shard -------------------------------------------------------------------------------- */
 
 static int cmd_run_shard(int argc, char **argv) {
-    hx_cli c = {.cmd = "slurm run-shard", .usage = sub_usage, .max_pos = 2, .pos_what = "arguments (DIR K)"};
+    hx_cli c = {.cmd = "slurm run-shard", .usage = help, .max_pos = 2, .pos_what = "arguments (DIR K)"};
     int arc = hx_cli_parse(&c, argc, argv);
     if (arc)
         return arc == HX_CLI_HELP ? HX_OK : arc;
@@ -413,8 +404,10 @@ static int cmd_run_shard(int argc, char **argv) {
         return hx_cli_usage_error("slurm run-shard", "expected DIR K");
     if (hx_cli_long(c.pos[1], 0, 1000000, &kl))
         return hx_cli_usage_error("slurm run-shard", "'%s' is not a shard number", c.pos[1]);
-    const char *dir = c.pos[0];
+    const char *dir = c.pos[0], *memlimit;
     unsigned long k = (unsigned long)kl;
+    if ((arc = hx_env_memlimit(&memlimit)))
+        return arc;
     json_t *m = manifest_read(dir);
     if (!m)
         return HX_EIO;
@@ -742,6 +735,9 @@ static int cmd_merge(int argc, char **argv) {
     int rc = dir_arg("slurm merge", argc, argv, &dir);
     if (rc)
         return rc == HX_CLI_HELP ? HX_OK : rc;
+    const char *memlimit;
+    if ((rc = hx_env_memlimit(&memlimit)))
+        return rc;
     merge_state s = {.m = manifest_read(dir)};
     if (!s.m)
         return HX_EIO;

@@ -5,7 +5,7 @@
  *   run-shard DIR K      (what array task K runs; also by hand)
  *   status DIR | resubmit DIR | merge DIR
  *
- * The plan is the local sweep's (harness/sweep.h), built for the nodes' core count (--cores,
+ * The plan is the local sweep's (harness/run/sweep.h), built for the nodes' core count (--cores,
  * default this machine's).  Its cells are grouped into families — a benchmark at one P with
  * all its variants (what `forkscope compare` pairs), or the calibrate cells at one P — and
  * the families into N shards by estimated time (largest first, onto the lightest shard): a

@@ -502,7 +502,7 @@ static void check_builtin_clash(vctx *c, const char *path, const char *name, con
          name, base ? "variant object" : "command variant", name);
 }
 
-/* A variant run by command (harness/command.h). */
+/* A variant run by command (harness/config/command.h). */
 static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
     char p[300], buf[96];
     size_t before = c->nerr;

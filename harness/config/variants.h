@@ -21,7 +21,7 @@ typedef enum hx_variant_kind {
     HX_VARIANT_RUNTIME, /* a forkscope runtime variant */
     HX_VARIANT_SERIAL,  /* the serial projection */
     HX_VARIANT_BASELINE, /* another runtime: OpenMP (omp, omp-llvm), TBB (tbb), or a peer (lace) */
-    HX_VARIANT_COMMAND,  /* any program, run by a config's command template (harness/command.h) */
+    HX_VARIANT_COMMAND,  /* any program, run by a config's command template (harness/config/command.h) */
 } hx_variant_kind;
 
 typedef struct hx_variant {

@@ -1,5 +1,5 @@
 /* compare.c — `forkscope compare`: two variants of one sweep, or two sweeps, judged with
- * statistics (harness/abtest.h) cell by cell: time, calibrated peak memory, and the memory
+ * statistics (harness/analyze/abtest.h) cell by cell: time, calibrated peak memory, and the memory
  * law's exponent n.  Writes compare.md, compare.csv and a forest plot.
  *
  * Stages: arguments -> load each side's runs (raw.jsonl, config.json, env.json) -> cells

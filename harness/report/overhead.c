@@ -114,7 +114,7 @@ static void write_instructions(FILE *f, const char *dir) {
         if (!any) {
             fprintf(f, "### Instructions per %s call\n\n"
                        "callgrind, in the task's own functions, %s(%d) minus %s(%d) over the calls between them, "
-                       "one worker (exact and repeatable: see harness/overhead.h).\n\n"
+                       "one worker (exact and repeatable: see harness/run/icount.h).\n\n"
                        "| driver | instructions per call | × serial |\n|---|---:|---:|\n",
                     kernel, kernel, n2, kernel, n1);
             any = 1;

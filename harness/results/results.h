@@ -68,7 +68,7 @@
  * quadrature.  speedup = T_s / T_P with T_s the serial projection's time_median for the
  * same benchmark (Eq. 15); efficiency = speedup / P (Eq. 16); their standard errors by
  * propagation from the two time standard errors.  failures: "" or e.g. "timeout:2;crash:1".
- * span_bound, burdened_bound: from DIR/span.csv (the config's "span"; harness/span.h): the
+ * span_bound, burdened_bound: from DIR/span.csv (the config's "span"; harness/run/span.h): the
  * work-span bound min(P, parallelism) on T1/T_P and the burdened estimate at this P; empty
  * for a benchmark without a measured span.
  * Empty fields where a value cannot be computed (no successful run, no serial cell).
@@ -84,7 +84,7 @@
  * Written by `forkscope run` (or `forkscope slurm merge`, on the merging node) after the
  * timed runs if the config has "span": one row per benchmark it names, appended as each is
  * measured, a failed one measured again on --resume (the last row counts); columns in
- * harness/span.h.
+ * harness/run/span.h.
  *
  * ---- DIR/report.md -------------------------------------------------------------------------
  * The experiment, the machine (from env.json), one results table per benchmark, the work

@@ -1,4 +1,4 @@
-/* cgroup.c — per-run memory limits by cgroup v2 or v1 (harness/cgroup.h). */
+/* cgroup.c — per-run memory limits by cgroup v2 or v1 (harness/run/cgroup.h). */
 #include "harness/run/cgroup.h"
 #include "harness/util/util.h"
 

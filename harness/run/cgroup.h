@@ -1,4 +1,4 @@
-/* cgroup.h — per-run memory limits by cgroup, for the launcher (harness/launch.c).
+/* cgroup.h — per-run memory limits by cgroup, for the launcher (harness/run/launch.c).
  *
  * Chosen automatically (FORKSCOPE_MEMLIMIT unset or "auto"): cgroup v2 if this process's
  * v2 cgroup offers the memory controller and a cgroup can be made where it is enabled; else

@@ -7,7 +7,7 @@
 
 #define HX_VERSION "0.3.0"
 
-/* A new object with the fields of DIR/env.json that need no driver (see harness/results.h):
+/* A new object with the fields of DIR/env.json that need no driver (see harness/results/results.h):
  * date, host, kernel, cpu_model, cores, topology (hwloc summary, e.g. "Package:1 NUMANode:1
  * Core:2 PU:2"; hwloc honours HWLOC_XMLFILE / HWLOC_SYNTHETIC), hwloc_version,
  * memory_bytes, git_revision (null outside a git work tree) and git_dirty of the tree the

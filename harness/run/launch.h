@@ -15,7 +15,7 @@
  * running driver and exits; the driver also has PR_SET_PDEATHSIG(SIGKILL).
  *
  * Memory limit mechanisms (FORKSCOPE_MEMLIMIT=auto|cgroup|cgroup-v2|cgroup-v1|poll, default
- * auto; harness/cgroup.h):
+ * auto; harness/run/cgroup.h):
  *   cgroup  a memory cgroup for the runs (v2: a leaf per run, memory.max = limit; v1:
  *           memory.limit_in_bytes = limit); the kernel OOM-kills the driver at the limit
  *           (counted in memory.events' or memory.oom_control's oom_kill).  Drivers reserve

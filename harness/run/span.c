@@ -8,12 +8,12 @@
  * child's path to the join and on the continuation), as Cilkscale's burdened-dag speedup does: where it falls well below the bound, the
  * program's parallelism is too fine-grained for the cost of moving work. */
 #include "harness/util/cli.h"
+#include "harness/util/env.h"
 #include "harness/run/span.h"
 #include "harness/results/spancsv.h"
 #include "harness/util/csv.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,7 +86,7 @@ static void last_line(const char *err, char *out, size_t len) {
 
 /* ---- the burden, calibrated ------------------------------------------------------------------ */
 
-/* The balanced workload with two equal busy loops of ~0.1 ms, one repetition a fork-join of
+/* The balanced workload with two equal busy loops of ~0.15 ms, one repetition a fork-join of
  * the two, many repetitions: on two workers a repetition's critical path is one loop, the
  * steal that hands the other to the second worker, and the join, so burden = T2 - T1 / 2
  * per repetition.  A loop much longer than a steal keeps the owner from running both itself
@@ -211,8 +211,10 @@ typedef struct span_opts {
 
 /* argv into *o: 0, HX_CLI_HELP, or HX_EUSAGE (said). */
 static int span_args(int argc, char **argv, span_opts *o) {
-    const char *project = NULL, *misplaced = NULL;
-    int bvariant_given = 0, misplaced_given = 0;
+    const char *project = NULL;
+    int bvariant_given = 0;
+    static const char one_worker[] = "the span is measured by the span build on one worker; --project gives the "
+                                     "worker counts to bound";
     *o = (span_opts){.ps = {1, 2, 4, 8, 16, 32, 64, 112}, .np = 8, .bvariant = "cont-lin-busy"};
     const hx_opt opts[] = {
         {"--json", NULL, HX_OPT_FLAG, &o->json_out, 0, 0, NULL, NULL},
@@ -222,8 +224,8 @@ static int span_args(int argc, char **argv, span_opts *o) {
         {"--burden-ns", NULL, HX_OPT_STR, &o->burden, 0, 0, "a time in ns or calibrate", NULL},
         {"--burden-variant", NULL, HX_OPT_STR, &o->bvariant, 0, 0, "a runtime variant", &bvariant_given},
         {"--calibrate-burden", NULL, HX_OPT_FLAG, &o->calibrate_only, 0, 0, NULL, NULL},
-        {"--workers", NULL, HX_OPT_STR, &misplaced, 0, 0, NULL, &misplaced_given},
-        {"--variant", NULL, HX_OPT_STR, &misplaced, 0, 0, NULL, &misplaced_given},
+        {"--workers", NULL, HX_OPT_REFUSE, NULL, 0, 0, one_worker, NULL},
+        {"--variant", NULL, HX_OPT_REFUSE, NULL, 0, 0, one_worker, NULL},
         {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
     };
     hx_cli c = {.cmd = "span", .opts = opts, .usage = span_help, .pass_unknown = 1};
@@ -231,9 +233,6 @@ static int span_args(int argc, char **argv, span_opts *o) {
     o->dargs = c.rest;
     if (rc)
         return rc;
-    if (misplaced_given)
-        return hx_cli_usage_error("span", "the span is measured by the span build on one worker (no --workers or "
-                                          "--variant); --project gives the worker counts to bound");
     if (project && parse_project(project, o->ps, &o->np))
         return hx_cli_usage_error("span", "option --project: '%s' is not a list of worker counts like 2,16,112 "
                                           "(at most %d)", project, SPAN_MAX_P);
@@ -243,7 +242,7 @@ static int span_args(int argc, char **argv, span_opts *o) {
     if (bvariant_given && !o->calibrate && !o->calibrate_only)
         return hx_cli_usage_error("span", "option --burden-variant: only with --burden-ns calibrate or "
                                           "--calibrate-burden");
-    if (o->calibrate_only && (o->dargs.n || o->burden || o->unit || o->reps))
+    if (o->calibrate_only && (o->dargs.n || (o->burden && !o->calibrate) || o->unit || o->reps))
         return hx_cli_usage_error("span", "--calibrate-burden measures the burden only (with --burden-variant V); "
                                           "to use it on a kernel: --burden-ns calibrate");
     if (o->calibrate && o->unit && !strcmp(o->unit, "strands"))
@@ -257,7 +256,11 @@ static int span_calibrate(const span_opts *o, double *ns) {
     hx_burden b;
     char why[PATH_MAX + 128], desc[256];
     hx_launcher *l = NULL;
-    int e = hx_launcher_start(&l);
+    const char *memlimit;
+    int e = hx_env_memlimit(&memlimit);
+    if (e)
+        return e;
+    e = hx_launcher_start(&l);
     if (e) {
         fprintf(stderr, "forkscope span: cannot start the launcher process: %s\n", strerror(-e));
         return HX_EINTERNAL;
@@ -446,6 +449,48 @@ static const char span_header[] =
     "benchmark,kernel,status,note,burden_from,unit,method,resolved,reps,work_s,min_work_s,span_s,burdened_span_s,burden_s,"
     "parallelism,burdened_parallelism,strands,forks,strand_parallelism,bound_parallelism\n";
 
+/* The row of benchmark b in span.csv (and a line on stderr): sp is the driver's "span" object,
+ * NULL if the measurement failed (status and note say how). */
+static void span_row(FILE *f, const hx_bench *b, const char *status, char *note, const char *burden_from,
+                     const json_t *sp, double t0) {
+    for (char *p = note; *p; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+    hx_csv_str(f, b->name);
+    fputc(',', f);
+    hx_csv_str(f, b->kernel);
+    fprintf(f, ",%s,", status);
+    hx_csv_str(f, note);
+    fputc(',', f);
+    hx_csv_str(f, burden_from);
+    if (sp) {
+        int strands = !strcmp(hx_json_str(sp, "unit", "ns"), "strands");
+        double k = strands ? 1 : 1e-9; /* the driver's ns to seconds */
+        int resolved = json_is_true(json_object_get(sp, "resolved"));
+        const json_t *dag = json_object_get(sp, "dag_in_strands");
+        double spar = dag ? num(dag, "parallelism") : NAN; /* (older drivers lack the DAG in strands) */
+        double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : num(sp, "work");
+        fprintf(f, ",%s,", strands ? "strands" : "s");
+        hx_csv_str(f, hx_json_str(sp, "method", "?"));
+        fprintf(f, ",%d,%.0f", resolved, num(sp, "reps"));
+        double v[] = {num(sp, "work") * k, mwork * k, num(sp, "span") * k, num(sp, "burdened_span") * k,
+                      num(sp, "burden") * k, num(sp, "parallelism"), num(sp, "burdened_parallelism"),
+                      num(sp, "strands"), num(sp, "forks"), spar,
+                      resolved || !dag ? num(sp, "parallelism") : spar};
+        for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+            fputc(',', f);
+            hx_csv_num(f, v[i]);
+        }
+        fputc('\n', f);
+        fprintf(stderr, "forkscope: span: %s: parallelism %.1f%s (%.1f s)\n", b->name,
+                resolved ? num(sp, "parallelism") : spar, resolved ? "" : " (in strands: the clock does not resolve them)",
+                hx_now() - t0);
+    } else {
+        fputs(",,,,,,,,,,,,,,,\n", f);
+        fprintf(stderr, "forkscope: span: %s: %s%s%s\n", b->name, status, note[0] ? ": " : "", note);
+    }
+}
+
 /* Measures one benchmark; writes its row to f. 0 if ok, 1 if it failed (row written),
  * HX_EINTERRUPTED, or HX_ETOOL if the launcher is gone. */
 static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver, double burden_ns,
@@ -539,42 +584,7 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
             sp = NULL;
         }
     }
-    for (char *p = note; *p; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-    hx_csv_str(f, b->name);
-    fputc(',', f);
-    hx_csv_str(f, b->kernel);
-    fprintf(f, ",%s,", status);
-    hx_csv_str(f, note);
-    fputc(',', f);
-    hx_csv_str(f, burden_from);
-    if (sp) {
-        int strands = !strcmp(hx_json_str(sp, "unit", "ns"), "strands");
-        double k = strands ? 1 : 1e-9; /* the driver's ns to seconds */
-        int resolved = json_is_true(json_object_get(sp, "resolved"));
-        const json_t *dag = json_object_get(sp, "dag_in_strands");
-        double spar = dag ? num(dag, "parallelism") : NAN; /* (older drivers lack the DAG in strands) */
-        double mwork = json_object_get(sp, "min_work") ? num(sp, "min_work") : num(sp, "work");
-        fprintf(f, ",%s,", strands ? "strands" : "s");
-        hx_csv_str(f, hx_json_str(sp, "method", "?"));
-        fprintf(f, ",%d,%.0f", resolved, num(sp, "reps"));
-        double v[] = {num(sp, "work") * k, mwork * k, num(sp, "span") * k, num(sp, "burdened_span") * k,
-                      num(sp, "burden") * k, num(sp, "parallelism"), num(sp, "burdened_parallelism"),
-                      num(sp, "strands"), num(sp, "forks"), spar,
-                      resolved || !dag ? num(sp, "parallelism") : spar};
-        for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
-            fputc(',', f);
-            hx_csv_num(f, v[i]);
-        }
-        fputc('\n', f);
-        fprintf(stderr, "forkscope: span: %s: parallelism %.1f%s (%.1f s)\n", b->name,
-                resolved ? num(sp, "parallelism") : spar, resolved ? "" : " (in strands: the clock does not resolve them)",
-                hx_now() - t0);
-    } else {
-        fputs(",,,,,,,,,,,,,,,\n", f);
-        fprintf(stderr, "forkscope: span: %s: %s%s%s\n", b->name, status, note[0] ? ": " : "", note);
-    }
+    span_row(f, b, status, note, burden_from, sp, t0);
     json_decref(doc);
     hx_run_res_free(&r);
     return strcmp(status, "ok") && strcmp(status, "unsupported"); /* (said why: not a failure) */

@@ -1,4 +1,4 @@
-/* span.h — `forkscope span` (harness/span.c): work, span and parallelism of a kernel, from the
+/* span.h — `forkscope span` (harness/run/span.c): work, span and parallelism of a kernel, from the
  * span build's driver, and the speedup bounds at given worker counts. */
 #ifndef HX_SPAN_H
 #define HX_SPAN_H
@@ -30,7 +30,7 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
 
 /* A steal's cost on the critical path, measured on runtime variant `variant` (its driver, a
  * variant whose tasks fork and join: not a baseline, not a fiber variant): the balanced
- * workload with two equal busy loops of ~0.1 ms, 200 repetitions of a fork-join of the two;
+ * workload with two equal busy loops of ~0.15 ms, 200 repetitions of a fork-join of the two;
  * three pairs of processes at P = 1 then P = 2 (each the median of its repetitions), a pair's
  * burden T2 - T1 / 2, the median of the pairs kept (at least 0) and their range reported.
  * Needs two CPUs to run on; refused (HX_ERUNS_FAILED) if two workers took more than 0.9 of

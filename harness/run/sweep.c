@@ -1,4 +1,5 @@
-/* sweep.c — planning, running and recording a sweep (`forkscope run`). */
+/* sweep.c — `forkscope run`: the sweep in stages (open, reconcile, account, start, run a
+ * shard, finish), the runs recorded, env.json, signals (see sweep.h; the plan is plan.c's). */
 #include "harness/util/env.h"
 #include "harness/run/sweep.h"
 #include "harness/run/records.h"
@@ -28,7 +29,7 @@
 #include "harness/results/results.h"
 #include "harness/config/variants.h"
 
-/* ---- run statuses (harness/results.h) -------------------------------------------------------- */
+/* ---- run statuses (harness/results/results.h) -------------------------------------------------------- */
 
 enum { ST_OK, ST_WRONG, ST_CRASH, ST_TIMEOUT, ST_MEMORY, ST_ERROR, NSTATUS };
 _Static_assert(NSTATUS == sizeof ((hx_plan_cell *)0)->fails / sizeof ((hx_plan_cell *)0)->fails[0], "hx_plan_cell.fails: one per status");
@@ -191,9 +192,9 @@ static char **variant_env(const hx_variant *v) {
     return env;
 }
 
-/* Builds the record of a finished run (harness/results.h). */
+/* Builds the record of a finished run (harness/results/results.h). */
 /* The status of a command variant's run that exited: its exit status, then its answer and time
- * (harness/command.h); *t the time taken (from the output, else the wall time). */
+ * (harness/config/command.h); *t the time taken (from the output, else the wall time). */
 static int command_status(const cell *c, const hx_run_res *r, double *t, char *note, size_t len) {
     note[0] = 0;
     if (r->exit_code != 0) {

@@ -3,8 +3,8 @@
  * The plan: cells = benchmark x variant x workers (the serial variant only at P = 1),
  * plus, if "calibrate" is on, one calibrate cell per variant x workers with as many
  * repetitions as that variant's cells.  Each repetition is one run: a fresh driver
- * process with --reps 1 --warmup W, started through the launcher (harness/launch.h), and
- * one line of DIR/raw.jsonl (harness/results.h), appended and fsync'd when it ends.
+ * process with --reps 1 --warmup W, started through the launcher (harness/run/launch.h), and
+ * one line of DIR/raw.jsonl (harness/results/results.h), appended and fsync'd when it ends.
  * Runs go in the configured order: grouped (cell by cell), interleaved (repetition 0 of
  * every cell, then repetition 1, ...), shuffled (a permutation seeded by "seed"), or paired
  * (round by round, the variants of each benchmark x P back to back in an order drawn from
@@ -44,7 +44,7 @@ typedef struct hx_sweep_opts {
     FILE *plan_out;        /* where --dry-run prints the plan (NULL: stdout) */
     double effect, cv;     /* --dry-run's power calculation: the change to detect and the
                               noise assumed without earlier runs (fractions; 0: 5% and 3%) */
-    /* A shard (harness/slurm.h): only the runs of these cells (ids), in the plan's order;
+    /* A shard (harness/cluster/slurm.h): only the runs of these cells (ids), in the plan's order;
      * NULL: every run. */
     const char *const *only_cells;
     size_t nonly_cells;

@@ -3,6 +3,7 @@
 #include "harness/util/errors.h"
 #include "harness/util/util.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -30,6 +31,8 @@ int hx_cli_usage_error(const char *cmd, const char *fmt, ...) {
 }
 
 int hx_cli_long(const char *s, long lo, long hi, long *out) {
+    if (isspace((unsigned char)*s))
+        return -1;
     char *end;
     errno = 0;
     long x = strtol(s, &end, 10);
@@ -40,6 +43,8 @@ int hx_cli_long(const char *s, long lo, long hi, long *out) {
 }
 
 int hx_cli_double(const char *s, double lo, double hi, double *out) {
+    if (isspace((unsigned char)*s))
+        return -1;
     char *end;
     errno = 0;
     double x = strtod(s, &end);
@@ -69,6 +74,7 @@ static int set_value(const hx_cli *c, const hx_opt *o, const char *v) {
     double d;
     switch (o->kind) {
     case HX_OPT_FLAG: *(int *)o->dest = 1; break;
+    case HX_OPT_REFUSE: break; /* (refused before a value is read) */
     case HX_OPT_STR:
         if (!*v)
             return hx_cli_usage_error(c->cmd, "option %s: empty value", o->name);
@@ -109,7 +115,7 @@ int hx_cli_parse(hx_cli *c, int argc, char **argv) {
                 hx_strv_push(&c->rest, a);
                 continue;
             }
-            if (c->npos >= c->max_pos || c->npos >= sizeof c->pos / sizeof *c->pos) {
+            if (c->npos >= c->max_pos) {
                 if (c->max_pos == 0)
                     return hx_cli_usage_error(c->cmd, "takes no arguments ('%s')", a);
                 return hx_cli_usage_error(c->cmd, "more than %zu %s given ('%s')", c->max_pos,
@@ -126,6 +132,8 @@ int hx_cli_parse(hx_cli *c, int argc, char **argv) {
             }
             return hx_cli_usage_error(c->cmd, "unknown option '%s'", a);
         }
+        if (o->kind == HX_OPT_REFUSE)
+            return hx_cli_usage_error(c->cmd, "option %s: %s", o->name, o->what ? o->what : "not accepted here");
         if (o->kind == HX_OPT_FLAG) {
             if (v)
                 return hx_cli_usage_error(c->cmd, "option %s takes no value", o->name);
@@ -138,5 +146,16 @@ int hx_cli_parse(hx_cli *c, int argc, char **argv) {
         if (rc)
             return rc;
     }
+    return 0;
+}
+
+int hx_cli_one(const char *cmd, void (*usage)(FILE *), const char *what, int argc, char **argv, const char **arg) {
+    hx_cli c = {.cmd = cmd, .usage = usage, .max_pos = 1, .pos_what = what};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc)
+        return rc;
+    if (!c.npos)
+        return hx_cli_usage_error(cmd, "no %s given", what);
+    *arg = c.pos[0];
     return 0;
 }

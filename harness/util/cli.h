@@ -24,6 +24,7 @@ typedef enum {
     HX_OPT_LIST,   /* hx_strv *: the value appended (the option may be repeated) */
     HX_OPT_LONG,   /* long *: an integer in [lo, hi] */
     HX_OPT_DOUBLE, /* double *: a number in [lo, hi] */
+    HX_OPT_REFUSE, /* an option refused, with or without a value: `what` says why */
 } hx_opt_kind;
 
 typedef struct hx_opt {
@@ -50,7 +51,7 @@ typedef struct hx_cli {
     const hx_opt *opts;      /* ended by an entry with name NULL */
     void (*usage)(FILE *);   /* printed by --help (with pass_unknown and no usage, --help is
                                 passed on too) */
-    size_t max_pos;          /* positional arguments accepted */
+    size_t max_pos;          /* positional arguments accepted (at most 4) */
     const char *pos_what;    /* what they are, for "more than N ... given" ("CONFIG") */
     int pass_unknown;        /* unknown options go to rest, and (with max_pos 0) every
                                 non-option argument: the values of a driver's options */
@@ -64,6 +65,10 @@ typedef struct hx_cli {
 /* Parses argv[1..argc) (argv[0] is the command's name).  0; HX_CLI_HELP after printing the
  * usage; HX_EUSAGE with the message printed. */
 int hx_cli_parse(hx_cli *c, int argc, char **argv);
+
+/* A command whose only argument is one `what` (a results directory): *arg.  0, HX_CLI_HELP
+ * (usage printed) or HX_EUSAGE ("no WHAT given", more than one). */
+int hx_cli_one(const char *cmd, void (*usage)(FILE *), const char *what, int argc, char **argv, const char **arg);
 
 /* "forkscope CMD: <message> (try forkscope CMD --help)" on stderr; returns HX_EUSAGE. */
 int hx_cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -42,7 +42,10 @@ int hx_env_memlimit(const char **out) {
     for (const char *const *v = memlimit_values; *v; v++)
         if (!strcmp(s, *v))
             return 0;
-    fprintf(stderr, "forkscope: FORKSCOPE_MEMLIMIT=%.64s is none of auto, cgroup, cgroup-v2, cgroup-v1, poll\n", s);
+    fprintf(stderr, "forkscope: FORKSCOPE_MEMLIMIT=%.64s is none of", s);
+    for (const char *const *v = memlimit_values; *v; v++)
+        fprintf(stderr, "%s %s", v == memlimit_values ? "" : ",", *v);
+    fputc('\n', stderr);
     return HX_EUSAGE;
 }
 
