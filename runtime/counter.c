@@ -30,22 +30,22 @@
 #define COUNT(s) ((uint32_t)(s))
 
 void fk_counter_init(fk_counter *c, uint32_t n) {
-    atomic_store_explicit(&c->state, n, memory_order_relaxed);
-    atomic_store_explicit(&c->lock, 0, memory_order_relaxed);
-    atomic_store_explicit(&c->seq, 0, memory_order_relaxed);
-    c->waiters = NULL;
+    atomic_store_explicit(&c->fk__state, n, memory_order_relaxed);
+    atomic_store_explicit(&c->fk__lock, 0, memory_order_relaxed);
+    atomic_store_explicit(&c->fk__seq, 0, memory_order_relaxed);
+    c->fk__waiters = NULL;
 }
 
 void fk_counter_add(fk_counter *c, uint32_t n) {
-    if (COUNT(atomic_fetch_add_explicit(&c->state, n, memory_order_acq_rel)) > UINT32_MAX - n)
+    if (COUNT(atomic_fetch_add_explicit(&c->fk__state, n, memory_order_acq_rel)) > UINT32_MAX - n)
         fk__fatal("fk_counter_add: the count overflows 32 bits");
 }
 
-uint32_t fk_counter_value(fk_counter *c) { return COUNT(atomic_load_explicit(&c->state, memory_order_acquire)); }
+uint32_t fk_counter_value(fk_counter *c) { return COUNT(atomic_load_explicit(&c->fk__state, memory_order_acquire)); }
 
 /* Waits until the announcement of a zero is over (the announcer's last access is its clear). */
 static void settle(fk_counter *c) {
-    for (unsigned spins = 0; atomic_load_explicit(&c->state, memory_order_acquire) & ANNOUNCING; spins++) {
+    for (unsigned spins = 0; atomic_load_explicit(&c->fk__state, memory_order_acquire) & ANNOUNCING; spins++) {
         if (spins < 64)
             fk__cpu_pause();
         else
@@ -55,45 +55,46 @@ static void settle(fk_counter *c) {
 
 /* The lock over the counter's list of parked fibers (also taken by sched.c's parker). */
 void fk__counter_lock(fk_counter *c) {
-    while (atomic_exchange_explicit(&c->lock, 1, memory_order_acquire))
-        while (atomic_load_explicit(&c->lock, memory_order_relaxed))
+    while (atomic_exchange_explicit(&c->fk__lock, 1, memory_order_acquire))
+        while (atomic_load_explicit(&c->fk__lock, memory_order_relaxed))
             fk__cpu_pause();
 }
 
-void fk__counter_unlock(fk_counter *c) { atomic_store_explicit(&c->lock, 0, memory_order_release); }
+void fk__counter_unlock(fk_counter *c) { atomic_store_explicit(&c->fk__lock, 0, memory_order_release); }
 
 static void wake_threads(fk_counter *c) {
-    uint32_t old = atomic_load_explicit(&c->seq, memory_order_seq_cst);
-    while (!atomic_compare_exchange_weak_explicit(&c->seq, &old, (old + 2) & ~1u, memory_order_seq_cst,
+    uint32_t old = atomic_load_explicit(&c->fk__seq, memory_order_seq_cst);
+    while (!atomic_compare_exchange_weak_explicit(&c->fk__seq, &old, (old + 2) & ~1u, memory_order_seq_cst,
                                                   memory_order_seq_cst))
         ;
     if (old & 1)
-        syscall(SYS_futex, (uint32_t *)&c->seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+        syscall(SYS_futex, (uint32_t *)&c->fk__seq, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 void fk_counter_done(fk_counter *c) {
     /* seq_cst: it includes the release that a waiter's acquire of the zero needs (what the
      * finished work wrote comes first), and orders the decrement in the single total order
      * with a sleeping thread's seq_cst set of seq's bit and read of the count (above). */
-    uint64_t old = atomic_load_explicit(&c->state, memory_order_relaxed), new;
+    uint64_t old = atomic_load_explicit(&c->fk__state, memory_order_relaxed), new;
     do {
         if (COUNT(old) == 0)
             fk__fatal("fk_counter_done on a counter that is already zero (%p)", (void *)c);
         new = old - 1;
         if (COUNT(new) == 0)
             new |= ANNOUNCING;
-    } while (!atomic_compare_exchange_weak_explicit(&c->state, &old, new, memory_order_seq_cst, memory_order_relaxed));
+    } while (!atomic_compare_exchange_weak_explicit(&c->fk__state, &old, new, memory_order_seq_cst,
+                                                    memory_order_relaxed));
     if (COUNT(new) != 0)
         return;
 #if FK_STACK == FK_STACK_FIBER
     /* (the lock's acquire pairs with a parker's release: the fibers it listed) */
     fk__counter_lock(c);
-    fk__fiber *f = c->waiters;
-    c->waiters = NULL;
+    fk__fiber *f = c->fk__waiters;
+    c->fk__waiters = NULL;
     fk__counter_unlock(c);
 #endif
     wake_threads(c);
-    atomic_fetch_and_explicit(&c->state, ~ANNOUNCING, memory_order_release); /* the last access to c */
+    atomic_fetch_and_explicit(&c->fk__state, ~ANNOUNCING, memory_order_release); /* the last access to c */
 #if FK_STACK == FK_STACK_FIBER
     while (f) {
         fk__fiber *next = f->next; /* (read before the fiber can run and reuse the link) */
@@ -104,7 +105,7 @@ void fk_counter_done(fk_counter *c) {
 }
 
 void fk_counter_wait(fk_counter *c) {
-    if (COUNT(atomic_load_explicit(&c->state, memory_order_acquire)) == 0) {
+    if (COUNT(atomic_load_explicit(&c->fk__state, memory_order_acquire)) == 0) {
         settle(c);
         return;
     }
@@ -120,15 +121,15 @@ void fk_counter_wait(fk_counter *c) {
 #endif
     }
     for (;;) { /* a thread that is not a worker: sleep on seq */
-        uint32_t s = atomic_load_explicit(&c->seq, memory_order_seq_cst);
-        if (!(s & 1) && !atomic_compare_exchange_strong_explicit(&c->seq, &s, s | 1, memory_order_seq_cst,
+        uint32_t s = atomic_load_explicit(&c->fk__seq, memory_order_seq_cst);
+        if (!(s & 1) && !atomic_compare_exchange_strong_explicit(&c->fk__seq, &s, s | 1, memory_order_seq_cst,
                                                                  memory_order_seq_cst))
             continue;
-        if (COUNT(atomic_load_explicit(&c->state, memory_order_seq_cst)) == 0) {
+        if (COUNT(atomic_load_explicit(&c->fk__state, memory_order_seq_cst)) == 0) {
             settle(c);
             return;
         }
-        syscall(SYS_futex, (uint32_t *)&c->seq, FUTEX_WAIT_PRIVATE, s | 1, NULL, NULL, 0);
+        syscall(SYS_futex, (uint32_t *)&c->fk__seq, FUTEX_WAIT_PRIVATE, s | 1, NULL, NULL, 0);
     }
 }
 

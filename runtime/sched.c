@@ -898,10 +898,10 @@ static void after_switch(fk_worker *w, fmsg *m) {
          * the count reached zero; a zero it made before we look is seen here. */
         fk_counter *c = m->counter;
         fk__counter_lock(c);
-        int zero = (uint32_t)atomic_load_explicit(&c->state, memory_order_acquire) == 0;
+        int zero = (uint32_t)atomic_load_explicit(&c->fk__state, memory_order_acquire) == 0;
         if (!zero) {
-            m->fiber->next = c->waiters;
-            c->waiters = m->fiber;
+            m->fiber->next = c->fk__waiters;
+            c->fk__waiters = m->fiber;
         }
         fk__counter_unlock(c);
         if (zero)
@@ -968,7 +968,7 @@ void fk__fiber_switch_to(unsigned k) {
  * then park until the count is zero. */
 void fk__fiber_wait_counter(fk_counter *c) {
     uintptr_t link = (uintptr_t)c | FK__LINK_COUNTER;
-    while ((uint32_t)atomic_load_explicit(&c->state, memory_order_acquire) != 0) {
+    while ((uint32_t)atomic_load_explicit(&c->fk__state, memory_order_acquire) != 0) {
         const fk__record *r = fk__pop_record_of(link);
         if (!r) {
             fmsg m = {FMSG_WAIT, fk__fiber_current(), NULL, 0, c, 0};

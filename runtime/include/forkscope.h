@@ -259,12 +259,14 @@ unsigned fk_pool_workers(const fk_pool *pool);
  * worker it blocks the thread.  In the other builds a task cannot wait on a counter (its
  * worker would block, and with it the work the count waits for): fk_counter_wait aborts
  * there, saying so.  Any number of fibers and threads may wait on one counter.  The count
- * may rise again after it reached zero only once every waiter of that zero has returned. */
+ * may rise again after it reached zero only once every waiter of that zero has returned.
+ * The fields are private (fk__): use only the fk_counter_* functions.  They are in this
+ * header only so that a counter can be embedded by value (in a frame, a struct). */
 typedef struct fk_counter {
-    _Atomic uint64_t state; /* the count (low 32 bits) and, above it, "a zero is being announced" */
-    _Atomic uint32_t lock;  /* guards waiters (fk_counter_done at zero, a fiber parking) */
-    _Atomic uint32_t seq;   /* futex word of waiting threads: bumped at every zero */
-    void *waiters;          /* parked fibers */
+    _Atomic uint64_t fk__state; /* the count (low 32 bits) and, above it, "a zero is being announced" */
+    _Atomic uint32_t fk__lock;  /* guards fk__waiters (fk_counter_done at zero, a fiber parking) */
+    _Atomic uint32_t fk__seq;   /* futex word of waiting threads: bumped at every zero */
+    void *fk__waiters;          /* parked fibers */
 } fk_counter;
 
 void fk_counter_init(fk_counter *c, uint32_t n);
