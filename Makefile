@@ -204,9 +204,10 @@ endef
 $(foreach m,$(MODES),$(eval $(call FIBER_TEST_RULES,$(m))))
 AARCH64_CC := aarch64-linux-gnu-gcc
 $(BUILD)/aarch64/tests/test_fiber: tests/test_fiber.c runtime/fiber.c runtime/guard.c runtime/fiber.h runtime/guard.h \
+                                   runtime/include/forkscope/config.h \
                                    tests/testlib.h Makefile
 	@mkdir -p $(@D)
-	$(AARCH64_CC) -std=c11 -D_GNU_SOURCE -pthread -I. -Iruntime $(WARN) $(WERROR) -O2 -g -static \
+	$(AARCH64_CC) -std=c11 -D_GNU_SOURCE -pthread -I. -Iruntime -Iruntime/include $(WARN) $(WERROR) -O2 -g -static \
 	  $(filter %.c,$^) -o $@ -lm
 
 # Benchmark-suite tests (UTS, kernels) are built per variant like the runtime tests, linked

@@ -55,10 +55,7 @@
  * Lace does, and as a forced publication does).  One per request made a thief of a loop of
  * forks (a time step's strips, a BFS level's chunks) come back for every slot, and wait
  * each time for the owner's next push or pop: a whole leaf when the owner runs one.
- * -DFK_PUBLISH_ONE=1 restores one per request (for A/B comparisons). */
-#ifndef FK_PUBLISH_ONE
-#define FK_PUBLISH_ONE 0
-#endif
+ * -DFK_PUBLISH_ONE=1 (forkscope/config.h) restores one per request (for A/B comparisons). */
 static uint64_t publish_count(uint64_t n) { return (FK_PUBLISH_ONE || n < 2) ? (n ? 1 : 0) : (n + 1) / 2; }
 
 /* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's

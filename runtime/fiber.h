@@ -17,7 +17,8 @@
  *
  * Stacks are mmap'd (untouched pages cost nothing) with a guard region below them: running
  * into it is reported by guard.c naming the stack-size setting, never a silent corruption.
- * The fiber's descriptor lives at the top of its own mapping.
+ * The fiber's descriptor lives at the top of its own mapping.  The guard's size and the
+ * least stack size are in forkscope/config.h (FK_FIBER_GUARD_BYTES, FK__FIBER_MIN_STACK).
  *
  * ASan and TSan are told about every switch (__sanitizer_start/finish_switch_fiber,
  * __tsan_switch_to_fiber), so sanitizer builds check fiber code too.
@@ -31,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "forkscope/config.h" /* FK__FIBER_MIN_STACK, FK_FIBER_GUARD_BYTES */
 #include "guard.h"
 
 /* A new fiber's function: arg is what the first switch to it passed, data what
@@ -52,13 +54,6 @@ typedef struct fk__fiber {
     void *tsan;               /* TSan's context of the fiber */
 #endif
 } fk__fiber;
-
-/* Smallest stack a fiber may have (the switch's frame, a signal's frame, a few calls). */
-#define FK__FIBER_MIN_STACK (16u << 10)
-/* Address space left without access below every fiber stack. */
-#ifndef FK_FIBER_GUARD_BYTES
-#define FK_FIBER_GUARD_BYTES (64u << 10)
-#endif
 
 /* Describes the calling thread's own stack as the fiber *main (no mapping of ours) and
  * makes it the thread's current fiber; installs the overflow handler and a signal stack.

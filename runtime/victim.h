@@ -24,13 +24,8 @@
 
 #include <stdint.h>
 
+#include "forkscope/config.h" /* FK__VICTIM_ROUND_RANDOM */
 #include "topology.h"
-
-/* Weighted (or uniform) attempts per steal round after the closest group's sweep.  Eight
- * is what the scheduler used before policies existed. */
-#ifndef FK__VICTIM_ROUND_RANDOM
-#define FK__VICTIM_ROUND_RANDOM 8
-#endif
 
 typedef enum fk__victim_policy { FK__VICTIM_UNIFORM = 0, FK__VICTIM_TOPO = 1 } fk__victim_policy;
 

@@ -87,6 +87,10 @@
 #ifndef FK_DEQUE_INITIAL
 #define FK_DEQUE_INITIAL 1024
 #endif
+/* 1: a thief's request publishes one private slot, not the oldest half (A/B runs; deque.c). */
+#ifndef FK_PUBLISH_ONE
+#define FK_PUBLISH_ONE 0
+#endif
 
 /* Segmented stacks: bytes of the first stacklet of a stack (header included). */
 #ifndef FK_STACKLET_BYTES
@@ -116,6 +120,12 @@
 #ifndef FK_FIBER_STACK_BYTES
 #define FK_FIBER_STACK_BYTES (256u << 20)
 #endif
+/* Fibers: address space left without access below every fiber stack (an overflow faults in it). */
+#ifndef FK_FIBER_GUARD_BYTES
+#define FK_FIBER_GUARD_BYTES (64u << 10)
+#endif
+/* Fibers: the least stack a fiber gets (switch, signal frame, a few calls); a floor, not a setting. */
+#define FK__FIBER_MIN_STACK (16u << 10)
 
 /* Guard region below each worker's C stack (address space only).  A fault in it is
  * reported as a C stack overflow naming FORKSCOPE_THREAD_STACK. */
@@ -127,6 +137,10 @@
  * offers to sleep (lazy). */
 #ifndef FK_STEAL_ROUNDS
 #define FK_STEAL_ROUNDS 64
+#endif
+/* Random attempts per steal round, after the sweep of the closest victim group (victim.c). */
+#ifndef FK__VICTIM_ROUND_RANDOM
+#define FK__VICTIM_ROUND_RANDOM 8
 #endif
 /* Busy scheduler: longest pause (in pause instructions) between failed rounds, and the
  * number of consecutive failures after which it also yields the CPU. */
