@@ -44,6 +44,24 @@ void fk__misuse(const char *what, const char *task, const char *file, int line) 
 }
 
 #if FK_DEBUG
+/* v as FK__ASSERT_CMP prints it: signed or unsigned decimal, large values also in hex. */
+static const char *cmp_value(char *buf, size_t size, int is_signed, unsigned long long v) {
+    if (is_signed)
+        snprintf(buf, size, "%lld", (long long)v);
+    else if (v > 0xffff)
+        snprintf(buf, size, "%llu = %#llx", v, v);
+    else
+        snprintf(buf, size, "%llu", v);
+    return buf;
+}
+
+void fk__assert_cmp_fail(const char *file, int line, const char *a, const char *op, const char *b, int a_signed,
+                         unsigned long long va, int b_signed, unsigned long long vb) {
+    char sa[64], sb[64];
+    fk__fatal("%s:%d: check failed: %s %s %s (%s %s %s)", file, line, a, op, b,
+              cmp_value(sa, sizeof sa, a_signed, va), op, cmp_value(sb, sizeof sb, b_signed, vb));
+}
+
 /* A result address in the calling thread's C stack is a local of some task (frame-stack
  * variants: FK__CHECK_SLOT).  The thread's stack bounds are looked up once per thread. */
 void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line) {

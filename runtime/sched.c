@@ -337,18 +337,15 @@ static void wake_one(fk_pool *p, unsigned g) {
     }
 }
 
-#if FK_DEBUG
-/* The counters stay within their bounds (a transition counted twice or lost would break the
- * lazy scheduler's invariant: while any worker is active, each group has a thief awake). */
+/* FK_DEBUG: the counters stay within their bounds (a transition counted twice or lost would
+ * break the lazy scheduler's invariant: while any worker is active, each group has a thief
+ * awake).  (Each bound reads its counter afresh; other builds read nothing.) */
 static void check_counts(const fk_pool *p, unsigned g) {
-    int t = atomic_load(&p->groups[g].thieves), a = atomic_load(&p->active);
-    if (t < 0 || t > (int)p->groups[g].n || a < 0 || a > (int)p->n)
-        fk__fatal("internal error: lazy scheduler counts out of range (group %u: %d thieves of %u; %d active of %u)",
-                  g, t, p->groups[g].n, a, p->n);
+    FK__ASSERT_CMP(atomic_load(&p->groups[g].thieves), >=, 0);
+    FK__ASSERT_CMP(atomic_load(&p->groups[g].thieves), <=, (int)p->groups[g].n);
+    FK__ASSERT_CMP(atomic_load(&p->active), >=, 0);
+    FK__ASSERT_CMP(atomic_load(&p->active), <=, (int)p->n);
 }
-#else
-#define check_counts(p, g) ((void)0)
-#endif
 
 static void become_active(fk_worker *w) {
     fk_pool *p = w->pool;

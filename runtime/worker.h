@@ -3,6 +3,7 @@
 #ifndef FK_WORKER_H
 #define FK_WORKER_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -237,5 +238,30 @@ static inline void fk__cpu_pause(void) {
 
 /* error.c */
 FK__NORETURN FK__COLD void fk__fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* FK__ASSERT_CMP(a, op, b), op a comparison: in FK_DEBUG builds, unless (a) op (b) holds,
+ * a fatal error (fk__fatal) naming file:line, the expression and both values, e.g.
+ * "sched.c:345: check failed: thieves <= n (3 <= 2)".  a and b are integers or pointers,
+ * each evaluated once.  In other builds it evaluates nothing and costs nothing (the
+ * comparison is still type-checked, and its variables count as used). */
+#if FK_DEBUG
+#define FK__ASSERT_CMP(a, op, b)                                                                  \
+    do {                                                                                          \
+        __auto_type fk__ca = (a);                                                                 \
+        __auto_type fk__cb = (b);                                                                 \
+        if (FK__UNLIKELY(!(fk__ca op fk__cb)))                                                    \
+            fk__assert_cmp_fail(__FILE__, __LINE__, #a, #op, #b, FK__IS_SIGNED(fk__ca),           \
+                                (unsigned long long)fk__ca, FK__IS_SIGNED(fk__cb),                \
+                                (unsigned long long)fk__cb);                                      \
+    } while (0)
+/* 1 for a value of a signed integer type (printed as long long), else 0 (unsigned long long) */
+#define FK__IS_SIGNED(x)                                                                          \
+    _Generic((x), char: CHAR_MIN < 0, signed char: 1, short: 1, int: 1, long: 1, long long: 1, default: 0)
+FK__NORETURN FK__COLD void fk__assert_cmp_fail(const char *file, int line, const char *a, const char *op,
+                                               const char *b, int a_signed, unsigned long long va,
+                                               int b_signed, unsigned long long vb);
+#else
+#define FK__ASSERT_CMP(a, op, b) ((void)sizeof((a) op (b)))
+#endif
 
 #endif

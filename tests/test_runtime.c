@@ -2434,6 +2434,44 @@ TEST(misuse_detected) {
 }
 #endif
 
+/* FK__ASSERT_CMP (runtime/worker.h): in FK_DEBUG builds a failed check aborts naming
+ * file:line, its expression and both values; in the others it evaluates nothing. */
+static void failing_check(void *arg) {
+    int thieves = 3;
+    unsigned n = 2;
+    long long low = -5;
+    uint64_t magic = 0xF0F0C0DEu;
+    switch (*(const int *)arg) {
+    case 0: FK__ASSERT_CMP(thieves, <=, (int)n); break;
+    case 1: FK__ASSERT_CMP(low, >, -4); break;
+    case 2: FK__ASSERT_CMP(magic, ==, (uint64_t)0); break;
+    }
+}
+
+TEST(assert_cmp) {
+    int evaluated = 0;
+    FK__ASSERT_CMP(++evaluated, ==, 1); /* holds where it is evaluated */
+    ASSERT_EQ(evaluated, FK_DEBUG ? 1 : 0);
+    static const char *const expect[] = {
+        "check failed: thieves <= (int)n (3 <= 2)",
+        "check failed: low > -4 (-5 > -4)",
+        "check failed: magic == (uint64_t)0 (4042309854 = 0xf0f0c0de == 0)",
+    };
+    for (int i = 0; i < 3; i++) {
+        char *err;
+        int st = test_run_capturing(failing_check, &i, &err);
+        if (FK_DEBUG) {
+            ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "check %d: expected abort, got status %d", i, st);
+            ASSERT_STR_CONTAINS(err, expect[i]);
+            ASSERT_STR_CONTAINS(err, "test_runtime.c:");
+        } else {
+            ASSERT_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 0, "check %d: expected no check, got status %d", i, st);
+            ASSERT_MSG(!err[0], "check %d: expected no message, got: %s", i, err);
+        }
+        free(err);
+    }
+}
+
 /* Only the span build measures work and span (runtime/span.c): here the API says so, and the
  * task macros call no hook (FK__SPAN is empty: the fast path is the same code as without it). */
 TEST(span_disabled) {
@@ -2516,6 +2554,7 @@ int main(int argc, char **argv) {
         TEST_CASE(stack_exhaustion_reported, 120),
         TEST_CASE(cstack_overflow_reported, 60),
         TEST_CASE(span_disabled, 10),
+        TEST_CASE(assert_cmp, 10),
 #if FK_DEBUG
         TEST_CASE(misuse_detected, 30),
 #endif
