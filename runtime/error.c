@@ -113,7 +113,7 @@ void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int 
         fk__misuse("FK_FREE inside a fork-join scope (between FK_FORK and FK_JOIN)", task, file, line);
     if (!p || p != f->dbg_top_alloc)
         fk__misuse("FK_FREE out of order: not the task's latest FK_ALLOC block", task, file, line);
-    dbg_block *b = (dbg_block *)((char *)p - FK__ROUND(sizeof *b));
+    dbg_block *b = (dbg_block *)(void *)((char *)p - FK__ROUND(sizeof *b));
     if (b->magic != BLOCK_MAGIC)
         fk__misuse("FK_FREE of a corrupted block", task, file, line);
     f->dbg_top_alloc = b->prev;
