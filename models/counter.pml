@@ -1,4 +1,4 @@
-/* counter.pml — fk_counter (runtime/counter.c, and the parker in sched.c, after_switch
+/* counter.pml — fk_counter (runtime/counter.c, and the parker in sched_fiber.c, after_switch
  * WAIT), model-checked with SPIN (make check-model).
  *
  * A counter starts at D; D doers each call fk_counter_done once.  F fibers wait on it: a

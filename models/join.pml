@@ -1,6 +1,7 @@
 /* join.pml — the child-stealing join of runtime/sched.c (fk__arrive, fk__join_unwound) and
- * the fibers' join and wake (the park handler and run_record's arrival: make_ready), which
- * share one pattern, model-checked with SPIN (make check-model).
+ * the fibers' join and wake (sched_fiber.c's park handler, and run_record's arrival in
+ * sched.c: fk__fiber_make_ready), which share one pattern, model-checked with SPIN (make
+ * check-model).
  *
  * A parent frame f with C stolen children.  The parent's worker arrives at f's join: it
  * records what the resumer needs (f->stack = the stack holding f, with the stack's saved

@@ -3,7 +3,7 @@
  * Waiters of two kinds, woken together when the count reaches zero:
  *  - parked fibers (child-fiber builds), on the counter's list.  A fiber cannot add itself
  *    to the list while it still runs on its stack, so the fiber that runs next does it,
- *    under the counter's lock, checking the count there (sched.c, after_switch WAIT);
+ *    under the counter's lock, checking the count there (sched_fiber.c, after_switch WAIT);
  *    fk_counter_done takes the list under the same lock after the count reached zero.
  *    Either the waker's lock comes second and finds the fiber listed, or the parker's does
  *    and sees the zero: no lost wake-up;
@@ -53,7 +53,7 @@ static void settle(fk_counter *c) {
     }
 }
 
-/* The lock over the counter's list of parked fibers (also taken by sched.c's parker). */
+/* The lock over the counter's list of parked fibers (also taken by sched_fiber.c's parker). */
 void fk__counter_lock(fk_counter *c) {
     while (atomic_exchange_explicit(&c->fk__lock, 1, memory_order_acquire))
         while (atomic_load_explicit(&c->fk__lock, memory_order_relaxed))

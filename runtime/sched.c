@@ -1,4 +1,5 @@
-/* sched.c — what a worker does: run, join, steal, sleep.
+/* sched.c — what a worker does: run, join, steal, sleep.  (Fibers park and resume in
+ * sched_fiber.c; the worker loop's steps here are theirs too.)
  *
  * THE JOIN PROTOCOL (split counter, after Nowa and libfork)
  *   A frame's `steals` counts the children of its current scope that will finish on some
@@ -65,21 +66,6 @@ static uint64_t now_ns(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
-
-#if FK_STACK == FK_STACK_FIBER
-/* The worker of the thread running this code, read afresh.  A fiber may park on one
- * worker's thread and continue on another's, and within one function the compiler takes a
- * thread-local's address (and so FK__H->w) to be constant: code that may have switched
- * fibers since it last looked must ask again. */
-static FK__NOINLINE fk_worker *worker_now(void) {
-    fk_worker *w = FK__H->w;
-    __asm__ volatile("" ::: "memory");
-    return w;
-}
-#define FK__REFRESH(w) ((w) = worker_now())
-#else
-#define FK__REFRESH(w) ((void)0)
-#endif
 
 /* ---- joins ---------------------------------------------------------------------------- */
 
@@ -228,9 +214,6 @@ static void run_record(fk_worker *w, const fk__record *r) {
     trampoline(w, after_run(w, link));
 }
 #elif FK_STACK == FK_STACK_FIBER
-static void make_ready(fk_worker *w, fk__fiber *f);
-static void ready_push(fk_worker *w, fk__fiber *f);
-
 /* Fibers: a record runs on the current fiber; if it parks, the fiber may finish it on
  * another worker.  Then the record reports to its parent's join cell (the last arrival
  * makes the parked parent ready) or to the root's submitter. */
@@ -251,7 +234,7 @@ static void run_record(fk_worker *w, const fk__record *r) {
      * waiter, stored before its own (release) arrival, if that came first. */
     FK_CHAOS_POINT();
     if (atomic_fetch_add_explicit(&cell->done, 1, memory_order_acq_rel) + 1 == FK__JOIN_K)
-        make_ready(w, cell->waiter);
+        fk__fiber_make_ready(w, cell->waiter);
 }
 #else
 /* Native frames: a stolen child runs to completion on this C stack (it never unwinds),
@@ -385,10 +368,6 @@ static void become_thief(fk_worker *w) {
     atomic_store_explicit(&w->state, FK__W_THIEF, memory_order_relaxed);
 }
 
-static int stopping(const fk_pool *p) {
-    return atomic_load_explicit(&p->stop, memory_order_acquire);
-}
-
 /* A thief with nothing to do for a while: sleep unless it is its group's last thief while
  * some worker is active.  No wake-up is lost: a waker clears our sleeper bit and bumps our
  * epoch, and futex_wait returns at once if the epoch moved since we read it. */
@@ -409,7 +388,7 @@ static void try_sleep(fk_worker *w) {
     atomic_fetch_or_explicit(&p->sleepers[w->id / 64], bit, memory_order_seq_cst); /* S1 of (A) */
     FK_CHAOS_POINT(); /* between the sleeper's bit and its re-check */
     atomic_thread_fence(memory_order_seq_cst); /* F1: pairs with F2 in fk__wake, wake_one */
-    int cancel = stopping(p) || fk__mpsc_nonempty(&w->inbox) ||
+    int cancel = fk__stopping(p) || fk__mpsc_nonempty(&w->inbox) ||
                  (atomic_load_explicit(thieves, memory_order_seq_cst) == 0 &&
                   atomic_load_explicit(&p->active, memory_order_seq_cst) > 0);
     if (!cancel) {
@@ -693,14 +672,8 @@ static int local_work(fk_worker *w) {
             FK__REFRESH(w);
         } else {
 #if FK_STACK == FK_STACK_FIBER
-            if (sub->kind == FK__SUB_FIBER) { /* a fiber of ours became ready elsewhere */
-                fk__fstate *st = (fk__fstate *)(void *)sub;
-                if (st->move_to == w) { /* FK_SWITCH_TO: here, and nowhere else */
-                    st->move_to = NULL;
-                    ready_push(w, st->fiber);
-                } else {
-                    make_ready(w, st->fiber);
-                }
+            if (sub->kind == FK__SUB_FIBER) { /* a fiber sent here (sched_fiber.c) */
+                fk__fiber_received(w, (fk__fstate *)(void *)sub);
                 continue;
             }
 #endif
@@ -725,7 +698,7 @@ static int local_work(fk_worker *w) {
 static void worker_loop(fk_worker *w) {
     fk_pool *p = w->pool;
     unsigned fails = 0;
-    while (!stopping(p)) {
+    while (!fk__stopping(p)) {
 #if FK_DEBUG
         if (!fk__stack_empty(w) || w->pending)
             fk__fatal("internal error: worker %u is idle with a busy stack (%td bytes) or a pending frame (%p)",
@@ -745,324 +718,14 @@ static void worker_loop(fk_worker *w) {
         idle_step(w, &fails);
     }
 }
-#endif
-
-#if FK_STACK == FK_STACK_FIBER
-/* ---- fibers: a join that waits parks its fiber -----------------------------------------
- * Tasks run on fibers (never on a worker thread's own stack).  Each fiber runs the worker
- * loop at its base; records, stolen or popped, run on the current fiber by ordinary calls.
- * A join whose stolen children have not all finished parks its fiber: the worker goes on
- * with a ready fiber, or with an idle (or new) one that starts the worker loop afresh.
- *
- * THE WAKE PROTOCOL (no lost wake-up, exactly one resumer).  The join counter f->done
- * counts the stolen children that finished (each adds 1 with acq_rel).  The parking
- * fiber cannot publish itself while it still runs on its stack, so the fiber that runs
- * next does it for it, after the switch (after_switch, PARK): it stores f->waiter, then
- * adds K - stolen (acq_rel).  Whoever brings the counter to K makes the fiber ready:
- * that adder itself if every child had arrived, else the last child (whose RMW follows
- * the adder's in the counter's modification order, so it reads the waiter).  A ready
- * fiber is resumed by a worker loop at its base (or by a join that parks), never twice.
- *
- * WHERE A FIBER RESUMES: FK_RESUME_ANY, on the worker that made it ready (it migrates:
- * FiberTaskingLib); FK_RESUME_HOME, only on the worker that made it (marl): a fiber
- * made ready elsewhere is sent to its home worker's inbox, which wakes it if it sleeps.
- *
- * A fiber's frame stack (FK_ALLOC blocks) goes with it: a fiber that parks with a
- * non-empty one takes it along and the worker takes a fresh one; resumed, it adopts it.
- *
- * No termination counting: a root's submitter waits for the root's own completion flag,
- * and an idle worker is a thief (lazy: it may sleep) whatever its parked fibers wait for. */
-
-enum { FMSG_PARK = 1, FMSG_WAIT = 2, FMSG_RELEASE = 3, FMSG_MOVE = 4 };
-typedef struct fmsg {
-    int kind;
-    fk__fiber *fiber; /* the fiber that parked (PARK, WAIT) or left for good (RELEASE) */
-    fk_frame *frame;  /* PARK: its join cell and how many children it waits for */
-    uint32_t stolen;
-    fk_counter *counter; /* WAIT: the counter it waits on */
-    unsigned to;         /* MOVE: the worker it continues on */
-} fmsg;
-
-static _Noreturn void fiber_loop_entry(void *arg, void *data);
-
-static void idle_put(fk_worker *w, fk__fiber *f) {
-    f->next = w->idle;
-    w->idle = f;
-}
-
-static void ready_push(fk_worker *w, fk__fiber *f) {
-    f->next = NULL;
-    if (w->ready_tail)
-        w->ready_tail->next = f;
-    else
-        w->ready_head = f;
-    w->ready_tail = f;
-}
-
-static fk__fiber *ready_pop(fk_worker *w) {
-    fk__fiber *f = w->ready_head;
-    if (f && !(w->ready_head = f->next))
-        w->ready_tail = NULL;
-    return f;
-}
-
-/* A ready fiber as a deque record (FK_RESUME_ANY): any worker that pops or steals it
- * resumes the fiber.  Its link is no frame's, counter's or root's, so no join or counter
- * wait takes it; only the worker loop (drain, steal) and park() do. */
-#define LINK_RESUME (FK__LINK_ROOT | FK__LINK_COUNTER)
-
-/* The record's thunk, run by the worker loop on a fiber at whose base the loop runs: that
- * fiber is left for good (the resumed one puts it in the idle list) and f continues. */
-static void resume_thunk(const fk__record *r) {
-    fk__fiber *f = (fk__fiber *)(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed);
-    fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
-    fk__fiber_exit_to(m.fiber, f, &m);
-}
-
-/* f may continue.  FK_RESUME_HOME: on its home worker only (marl), through its inbox if that
- * is not this one.  FK_RESUME_ANY: on any worker (FiberTaskingLib): a record on this worker's
- * deque; if a thief is asking for work, made public at once with everything below it, so
- * that idle workers take them without waiting for this one to answer request after request
- * (a counter's zero may make many fibers ready at once: heat's barrier). */
-static void make_ready(fk_worker *w, fk__fiber *f) {
-    fk__fstate *st = f->user;
-    if (w->pool->opts.fiber_resume == FK_RESUME_HOME) {
-        if (st->home == w) {
-            ready_push(w, f);
-        } else {
-            st->sub.kind = FK__SUB_FIBER;
-            fk__submit(w->pool, &st->sub, (int)st->home->id); /* the queue's release hands f over */
-        }
-        return;
-    }
-    /* (Only if a thief asked for work: publishing makes the owner's own pops of these slots
-     * take the slow path; a push answers one request with one slot, not a burst.) */
-    int asked = atomic_load_explicit(&w->hot->limit, memory_order_relaxed) == NULL;
-    uint64_t words[1] = {(uint64_t)(uintptr_t)f};
-    fk__push_record(resume_thunk, LINK_RESUME, NULL, words, 1);
-    if (asked)
-        fk__deque_publish_all(w);
-}
-
-/* The newest record of this worker's deque, if it resumes a fiber: that fiber (park() goes
- * straight to it); else NULL. */
-static fk__fiber *resume_pop(void) {
-    const fk__record *r = fk__pop_record_of(LINK_RESUME);
-    return r ? (fk__fiber *)(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed) : NULL;
-}
-
-/* A fiber that will run the worker loop: an idle one, or a new one. */
-static fk__fiber *loop_fiber(fk_worker *w) {
-    fk__fiber *f = w->idle;
-    if (f) {
-        w->idle = f->next;
-        fk__fiber_restart(f, fiber_loop_entry, NULL);
-        return f;
-    }
-    fk__fstate *st = calloc(1, sizeof *st);
-    f = st ? fk__fiber_new(w->pool->opts.fiber_stack_bytes, fiber_loop_entry, NULL, "a fiber's stack",
-                           "the task tree is too deep for it (tasks run on fibers and recurse on their stacks); "
-                           "raise FORKSCOPE_FIBER_STACK or fk_pool_opts.fiber_stack_bytes")
-           : NULL;
-    if (!f)
-        fk__fatal("worker %u cannot make a fiber (a %zu-byte stack): %s", w->id, w->pool->opts.fiber_stack_bytes,
-                  strerror(errno ? errno : ENOMEM));
-    st->fiber = f;
-    st->home = w;
-    f->user = st;
-    FK__WSTAT(w, fibers);
-    return f;
-}
-
-/* What the fiber that switched to us could not do itself. */
-static void after_switch(fk_worker *w, fmsg *m) {
-    if (!m)
-        return;
-    if (m->kind == FMSG_RELEASE) {
-        idle_put(w, m->fiber);
-        return;
-    }
-    if (m->kind == FMSG_MOVE) { /* to worker `to`'s ready list, through its inbox */
-        fk__fstate *st = m->fiber->user;
-        st->move_to = w->pool->workers[m->to];
-        st->home = st->move_to; /* (resume home: it lives there now) */
-        st->sub.kind = FK__SUB_FIBER;
-        fk__submit(w->pool, &st->sub, (int)m->to); /* the queue's release hands it over */
-        return;
-    }
-    if (m->kind == FMSG_WAIT) {
-        /* Under the lock, against fk_counter_done's (counter.c): it takes the waiters after
-         * the count reached zero; a zero it made before we look is seen here. */
-        fk_counter *c = m->counter;
-        fk__counter_lock(c);
-        int zero = (uint32_t)atomic_load_explicit(&c->fk__state, memory_order_acquire) == 0;
-        if (!zero) {
-            m->fiber->next = c->fk__waiters;
-            c->fk__waiters = m->fiber;
-        }
-        fk__counter_unlock(c);
-        if (zero)
-            make_ready(w, m->fiber);
-        return;
-    }
-    fk_frame *f = m->frame;
-    f->waiter = m->fiber;
-    uint32_t add = FK__JOIN_K - m->stolen;
-    FK_CHAOS_POINT();
-    if (atomic_fetch_add_explicit(&f->done, add, memory_order_acq_rel) + add == FK__JOIN_K)
-        make_ready(w, m->fiber); /* every child had finished */
-}
-
-/* Parks the running fiber (m says why: the fiber that runs next publishes it) and returns
- * once it has been made ready and resumed, possibly on another worker's thread. */
-static void park(fk_worker *w, fmsg *m) {
-    FK__WSTAT(w, suspends);
-    fk__fiber *self = m->fiber;
-    fk__fstate *st = self->user;
-    st->parked_on = w;
-    st->stack = NULL;
-    if (!fk__stack_empty(w)) { /* FK_ALLOC blocks live: the stack parks with us */
-        st->stack = fk__stack_handle(w);
-        fk__stack_replace(w);
-    }
-    fk__fiber *next = ready_pop(w); /* (a ready fiber adopts its own frame stack, below) */
-    if (!next)
-        next = resume_pop();
-    if (!next)
-        next = loop_fiber(w);
-    fmsg *got = fk__fiber_switch(self, next, m);
-    w = worker_now();
-    after_switch(w, got);
-    if (st->stack)
-        fk__stack_adopt(w, st->stack);
-    st->stack = NULL;
-    if (st->parked_on != w)
-        FK__WSTAT(w, migrations);
-}
-
-void fk__fiber_join(fk_frame *f, uint32_t stolen) {
-    /* Acquire: pairs with each child's release increment (their results). */
-    if (atomic_load_explicit(&f->done, memory_order_acquire) != stolen) {
-        fmsg m = {FMSG_PARK, fk__fiber_current(), f, stolen, NULL, 0};
-        park(worker_now(), &m);
-    }
-    f->sync0 = 0;
-}
-
-/* FK_SWITCH_TO(k) on a fiber: park, and let worker k resume us (from its ready list, which
- * no other worker takes from). */
-void fk__fiber_switch_to(unsigned k) {
-    fk_worker *w = worker_now();
-    if (k >= w->pool->n)
-        fk__fatal("FK_SWITCH_TO(%u): the pool has %u workers", k, w->pool->n);
-    if (k == w->id)
-        return;
-    fmsg m = {FMSG_MOVE, fk__fiber_current(), NULL, 0, NULL, k};
-    park(w, &m);
-}
-
-/* fk_counter_wait in a task: run the spawned work of the counter still on top of our deque,
- * then park until the count is zero. */
-void fk__fiber_wait_counter(fk_counter *c) {
-    uintptr_t link = (uintptr_t)c | FK__LINK_COUNTER;
-    while ((uint32_t)atomic_load_explicit(&c->fk__state, memory_order_acquire) != 0) {
-        const fk__record *r = fk__pop_record_of(link);
-        if (!r) {
-            fmsg m = {FMSG_WAIT, fk__fiber_current(), NULL, 0, c, 0};
-            park(worker_now(), &m);
-            return;
-        }
-        fk__record_thunk(r)(r);
-        fk_counter_done(c);
-    }
-}
-
-/* A fiber parked on a counter may continue (fk_counter_done, from any thread): here if this
- * is one of its pool's workers, else through its home worker's inbox. */
-void fk__fiber_wake(void *fiber) {
-    fk__fiber *f = fiber;
-    fk__fstate *st = f->user;
-    fk_worker *w = worker_now();
-    if (w && w->pool == st->home->pool) {
-        make_ready(w, f);
-        return;
-    }
-    st->sub.kind = FK__SUB_FIBER;
-    fk__submit(st->home->pool, &st->sub, (int)st->home->id);
-}
-
-static void spawn_fn_thunk(const fk__record *r) {
-    void (*fn)(void *) = (void (*)(void *))(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed);
-    fn((void *)(uintptr_t)atomic_load_explicit(&r->args[1], memory_order_relaxed));
-}
-
-void fk_spawn(fk_counter *c, void (*fn)(void *), void *arg) {
-    if (!worker_now())
-        fk__fatal("fk_spawn outside a task: spawned work starts on the worker of the task that spawns it");
-    fk_counter_add(c, 1);
-    uint64_t words[2] = {(uint64_t)(uintptr_t)fn, (uint64_t)(uintptr_t)arg};
-    fk__push_record(spawn_fn_thunk, (uintptr_t)c | FK__LINK_COUNTER, NULL, words, 2);
-}
-
-/* The worker loop on a fiber: local work, ready fibers first; steal; sleep (lazy). */
-static _Noreturn void fiber_loop(void) {
-    unsigned fails = 0;
-    fk_worker *w = worker_now();
-    become_thief(w); /* a fresh loop: whatever ran here before parked */
-    for (;;) {
-        w = worker_now();
-        fk_pool *p = w->pool;
-        if (stopping(p)) {
-            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
-            fk__fiber_exit_to(m.fiber, &w->main_fiber, &m);
-        }
-        fk__fiber *r = ready_pop(w);
-        if (r) { /* resume it; this fiber, at its base, becomes idle */
-            become_active(w);
-            fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
-            fk__fiber_exit_to(m.fiber, r, &m);
-        }
-        int did = local_work(w);
-        FK__REFRESH(w);
-        if (!did && p->n > 1 && !w->ready_head) {
-            did = steal_round(w);
-            FK__REFRESH(w);
-        }
-        if (did || w->ready_head) {
-            become_thief(w);
-            fails = 0;
-            continue;
-        }
-        idle_step(w, &fails);
-    }
-}
-
-static void fiber_loop_entry(void *arg, void *data) {
-    (void)data;
-    after_switch(worker_now(), arg);
-    fiber_loop();
-}
-
-/* The worker thread: from its own stack into the loop on a fiber, and back to exit. */
-static void worker_run(fk_worker *w) {
-    int rc = fk__fiber_thread_init(&w->main_fiber);
-    if (rc)
-        fk__fatal("worker %u cannot describe its thread's stack: %s", w->id, strerror(-rc));
-    fmsg *got = fk__fiber_switch(&w->main_fiber, loop_fiber(w), NULL);
-    after_switch(w, got); /* the loop fiber that came back here at the stop */
-}
-
-/* After every worker left its loop: unmap this worker's idle fibers (with FK_RESUME_ANY
- * they may have been made by others: each fiber is in exactly one idle list by now). */
-static void free_fibers(fk_worker *w) {
-    while (w->idle) {
-        fk__fiber *f = w->idle;
-        w->idle = f->next;
-        free(f->user);
-        fk__fiber_free(f);
-    }
-    fk__fiber_thread_exit(&w->main_fiber);
-}
+#else
+/* The worker loop's steps, for the fiber worker loop (sched_fiber.c).  Wrappers, so that in
+ * the other builds the steps stay static and inline into worker_loop as they did. */
+void fk__become_active(fk_worker *w) { become_active(w); }
+void fk__become_thief(fk_worker *w) { become_thief(w); }
+int fk__local_work(fk_worker *w) { return local_work(w); }
+int fk__steal_round(fk_worker *w) { return steal_round(w); }
+void fk__idle_step(fk_worker *w, unsigned *fails) { idle_step(w, fails); }
 #endif
 
 void *fk__worker_main(void *arg) {
@@ -1092,7 +755,7 @@ void *fk__worker_main(void *arg) {
     pthread_mutex_unlock(&p->lock);
 #if FK_STACK == FK_STACK_FIBER
     if (!err)
-        worker_run(w);
+        fk__fiber_worker_run(w);
 #else
     if (!err)
         worker_loop(w);
@@ -1108,7 +771,7 @@ void *fk__worker_main(void *arg) {
     fk__stack_destroy(w);
     fk__deque_destroy(w);
 #if FK_STACK == FK_STACK_FIBER
-    free_fibers(w);
+    fk__fiber_worker_free(w);
 #endif
     fk__cstack_guard_leave(w);
     atomic_store_explicit(&w->final_forks, atomic_load_explicit(&w->hot->n_fork, memory_order_relaxed),

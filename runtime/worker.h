@@ -160,6 +160,11 @@ struct fk_pool {
     int start_err;
 };
 
+/* Whether the pool's workers are to leave their loops. */
+static inline int fk__stopping(const fk_pool *p) {
+    return atomic_load_explicit(&p->stop, memory_order_acquire);
+}
+
 /* sched.c */
 void *fk__worker_main(void *arg);
 fk_worker *fk__current_worker(void);
@@ -167,6 +172,17 @@ int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add);
 void fk__wake(fk_worker *w);
 void fk__submit(fk_pool *pool, fk__sub *sub, int worker); /* worker < 0: any */
 void fk__wake_all(fk_pool *pool);
+#if FK_STACK == FK_STACK_FIBER
+/* The worker loop's steps, which the fiber worker loop (sched_fiber.c) runs too: become
+ * active (running tasks) or a thief (looking for work); run what is in the deque's leftovers
+ * and the inbox (1 if anything ran); one steal round (1 if it ran what it stole); back off
+ * or sleep after a round that found nothing (*fails: such rounds in a row). */
+void fk__become_active(fk_worker *w);
+void fk__become_thief(fk_worker *w);
+int fk__local_work(fk_worker *w);
+int fk__steal_round(fk_worker *w);
+void fk__idle_step(fk_worker *w, unsigned *fails);
+#endif
 
 #if FK_STACK == FK_STACK_NATIVE
 size_t fk__cstack_depth(void); /* bytes of the current worker's C stack in use */
@@ -176,9 +192,34 @@ size_t fk__cstack_depth(void); /* bytes of the current worker's C stack in use *
 void fk__counter_lock(fk_counter *c);
 void fk__counter_unlock(fk_counter *c);
 
+/* sched_fiber.c */
 #if FK_STACK == FK_STACK_FIBER
+/* The worker of the thread running this code, read afresh.  A fiber may park on one
+ * worker's thread and continue on another's, and within one function the compiler takes a
+ * thread-local's address (and so FK__H->w) to be constant: code that may have switched
+ * fibers since it last looked must ask again (FK__REFRESH).  Not inlined: in a function of
+ * its own, the thread-local's address is computed afresh.  (Static: each file that uses it
+ * has its copy, a call the compiler sees through for registers; unused, it is not emitted.) */
+static FK__NOINLINE __attribute__((unused)) fk_worker *fk__worker_now(void) {
+    fk_worker *w = FK__H->w;
+    __asm__ volatile("" ::: "memory");
+    return w;
+}
+#define FK__REFRESH(w) ((w) = fk__worker_now())
+/* The worker thread's life on fibers: into the worker loop on a fiber, and back to exit;
+ * then (after every worker left its loop) its idle fibers unmapped. */
+void fk__fiber_worker_run(fk_worker *w);
+void fk__fiber_worker_free(fk_worker *w);
+/* f may continue (its join's last child finished, its counter reached zero): on this
+ * worker or, by fk_pool_opts.fiber_resume, at its home worker. */
+void fk__fiber_make_ready(fk_worker *w, fk__fiber *f);
+/* A fiber that came through w's inbox (FK__SUB_FIBER). */
+void fk__fiber_received(fk_worker *w, fk__fstate *st);
+/* fk_counter_wait in a task; fk_counter_done's wake of a fiber parked on a counter. */
 void fk__fiber_wait_counter(fk_counter *c);
 void fk__fiber_wake(void *fiber);
+#else
+#define FK__REFRESH(w) ((void)0)
 #endif
 
 /* cstack.c */
