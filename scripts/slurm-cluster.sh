@@ -17,6 +17,7 @@
 # Needs root, ip and ss (iproute2), unshare and nsenter (util-linux), slurm-wlm and munge.  Fails with the reason when the
 # cluster cannot be made; it never pretends.
 set -u
+. "$(dirname "$0")/slurm-lib.sh"
 cmd=${1:-}; dir=${2:-}
 usage() { echo "usage: $0 start DIR N PORT [FAKE] | kill DIR I | stop DIR" >&2; exit 2; }
 [ -n "$cmd" ] && [ -n "$dir" ] || usage
@@ -50,15 +51,7 @@ stop() {
         kill_node "$i"
         ip netns del "fk$(tag)n$i" 2>/dev/null
     done
-    for p in slurmctld munged; do
-        f=$dir/$p.pid
-        [ -f "$f" ] || continue
-        pid=$(cat "$f")
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null || true
-        rm -f "$f"
-    done
+    stop_daemons "$dir" slurmctld munged
     ip link del "fk$(tag)br" 2>/dev/null
     rm -f "$dir/tag"
 }

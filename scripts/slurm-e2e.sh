@@ -9,8 +9,6 @@ set -u
 FS=${FS:-build/bin/forkscope}
 pass=0; fail=0
 tmp=$(mktemp -d /tmp/fk_slurm_XXXXXX)
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 finish() {
     scripts/slurm-local.sh stop "$tmp/cluster" >/dev/null 2>&1
     [ "$fail" = 0 ] && rm -rf "$tmp"
@@ -18,25 +16,7 @@ finish() {
     [ "$fail" = 0 ]
     exit
 }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-# waits (up to 120 s) until job $1 has nothing left in the queue.  Only an squeue that succeeds
-# and lists nothing says so: one that fails (the controller busy or gone, a job it does not
-# know) lists nothing too, so it is asked again, and its last error is shown if it never
-# answers.
-drained() {
-    local out err=
-    for _ in $(seq 600); do
-        if out=$(squeue -h -r -j "$1" 2>"$tmp/squeue.err"); then
-            [ -z "$out" ] && return 0
-            err=
-        else
-            err=$(cat "$tmp/squeue.err")
-        fi
-        sleep 0.2
-    done
-    [ -n "$err" ] && echo "  squeue -j $1 failed: $err"
-    return 1
-}
+. scripts/slurm-lib.sh
 # whether every record of $2/raw.jsonl, the env.json of each of $2's shards and the nodes of
 # the merged env.json name host $1 (those that do not are printed)
 on_host() {
@@ -54,7 +34,6 @@ for b in bad[:5]:
 sys.exit(not recs or not envs or bool(bad))
 PY
 }
-run_ids() { python3 -c 'import json,sys; print("\n".join(sorted(json.loads(l)["run_id"] for l in open(sys.argv[1]))))' "$1"; }
 
 port=$((17000 + RANDOM % 2000))
 if ! out=$(scripts/slurm-local.sh start "$tmp/cluster" "$port" 2>&1); then

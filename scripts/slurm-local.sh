@@ -7,6 +7,7 @@
 # Needs root (slurmd runs jobs as their users) and Debian's slurm-wlm and munge.  Fails with
 # the reason when the cluster cannot start; it never pretends.
 set -u
+. "$(dirname "$0")/slurm-lib.sh"
 cmd=${1:-}; dir=${2:-}
 [ -n "$cmd" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR [PORT]" >&2; exit 2; }
 conf=$dir/slurm.conf
@@ -15,15 +16,7 @@ stop() {
     if [ -f "$conf" ]; then
         SLURM_CONF=$conf scancel --full --quiet -u "$(id -un)" 2>/dev/null || true
     fi
-    for p in slurmd slurmctld munged; do
-        f=$dir/$p.pid
-        [ -f "$f" ] || continue
-        pid=$(cat "$f")
-        kill "$pid" 2>/dev/null || true
-        for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-        kill -9 "$pid" 2>/dev/null || true
-        rm -f "$f"
-    done
+    stop_daemons "$dir" slurmd slurmctld munged
 }
 
 if [ "$cmd" = stop ]; then

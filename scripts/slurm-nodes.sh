@@ -14,8 +14,6 @@ FS=${FS:-build/bin/forkscope}
 FS=$(cd "$(dirname "$FS")" && pwd)/$(basename "$FS")
 pass=0; fail=0
 tmp=$(mktemp -d /tmp/fk_nodes_XXXXXX)
-ok() { echo "ok $1"; pass=$((pass + 1)); }
-bad() { echo "FAIL $1"; fail=$((fail + 1)); }
 finish() {
     scripts/slurm-cluster.sh stop "$tmp/cluster" >/dev/null 2>&1
     [ "$fail" = 0 ] && rm -rf "$tmp"
@@ -23,18 +21,8 @@ finish() {
     [ "$fail" = 0 ]
     exit
 }
-check() { if eval "$2"; then ok "$1"; else bad "$1"; fi; }
-# waits (up to 180 s) until job $1 has nothing left in the queue (an squeue that fails is asked
-# again: only one that answers with nothing says so)
-drained() {
-    local out
-    for _ in $(seq 900); do
-        out=$(squeue -h -r -j "$1" 2>/dev/null) && [ -z "$out" ] && return 0
-        sleep 0.2
-    done
-    return 1
-}
-run_ids() { python3 -c 'import json,sys; print("\n".join(sorted(json.loads(l)["run_id"] for l in open(sys.argv[1]))))' "$1"; }
+. scripts/slurm-lib.sh
+DRAIN_S=180
 
 trap 'bad "interrupted"; finish' INT TERM
 started=
