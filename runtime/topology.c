@@ -553,7 +553,10 @@ int fk__topo_bind(const fk__topo *t, unsigned w) {
     return hwloc_set_cpubind(t->hw, t->pu[w]->cpuset, HWLOC_CPUBIND_THREAD) ? FK_ETOPO : 0;
 }
 
-/* (the names are pool.c's table, the public fk_placement_* functions') */
+/* (the names are pool.c's table, the public fk_placement_* functions'; the two enums agree) */
+_Static_assert((int)FK__PLACE_COMPACT == (int)FK_PLACE_COMPACT && (int)FK__PLACE_SPREAD == (int)FK_PLACE_SPREAD &&
+                   (int)FK__PLACE_NONE == (int)FK_PLACE_NONE,
+               "fk__topo_place and fk_placement have the same values");
 const char *fk__topo_place_name(fk__topo_place p) { return fk_placement_name((fk_placement)p); }
 
 int fk__topo_place_parse(const char *name, fk__topo_place *out) {

@@ -516,8 +516,11 @@ TEST(failures_recorded_v2) {
     free(pc);
     char mnt[PATH_MAX] = "(not mounted)", *mi = read_text("/proc/self/mountinfo", NULL);
     for (char *m = mi; m && (m = first_line_with(m, " - cgroup ")); m = strchr(m, '\n')) {
+        /* "ID PARENT M:N ROOT POINT OPTS [OPTIONAL...] - cgroup SOURCE SUPER-OPTS" */
         char point[PATH_MAX], opts[512];
-        if (sscanf(m, "%*s %*s %*s %*s %4095s %*s - cgroup %*s %511s", point, opts) == 2 && strstr(opts, "memory"))
+        char *dash = strstr(m, " - cgroup ");
+        if (sscanf(m, "%*s %*s %*s %*s %4095s", point) == 1 && dash &&
+            sscanf(dash, " - cgroup %*s %511s", opts) == 1 && strstr(opts, "memory"))
             snprintf(mnt, sizeof mnt, "%s", point);
     }
     free(mi);

@@ -320,7 +320,10 @@ static void submit_check_time(const submit_opts *o, const hx_packing *pk, double
 
 static int cmd_submit(int argc, char **argv) {
     submit_opts o;
+    const char *memlimit;
     int rc = submit_args(argc, argv, &o);
+    if (!rc) /* (the array tasks inherit it: refused here, not on every node) */
+        rc = hx_env_memlimit(&memlimit);
     if (rc) {
         hx_strv_free(&o.extra);
         return rc == HX_CLI_HELP ? HX_OK : rc;
@@ -531,6 +534,9 @@ static int cmd_resubmit(int argc, char **argv) {
     int arc = dir_arg("slurm resubmit", argc, argv, &dir);
     if (arc)
         return arc == HX_CLI_HELP ? HX_OK : arc;
+    const char *memlimit;
+    if ((arc = hx_env_memlimit(&memlimit)))
+        return arc;
     json_t *m = manifest_read(dir);
     if (!m)
         return HX_EIO;

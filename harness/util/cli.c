@@ -115,7 +115,7 @@ int hx_cli_parse(hx_cli *c, int argc, char **argv) {
                 hx_strv_push(&c->rest, a);
                 continue;
             }
-            if (c->npos >= c->max_pos) {
+            if (c->npos >= c->max_pos || c->npos >= sizeof c->pos / sizeof *c->pos) {
                 if (c->max_pos == 0)
                     return hx_cli_usage_error(c->cmd, "takes no arguments ('%s')", a);
                 return hx_cli_usage_error(c->cmd, "more than %zu %s given ('%s')", c->max_pos,
