@@ -175,13 +175,15 @@ FORCE:
 
 # ---- tests -------------------------------------------------------------------------------
 # Runtime tests are built per variant: tests/test_X.c -> build/<mode>/<v>/tests/test_X
-RT_TESTS := test_runtime test_stack test_deque $(if $(wildcard tests/test_topology.c),test_topology)
+RT_TESTS := test_runtime test_stack test_deque test_account $(if $(wildcard tests/test_topology.c),test_topology)
 # A runtime test may link other objects of tests/: TEST_OBJS_<test>.
 TEST_OBJS_test_runtime := tests/shared_tasks.o
 TEST_OBJS_test_span    := tests/shared_tasks.o
+# ... and other libraries: TEST_LIBS_<test> (test_account reads the traces it writes).
+TEST_LIBS_test_account := -ljansson
 define TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $(addprefix $(BUILD)/$(1)/$(2)/,$(TEST_OBJS_$(3))) $(BUILD)/$(1)/$(2)/libforkscope.a
-	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm
+	$$(CC_$(2)) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ -lhwloc -lm $(TEST_LIBS_$(3))
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS),$(foreach t,$(RT_TESTS),$(eval $(call TEST_RULES,$(m),$(v),$(t))))))
 # The span build's own test (known DAGs), in the release and sanitizer builds

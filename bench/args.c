@@ -94,6 +94,21 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 #else
         return fail(err, errlen, "option --%s: only the span build (fk-bench-span) has it", name);
 #endif
+    } else if (!strcmp(name, "account") || !strcmp(name, "trace")) {
+#if FK_BENCH_RUNTIME && !FK_SPAN
+        if (name[0] == 't') {
+            if (!*val)
+                return fail(err, errlen, "option --trace needs a file name");
+            cli->trace = val;
+        } else if (strcmp(val, "off") && strcmp(val, "times") && strcmp(val, "trace")) {
+            return fail(err, errlen, "option --account: '%s' is not off, times or trace", val);
+        } else {
+            cli->account = val;
+        }
+#else
+        return fail(err, errlen, "option --%s: only the runtime's variants (fk-bench-cont-seg, ...) account for "
+                                 "their workers' time", name);
+#endif
     } else if (!strcmp(name, "resume")) {
 #if FK_BENCH_RUNTIME && FK_STACK == FK_STACK_FIBER
         if (strcmp(val, "any") && strcmp(val, "home"))
@@ -158,5 +173,7 @@ int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *e
         return fail(err, errlen, "option --burden-ns: the burden in strands is --burden-strands (with --span-unit strands)");
     if ((cli->burden_given & 2) && !cli->span_strands)
         return fail(err, errlen, "option --burden-strands: needs --span-unit strands (in time: --burden-ns)");
+    if (cli->trace && cli->account && strcmp(cli->account, "trace"))
+        return fail(err, errlen, "option --trace: needs the trace, not --account %s", cli->account);
     return BENCH_CLI_RUN;
 }

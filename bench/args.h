@@ -21,6 +21,8 @@ typedef struct bench_cli {
     double burden_ns;    /* the span build: a steal's burden on a fork (time), ns */
     double burden_strands; /* the same counted in strands (--span-unit strands; default 0) */
     int burden_given;      /* 1: --burden-ns, 2: --burden-strands (each needs its unit) */
+    const char *account;   /* runtime variants: off|times|trace (NULL: the environment's) */
+    const char *trace;     /* runtime variants: write the timeline here (Chrome trace JSON) */
 } bench_cli;
 
 enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_ERROR = -1 };

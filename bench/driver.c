@@ -61,6 +61,8 @@ static void help(void) {
     printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy] [--resume any|home]\n"
            "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
            "              [--span-unit ns|strands] [--burden-ns B] [--burden-strands B]  (fk-bench-span; reps 3)\n"
+           "              [--account off|times|trace] [--trace FILE]  (runtime variants: where the workers'\n"
+           "              time goes, \"breakdown\"; FILE: their timeline, Chrome trace JSON)\n"
            "       %s uts [UTS reference flags -t -b -r -a -d -q -m -f -g] [--preset NAME]\n"
            "              [--alloc heap|stack] [--workers P] [--sched busy|lazy]\n"
            "Runs one measurement of variant %s and prints one JSON object.\n"
@@ -77,6 +79,9 @@ typedef struct run_args {
     bench_cli cli; /* the command line's driver options */
     int status;
     json_t *doc;
+#if FK_BENCH_RUNTIME
+    fk_account account; /* the pool's time accounting */
+#endif
 } run_args;
 
 static double now(void) {
@@ -103,6 +108,68 @@ static json_t *stats_json(const fk_stats *s) {
                      (json_int_t)s->suspends, "leaps", (json_int_t)s->leaps, "sleeps", (json_int_t)s->sleeps, "stacklets_alloc",
                      (json_int_t)s->stacklets_alloc, "stacklets_freed", (json_int_t)s->stacklets_freed,
                      "stack_bytes_peak", (json_int_t)s->stack_bytes_peak);
+}
+#endif
+
+#if FK_BENCH_RUNTIME
+/* Where the workers' time went over the timed repetitions (fk_pool_times): seconds per
+ * category, all workers and each, and the clock that measured them. */
+static json_t *times_json(const fk_times *t) {
+    json_t *o = json_object();
+    for (int k = 0; k < FK_TIME_NCAT; k++)
+        json_object_set_new(o, fk_time_cat_name((fk_time_cat)k), json_real(t->ns[k] * 1e-9));
+    json_object_set_new(o, "wall", json_real(t->wall_ns * 1e-9));
+    json_object_set_new(o, "cpu", json_real(t->cpu_ns * 1e-9));
+    return o;
+}
+
+static json_t *breakdown_json(const fk_pool *pool) {
+    unsigned n = fk_pool_workers(pool);
+    fk_times sum, *per = calloc(n, sizeof *per);
+    if (!per || fk_pool_times(pool, &sum, per)) {
+        free(per);
+        return json_null();
+    }
+    fk_clock_info ck;
+    fk_clock_get(&ck);
+    json_t *workers = json_array();
+    for (unsigned i = 0; i < n; i++)
+        json_array_append_new(workers, times_json(&per[i]));
+    free(per);
+    return json_pack("{s:o, s:o, s:{s:s, s:f, s:f, s:s}, s:s}", "seconds", times_json(&sum), "per_worker", workers,
+                     "clock", "source", ck.source, "ns_per_tick", ck.ns_per_tick, "calibration_ms", ck.calibration_ms,
+                     "fallback_reason", ck.fallback_reason, "interval",
+                     "the timed repetitions, from the reset before the first to the end of the last");
+}
+
+/* --trace FILE: the workers' timeline over the timed repetitions.  0, or -1 (said). */
+static int write_trace(const run_args *a, const bench_ctx *c, json_t *doc) {
+    char *params = json_dumps(json_object_get(doc, "params"), JSON_COMPACT | JSON_SORT_KEYS);
+    char workers[16], reps[16];
+    snprintf(workers, sizeof workers, "%u", c->workers);
+    snprintf(reps, sizeof reps, "%u", a->cli.reps);
+    const char *meta[] = {"kernel", c->kernel->name, "params", params ? params : "{}", "sched", a->cli.sched,
+                          "reps", reps, "requested_workers", workers, "build_flags", bench_build_flags,
+                          "git", bench_build_git, NULL};
+    FILE *f = fopen(a->cli.trace, "w");
+    fk_trace_summary s;
+    int e = f ? fk_pool_trace_write(c->pool, f, meta, &s) : errno;
+    if (f && fclose(f) && !e)
+        e = errno;
+    free(params);
+    if (e) {
+        fprintf(stderr, "%s: cannot write the trace %s: %s\n", prog, a->cli.trace, e > 0 ? strerror(e) : fk_strerror(e));
+        return -1;
+    }
+    if (s.dropped)
+        fprintf(stderr, "%s: the trace %s lacks %llu of %llu events: the workers' logs were full (raise "
+                        "FORKSCOPE_TRACE_EVENTS, now %s)\n",
+                prog, a->cli.trace, (unsigned long long)s.dropped, (unsigned long long)s.events,
+                getenv("FORKSCOPE_TRACE_EVENTS") ? getenv("FORKSCOPE_TRACE_EVENTS") : "the default");
+    json_object_set_new(doc, "trace", json_pack("{s:s, s:I, s:I, s:I}", "file", a->cli.trace, "events",
+                                                (json_int_t)s.events, "dropped", (json_int_t)s.dropped, "steals",
+                                                (json_int_t)s.steals));
+    return 0;
 }
 #endif
 
@@ -200,6 +267,11 @@ static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
         usage_error("option --sched: '%s' is not busy or lazy", a->cli.sched);
     if (a->cli.resume && fk_fiber_resume_parse(a->cli.resume, &po.fiber_resume))
         usage_error("option --resume: '%s' is not any or home", a->cli.resume);
+    if (a->cli.account && fk_account_parse(a->cli.account, &po.account))
+        usage_error("option --account: '%s' is not off, times or trace", a->cli.account);
+    if (a->cli.trace)
+        po.account = FK_ACCOUNT_TRACE;
+    a->account = po.account;
     int err = fk_pool_create(&c->pool, &po);
     if (err) {
         fprintf(stderr, "%s: cannot create a pool of %u workers: %s\n", prog, c->workers, fk_strerror(err));
@@ -214,6 +286,7 @@ static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
                                   : FK_STACK == FK_STACK_NATIVE ? "native"
                                                                 : "fiber"));
     json_object_set_new(json_object_get(doc, "pool"), "force_after_us", json_integer(po.force_after_us));
+    json_object_set_new(json_object_get(doc, "pool"), "account", json_string(fk_account_name(po.account)));
 #if FK_STACK == FK_STACK_FIBER
     json_object_set_new(json_object_get(doc, "pool"), "fiber_resume", json_string(fk_fiber_resume_name(po.fiber_resume)));
     json_object_set_new(json_object_get(doc, "pool"), "fiber_stack_bytes", json_integer((json_int_t)po.fiber_stack_bytes));
@@ -289,6 +362,12 @@ static void *measure(void *arg) {
     fk_stats st;
     fk_pool_stats(c->pool, &st, NULL);
     json_object_set_new(doc, "stats", stats_json(&st));
+    if (a->account != FK_ACCOUNT_OFF)
+        json_object_set_new(doc, "breakdown", breakdown_json(c->pool));
+    if (a->cli.trace && write_trace(a, c, doc)) {
+        a->status = EXIT_RUN;
+        return NULL;
+    }
 #endif
 #if FK_BENCH_RUNTIME && FK_SPAN
     json_t *span = span_json();

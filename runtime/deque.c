@@ -398,19 +398,27 @@ int fk__pop_settle(fk_worker *w) {
 int fk__pop_slow(fk_frame *f) {
     struct fk__hot *h = FK__H;
     fk_worker *w = h->w;
+    int r;
+    FK__ACCT(w, FK_TIME_JOIN);
     if (fk__pop_settle(w)) {
-        if (!h->unwinding)
-            return FK__POP_CONTINUE;
-        h->unwinding = 0;
-        f->steals++;
-        return FK__POP_RESUME;
+        if (!h->unwinding) {
+            r = FK__POP_CONTINUE;
+        } else {
+            h->unwinding = 0;
+            f->steals++;
+            r = FK__POP_RESUME;
+        }
+    } else if (h->unwinding) {
+        r = FK__POP_UNWIND;
+    } else if (fk__arrive(w, f, 1)) {
+        r = FK__POP_RESUME;
+    } else {
+        h->unwinding = 1;
+        r = FK__POP_UNWIND;
     }
-    if (h->unwinding)
-        return FK__POP_UNWIND;
-    if (fk__arrive(w, f, 1))
-        return FK__POP_RESUME;
-    h->unwinding = 1;
-    return FK__POP_UNWIND;
+    if (r != FK__POP_UNWIND) /* (unwinding: the join's time goes on until the scheduler's) */
+        FK__ACCT(w, FK_TIME_WORK);
+    return r;
 }
 #else
 const fk__record *fk__pop_slow(void) {

@@ -48,6 +48,8 @@ static const named placement_names[] = {
     {"compact", FK_PLACE_COMPACT}, {"spread", FK_PLACE_SPREAD}, {"none", FK_PLACE_NONE}};
 static const named victims_names[] = {{"topo", FK_VICTIMS_TOPO}, {"uniform", FK_VICTIMS_UNIFORM}};
 static const named resume_names[] = {{"any", FK_RESUME_ANY}, {"home", FK_RESUME_HOME}};
+static const named account_names[] = {
+    {"off", FK_ACCOUNT_OFF}, {"times", FK_ACCOUNT_TIMES}, {"trace", FK_ACCOUNT_TRACE}};
 
 /* The name of value v (the first name for a value not in the table). */
 static const char *name_of(const named *t, size_t n, int v) {
@@ -83,6 +85,7 @@ const char *fk_sched_name(fk_sched s) { return name_of(NAMES(sched_names), (int)
 const char *fk_placement_name(fk_placement p) { return name_of(NAMES(placement_names), (int)p); }
 const char *fk_victims_name(fk_victims v) { return name_of(NAMES(victims_names), (int)v); }
 const char *fk_fiber_resume_name(fk_fiber_resume r) { return name_of(NAMES(resume_names), (int)r); }
+const char *fk_account_name(fk_account a) { return name_of(NAMES(account_names), (int)a); }
 
 int fk_sched_parse(const char *name, fk_sched *out) {
     int v;
@@ -96,6 +99,11 @@ int fk_victims_parse(const char *name, fk_victims *out) {
     int v;
     return parse_in(NAMES(victims_names), name, &v) ? FK_EINVAL : (*out = (fk_victims)v, 0);
 }
+int fk_account_parse(const char *name, fk_account *out) {
+    int v;
+    return parse_in(NAMES(account_names), name, &v) ? FK_EINVAL : (*out = (fk_account)v, 0);
+}
+
 int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out) {
     int v;
     return parse_in(NAMES(resume_names), name, &v) ? FK_EINVAL : (*out = (fk_fiber_resume)v, 0);
@@ -119,6 +127,8 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->fiber_resume = FK_RESUME_ANY;
     o->force_after_us = FK_FORCE_AFTER_NS / 1000;
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
+    o->account = FK_ACCOUNT_OFF;
+    o->trace_events = FK_TRACE_EVENTS;
     const char *s = getenv("FORKSCOPE_WORKERS");
     if (s) {
         char *end;
@@ -139,6 +149,17 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     env_size("FORKSCOPE_FIBER_STACK", &o->fiber_stack_bytes);
     o->fiber_resume =
         (fk_fiber_resume)env_axis("FORKSCOPE_FIBER_RESUME", NAMES(resume_names), (int)o->fiber_resume);
+    o->account = (fk_account)env_axis("FORKSCOPE_ACCOUNT", NAMES(account_names), (int)o->account);
+    s = getenv("FORKSCOPE_TRACE_EVENTS");
+    if (s) {
+        char *end;
+        unsigned long v = strtoul(s, &end, 10);
+        if (*s && !*end && v >= 1 && v <= UINT32_MAX)
+            o->trace_events = (uint32_t)v;
+        else
+            fprintf(stderr, "forkscope: ignoring FORKSCOPE_TRACE_EVENTS=%s: not a count of events in 1..%u\n", s,
+                    UINT32_MAX);
+    }
     s = getenv("FORKSCOPE_FORCE_AFTER");
     if (s) {
         char *end;
@@ -210,6 +231,7 @@ static void free_groups(fk_pool *p) {
 static void free_workers(fk_pool *p, unsigned n) {
     for (unsigned i = 0; i < n; i++) {
         fk__victims_free(&p->workers[i]->victims); /* deque and stack: freed by the worker */
+        fk__acct_worker_free(p->workers[i]);
         free(p->workers[i]);
     }
     free(p->workers);
@@ -229,7 +251,8 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         (unsigned)opts.placement > FK_PLACE_NONE || (unsigned)opts.victims > FK_VICTIMS_UNIFORM ||
         opts.thread_stack_bytes < (64u << 10) || opts.linear_stack_bytes < (64u << 10) ||
         opts.stacklet_bytes > ((size_t)1 << 40) || opts.fiber_stack_bytes < (64u << 10) ||
-        opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME)
+        opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME ||
+        (unsigned)opts.account > FK_ACCOUNT_TRACE)
         return FK_EINVAL;
 #if FK_SPAN
     if (opts.workers != 1) { /* the span's shadow stack follows one worker's serial order */
@@ -282,6 +305,11 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
             }
         } else {
             fk__victims_init(&w->victims, made, p->n, opts.seed);
+        }
+        if (fk__acct_worker_init(w)) {
+            fk__victims_free(&w->victims);
+            free(w);
+            goto worker_failed;
         }
         fk__mpsc_init(&w->inbox);
         atomic_store(&w->state, FK__W_THIEF);
@@ -382,6 +410,8 @@ void fk_pool_destroy(fk_pool *p) {
     pthread_mutex_destroy(&p->lock);
     pthread_cond_destroy(&p->cond);
     free(p->baseline);
+    free(p->acct_base);
+    free(p->acct_cpu_base);
     free(p);
 }
 
@@ -475,4 +505,5 @@ void fk_pool_stats_reset(fk_pool *p) {
     if (p->baseline)
         raw_stats(p, &p->baseline[p->n], p->baseline);
     atomic_store(&p->stack_bytes_peak, atomic_load(&p->stack_bytes));
+    fk__acct_reset(p);
 }

@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "worker.h"
 #include "chaos.h"
 
@@ -100,8 +101,11 @@ int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
 /* The task macros' join with stolen children: 1 to go on, 0 (unwinding set) to unwind. */
 int fk__join(fk_frame *f) {
     struct fk__hot *h = FK__H;
-    if (fk__arrive(h->w, f, FK__JOIN_K - f->steals))
+    FK__ACCT(h->w, FK_TIME_JOIN);
+    if (fk__arrive(h->w, f, FK__JOIN_K - f->steals)) {
+        FK__ACCT(h->w, FK_TIME_WORK);
         return 1;
+    }
     h->unwinding = 1;
     return 0;
 }
@@ -197,7 +201,9 @@ static void trampoline(fk_worker *w, fk_frame *f) {
         if (f->dbg_magic != FK__DBG_MAGIC)
             fk__fatal("internal error: worker %u resumes a dead frame %p", w->id, (void *)f);
 #endif
+        FK__ACCT_NAMED(w, FK_TIME_WORK, f->rp->info->name);
         f->rp->info->resume(f);
+        FK__ACCT(w, FK_TIME_JOIN);
         f = after_run(w, link);
     }
 }
@@ -211,6 +217,7 @@ static void run_record(fk_worker *w, const fk__record *r) {
         fk__fatal("internal error: worker %u runs a detached record on a busy stack", w->id);
 #endif
     fk__record_thunk(r)(r);
+    FK__ACCT(w, FK_TIME_JOIN);
     trampoline(w, after_run(w, link));
 }
 #elif FK_STACK == FK_STACK_FIBER
@@ -393,7 +400,9 @@ static void try_sleep(fk_worker *w) {
                   atomic_load_explicit(&p->active, memory_order_seq_cst) > 0);
     if (!cancel) {
         FK__WSTAT(w, sleeps);
+        FK__ACCT(w, FK_TIME_SLEEP);
         futex_wait(&w->wake_epoch, epoch);
+        FK__ACCT(w, FK_TIME_SEARCH);
     }
     atomic_fetch_and_explicit(&p->sleepers[w->id / 64], ~bit, memory_order_seq_cst);
     atomic_store_explicit(&w->state, FK__W_THIEF, memory_order_relaxed);
@@ -496,6 +505,7 @@ void fk__lf_join(fk_frame *f, uint32_t stolen) {
     fk_pool *p = w->pool;
     unsigned fails = 0;
     FK__WSTAT(w, suspends);
+    FK__ACCT(w, FK_TIME_WAIT);
     /* Acquire: pairs with each thief's release increment; their children's results and
      * writes are then visible here. */
     while (atomic_load_explicit(&f->done, memory_order_acquire) < stolen) {
@@ -503,18 +513,25 @@ void fk__lf_join(fk_frame *f, uint32_t stolen) {
         fk__slot s;
         /* From the thief of a child; after FK_LEAP_TRIES failures, as an idle thief would,
          * from anyone while the C stack is shallow enough. */
-        if ((t && t - 1 != w->id && take_from(w, p->workers[t - 1], &s)) ||
+        unsigned v = t ? t - 1 : w->id;
+        if ((v != w->id && take_from(w, p->workers[v], &s)) ||
             (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < p->opts.leap_stack_bytes &&
-             take_from(w, p->workers[fk__victim_pick(&w->victims)], &s))) {
+             take_from(w, p->workers[v = fk__victim_pick(&w->victims)], &s))) {
             FK__WSTAT(w, leaps);
             w->hungry_since = 0;
+            if (FK__ACCT_ON(w)) {
+                fk__acct_event(w, FK__TEV_LEAP, v, 0);
+                fk__acct_to(w, FK_TIME_WORK, "leapt child", 0);
+            }
             run_record(w, &s);
+            FK__ACCT(w, FK_TIME_WAIT);
             fails = 0;
             continue;
         }
         backoff(fails);
     }
     f->sync0 = 0; /* every thief is done with the cell: ready for the next scope */
+    FK__ACCT(w, FK_TIME_WORK);
 }
 #endif
 
@@ -543,17 +560,25 @@ static void idle_step(fk_worker *w, unsigned *fails) {
     backoff(*fails);
 }
 
-/* Runs what a successful steal took. */
-static void run_stolen(fk_worker *w, fk__slot *s) {
+/* Runs what a successful steal from victim v took (t_try: when the attempt began, if the
+ * time is being accounted: from then on it was a steal, not a search). */
+static void run_stolen(fk_worker *w, fk__slot *s, unsigned v, uint64_t t_try) {
     FK__WSTAT(w, steals);
+    if (FK__ACCT_ON(w)) {
+        fk__acct_event(w, FK__TEV_STEAL, v, t_try);
+        fk__acct_to(w, FK_TIME_STEAL, NULL, t_try);
+    }
     become_active(w);
 #if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
     fk_frame *f = atomic_load_explicit(&s->frame, memory_order_relaxed);
     f->steals++; /* we own f's continuation now; its other children arrive later */
-    trampoline(w, f);
+    trampoline(w, f); /* (which accounts the frame's time as its task's work) */
 #else
+    FK__ACCT_NAMED(w, FK_TIME_WORK, "stolen child");
     run_record(w, s);
+    FK__REFRESH(w);
 #endif
+    FK__ACCT(w, FK_TIME_SEARCH);
 }
 
 /* A thief that has found nothing for opts.force_after_us (FK_FORCE_AFTER_NS) forces a victim
@@ -610,9 +635,10 @@ static int steal_round(fk_worker *w) {
     for (unsigned i = 0; i < tries; i++) {
         fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
         fk__slot s;
+        uint64_t t_try = FK__ACCT_ON(w) ? fk__clock_now() : 0;
         int r = fk__steal(v, &s);
         if (r == FK__STEAL_OK) {
-            run_stolen(w, &s);
+            run_stolen(w, &s, v->id, t_try);
             return 1;
         }
         if (r == FK__STEAL_EMPTY) {
@@ -623,10 +649,11 @@ static int steal_round(fk_worker *w) {
             FK__WSTAT(w, steal_lost);
         }
     }
+    uint64_t t_force = FK__ACCT_ON(w) ? fk__clock_now() : 0;
     if (hoarder && try_force(w, hoarder)) {
         fk__slot s;
         if (fk__steal(hoarder, &s) == FK__STEAL_OK) {
-            run_stolen(w, &s);
+            run_stolen(w, &s, hoarder->id, t_force);
             return 1;
         }
     }
@@ -650,9 +677,11 @@ static int drain_leftovers(fk_worker *w) {
         f->steals++;
         trampoline(w, f);
 #else
+        FK__ACCT_NAMED(w, FK_TIME_WORK, "left-over child");
         run_record(w, &s);
         FK__REFRESH(w);
 #endif
+        FK__ACCT(w, FK_TIME_SEARCH);
     }
     return did;
 }
@@ -668,8 +697,10 @@ static int local_work(fk_worker *w) {
         did = 1;
         if (sub->kind == FK__SUB_ROOT) {
             FK__WSTAT(w, roots);
+            FK__ACCT_NAMED(w, FK_TIME_WORK, "root");
             run_record(w, &((fk__root *)(void *)sub)->rec);
             FK__REFRESH(w);
+            FK__ACCT(w, FK_TIME_SEARCH);
         } else {
 #if FK_STACK == FK_STACK_FIBER
             if (sub->kind == FK__SUB_FIBER) { /* a fiber sent here (sched_fiber.c) */
@@ -684,6 +715,7 @@ static int local_work(fk_worker *w) {
                 fk__stack_adopt(w, h->stack);
             free(h);
             trampoline(w, f);
+            FK__ACCT(w, FK_TIME_SEARCH);
 #else
             fk__fatal("internal error: a frame hop with native frames");
 #endif
@@ -699,6 +731,7 @@ static void worker_loop(fk_worker *w) {
     fk_pool *p = w->pool;
     unsigned fails = 0;
     while (!fk__stopping(p)) {
+        FK__ACCT(w, FK_TIME_SEARCH);
 #if FK_DEBUG
         if (!fk__stack_empty(w) || w->pending)
             fk__fatal("internal error: worker %u is idle with a busy stack (%td bytes) or a pending frame (%p)",

@@ -77,6 +77,7 @@ static fk__fiber *ready_pop(fk_worker *w) {
 static void resume_thunk(const fk__record *r) {
     fk__fiber *f = (fk__fiber *)(uintptr_t)atomic_load_explicit(&r->args[0], memory_order_relaxed);
     fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
+    FK__ACCT(fk__worker_now(), FK_TIME_FIBER); /* (until f's park() returns: work again) */
     fk__fiber_exit_to(m.fiber, f, &m);
 }
 
@@ -190,6 +191,7 @@ static void after_switch(fk_worker *w, fmsg *m) {
  * once it has been made ready and resumed, possibly on another worker's thread. */
 static void park(fk_worker *w, fmsg *m) {
     FK__WSTAT(w, suspends);
+    FK__ACCT(w, FK_TIME_FIBER);
     fk__fiber *self = m->fiber;
     fk__fstate *st = self->user;
     st->parked_on = w;
@@ -211,6 +213,7 @@ static void park(fk_worker *w, fmsg *m) {
     st->stack = NULL;
     if (st->parked_on != w)
         FK__WSTAT(w, migrations);
+    FK__ACCT(w, FK_TIME_WORK); /* (this worker's: the fiber may have moved) */
 }
 
 void fk__fiber_join(fk_frame *f, uint32_t stolen) {
@@ -289,9 +292,11 @@ static _Noreturn void fiber_loop(void) {
             fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
             fk__fiber_exit_to(m.fiber, &w->main_fiber, &m);
         }
+        FK__ACCT(w, FK_TIME_SEARCH);
         fk__fiber *r = ready_pop(w);
         if (r) { /* resume it; this fiber, at its base, becomes idle */
             fk__become_active(w);
+            FK__ACCT(w, FK_TIME_FIBER);
             fmsg m = {FMSG_RELEASE, fk__fiber_current(), NULL, 0, NULL, 0};
             fk__fiber_exit_to(m.fiber, r, &m);
         }

@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "forkscope.h"
 
 const char *fk_span_method_name(fk_span_method m) {
@@ -52,16 +53,6 @@ const char *fk_span_method_name(fk_span_method m) {
 
 #if FK_SPAN
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-static inline uint64_t ticks(void) { return __rdtsc(); }
-#else
-static inline uint64_t ticks(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-#endif
 
 typedef struct {
     double prefix, contin, child;    /* the path lengths above (ticks or strands) */
@@ -102,26 +93,11 @@ static struct {
 } S;
 
 static double ns_per_tick = 1.0;
-static int calibrated;
 
-static double mono_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-/* The clock's rate: ns per tick, over 20 ms. */
+/* The clock (clock.h, shared with the time accounting) and its rate. */
 static void calibrate_clock(void) {
-    if (calibrated)
-        return;
-    double n0 = mono_ns();
-    uint64_t t0 = ticks();
-    while (mono_ns() - n0 < 2e7)
-        ;
-    double n1 = mono_ns();
-    uint64_t t1 = ticks();
-    ns_per_tick = t1 > t0 ? (n1 - n0) / (double)(t1 - t0) : 1.0;
-    calibrated = 1;
+    fk__clock_init();
+    ns_per_tick = fk__clock_ns_per_tick();
 }
 
 int fk_span_enabled(void) { return 1; }
@@ -204,12 +180,12 @@ static inline double strand_time(size_t i) {
  * the clock) is `hook` a hook, taken off for the strand's own and for each one inside it. */
 static inline void hook_in(void) {
     if (S.unit == FK_SPAN_TIME)
-        S.acc += ticks() - S.last;
+        S.acc += fk__clock_now() - S.last;
 }
 
 static inline void hook_out(void) {
     if (S.unit == FK_SPAN_TIME)
-        S.last = ticks();
+        S.last = fk__clock_now();
 }
 
 /* Ends the strand running now: its cost goes to the task on top. */
@@ -347,7 +323,7 @@ static double calibrate_strand(unsigned reps) {
         S.rep = r;
         S.pos = S.cpos = 0;
         S.acc = 0;
-        S.last = ticks();
+        S.last = fk__clock_now();
         for (int k = 0; k < CAL_STRANDS; k++)
             fk__span_strand();
     }

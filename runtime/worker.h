@@ -28,6 +28,31 @@ typedef struct fk__wstats {
 #define FK__WSTAT(w, field) ((void)0)
 #endif
 
+/* Per-worker time accounting (account.c).  The owner moves its worker from one category
+ * (fk_time_cat) to the next at the scheduler's transitions: the time since `last` goes to
+ * the category it leaves.  Readers (any thread) take a consistent copy under `seq` (odd
+ * while the owner updates).  With a trace, each transition is also logged. */
+enum fk__tev_kind { FK__TEV_CAT, FK__TEV_STEAL, FK__TEV_LEAP };
+typedef struct fk__tev {
+    uint64_t tick;
+    const char *name; /* FK__TEV_CAT to work: the task that began it, if known */
+    uint16_t kind, cat;
+    uint32_t arg;     /* steal, leap: the victim */
+} fk__tev;
+
+typedef struct fk__acct {
+    int on;                    /* the pool's accounting is on (set before the worker starts) */
+    _Atomic uint32_t seq;
+    _Atomic uint32_t cat;      /* the current category */
+    _Atomic uint64_t last;     /* when it began (ticks) */
+    _Atomic uint64_t t[FK_TIME_NCAT]; /* ticks of the categories' finished periods */
+    fk__tev *ev;               /* the trace log (NULL: no trace), cap events */
+    uint32_t cap;
+    _Atomic uint32_t nev;      /* events logged (released after each is written) */
+    _Atomic uint64_t dropped;  /* events that found the log full */
+    _Atomic uint64_t steals;   /* steal events, logged or dropped */
+} fk__acct;
+
 /* A deque buffer: capacity, the buffer it replaced (kept until the worker is destroyed,
  * since a slow thief may still read it), then the slots. */
 typedef struct fk__dqbuf {
@@ -63,6 +88,7 @@ struct fk_worker {
     fk__victims victims;
     fk__wstats st;
     uint64_t hungry_since; /* ns (monotonic) since which this thief has found no work, or 0 */
+    fk__acct acct;         /* time accounting: owner writes, anyone reads (account.c) */
     _Atomic uint64_t final_forks, final_calls; /* hot->n_fork/n_call when the worker exited */
 
     /* Submissions from other threads (roots). */
@@ -144,6 +170,11 @@ struct fk_pool {
     _Atomic int64_t stack_bytes_peak;
     /* fk_pool_stats_reset: counters are reported relative to this snapshot. */
     fk_stats *baseline;
+    /* ... and times relative to this one (ticks, FK_TIME_NCAT per worker), and traces from
+     * acct_t0 on (0: from the start). */
+    uint64_t *acct_base;
+    double *acct_cpu_base; /* each worker thread's CPU time at the reset, ns */
+    _Atomic uint64_t acct_t0;
 
     _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
     _Atomic uint64_t force_next;  /* ns before which no thief may force a publication */
@@ -159,6 +190,35 @@ struct fk_pool {
     unsigned left; /* workers that have left their loop (they free their deques after all have) */
     int start_err;
 };
+
+/* account.c: the hooks.  FK__ACCT(w, c): from now on w's time goes to category c (nothing
+ * when the accounting is off: one load and an untaken branch). */
+#if FK_ACCOUNT
+void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at);
+void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at);
+int fk__acct_worker_init(fk_worker *w);
+void fk__acct_worker_free(fk_worker *w);
+void fk__acct_reset(fk_pool *p);
+#define FK__ACCT_ON(w) __builtin_expect((w)->acct.on, 0)
+#define FK__ACCT_NAMED(w, c, name)                                                          \
+    do {                                                                                   \
+        if (FK__ACCT_ON(w))                                                                \
+            fk__acct_to((w), (c), (name), 0);                                              \
+    } while (0)
+#else
+#define FK__ACCT_ON(w) 0
+#define FK__ACCT_NAMED(w, c, name) ((void)0)
+static inline void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
+    (void)w, (void)cat, (void)name, (void)at;
+}
+static inline void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at) {
+    (void)w, (void)kind, (void)arg, (void)at;
+}
+static inline int fk__acct_worker_init(fk_worker *w) { return (void)w, 0; }
+static inline void fk__acct_worker_free(fk_worker *w) { (void)w; }
+static inline void fk__acct_reset(fk_pool *p) { (void)p; }
+#endif
+#define FK__ACCT(w, c) FK__ACCT_NAMED(w, c, NULL)
 
 /* Whether the pool's workers are to leave their loops. */
 static inline int fk__stopping(const fk_pool *p) {

@@ -163,6 +163,14 @@ typedef enum fk_fiber_resume {
     FK_RESUME_HOME = 1, /* on the worker that made the fiber (marl: a fiber never moves) */
 } fk_fiber_resume;
 
+/* Per-worker time accounting (fk_pool_times) and, on top of it, a timeline of every worker
+ * (fk_pool_trace_write). */
+typedef enum fk_account {
+    FK_ACCOUNT_OFF = 0,   /* nothing measured (the default: no clock is read) */
+    FK_ACCOUNT_TIMES = 1, /* each worker's time split into categories (fk_time_cat) */
+    FK_ACCOUNT_TRACE = 2  /* that, and every transition logged for a trace */
+} fk_account;
+
 typedef struct fk_pool_opts {
     unsigned workers;          /* number of workers, 1..FK_MAX_WORKERS; 0: one per online CPU */
     fk_sched sched;            /* FK_SCHED_BUSY or FK_SCHED_LAZY */
@@ -186,6 +194,9 @@ typedef struct fk_pool_opts {
                                   at most once per force_after_us / 2 pool-wide, and at most
                                   about 1/20 of the time, by what each forcing takes); 0: never */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
+    fk_account account;        /* time accounting and traces (see fk_pool_times); off by default */
+    uint32_t trace_events;     /* FK_ACCOUNT_TRACE: events each worker's log holds; those past
+                                  it are counted as dropped (fk_trace_summary), never lost silently */
 } fk_pool_opts;
 
 /* Fills o with the defaults of forkscope/config.h, then applies the environment:
@@ -193,7 +204,8 @@ typedef struct fk_pool_opts {
  *   FORKSCOPE_PLACEMENT (compact|spread|none), FORKSCOPE_VICTIMS (topo|uniform),
  *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK,
  *   FORKSCOPE_FIBER_STACK (sizes in bytes, K/M/G suffixes allowed), FORKSCOPE_FIBER_RESUME
- *   (any|home), FORKSCOPE_FORCE_AFTER (microseconds).
+ *   (any|home), FORKSCOPE_FORCE_AFTER (microseconds), FORKSCOPE_ACCOUNT (off|times|trace),
+ *   FORKSCOPE_TRACE_EVENTS (events per worker).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);
 
@@ -221,6 +233,8 @@ const char *fk_victims_name(fk_victims v);
 int fk_victims_parse(const char *name, fk_victims *out);
 const char *fk_fiber_resume_name(fk_fiber_resume r);
 int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out);
+const char *fk_account_name(fk_account a); /* "off", "times", "trace" */
+int fk_account_parse(const char *name, fk_account *out);
 
 /* Shuts the pool down: from the moment it is called, FK_RUN refuses new roots with
  * FK_ESHUTDOWN; every root already accepted runs to completion (its caller gets 0 and its
@@ -318,6 +332,66 @@ typedef struct fk_stats {
 void fk_pool_stats(const fk_pool *pool, fk_stats *sum, fk_stats *per_worker);
 void fk_pool_stats_reset(fk_pool *pool);
 int fk_stats_enabled(void);
+
+/* ---- where the time goes: per-worker time accounting ------------------------------- *
+ * With fk_pool_opts.account on, every worker's time since the pool started (or since the
+ * last fk_pool_stats_reset) is split into the categories below, by reading the clock
+ * (fk_clock_get) at the scheduler's own transitions; the fork/join fast path reads none, so
+ * the fast path's own cost counts as work.  Per worker the categories add up to its wall
+ * time: each moment belongs to exactly one.  Off (the default), a transition costs one
+ * load and an untaken branch, on slow paths only.  Any thread may read them at any time. */
+typedef enum fk_time_cat {
+    FK_TIME_WORK,   /* running task code (roots, stolen work, resumed frames) */
+    FK_TIME_SEARCH, /* looking for work: failed steal attempts, backoff, the idle loop */
+    FK_TIME_STEAL,  /* a successful steal: the attempt that succeeded and the set-up until the
+                       stolen work runs */
+    FK_TIME_JOIN,   /* join slow paths: arriving at a join counter, a fork whose
+                       continuation was stolen, completing a task and resuming its parent */
+    FK_TIME_WAIT,   /* native frames: a join waiting for stolen children (between leaps) */
+    FK_TIME_FIBER,  /* fibers: parking, switching and resuming fibers */
+    FK_TIME_SLEEP,  /* a lazy worker asleep */
+    FK_TIME_NCAT
+} fk_time_cat;
+
+typedef struct fk_times {
+    double ns[FK_TIME_NCAT]; /* per category */
+    double wall_ns;          /* their sum: the worker's wall time (summed over workers) */
+    double cpu_ns;           /* the worker thread's CPU time over the same interval: wall_ns -
+                                cpu_ns - ns[FK_TIME_SLEEP] is time the OS had it descheduled
+                                (more workers than cores; it counts in whatever category the
+                                worker was in) */
+} fk_times;
+
+/* "work", "search", ... (NULL for a value out of range). */
+const char *fk_time_cat_name(fk_time_cat c);
+/* Fills *sum (all workers) and per_worker[i] (if not NULL): 0, or FK_EINVAL if the pool's
+ * accounting is off. */
+int fk_pool_times(const fk_pool *pool, fk_times *sum, fk_times *per_worker);
+
+/* The clock the accounting and the span build read. */
+typedef struct fk_clock_info {
+    const char *source;          /* "tsc" (invariant time-stamp counter) or "monotonic" */
+    double ns_per_tick;          /* calibrated against CLOCK_MONOTONIC (1 for monotonic) */
+    double calibration_ms;       /* how long the calibration ran (0: none) */
+    const char *fallback_reason; /* why not the TSC ("" when it is) */
+} fk_clock_info;
+void fk_clock_get(fk_clock_info *out);
+
+/* ---- timelines (fk_pool_opts.account = FK_ACCOUNT_TRACE) -------------------------------- *
+ * Writes the workers' timelines since the last fk_pool_stats_reset (or the pool's start) as
+ * a Chrome Trace Event Format file (Perfetto's UI and chrome://tracing open it): one track
+ * per worker, a span per period of one category (work periods named by the task that began
+ * them when the runtime knows it: a stolen or resumed frame's task, "root", "stolen child"),
+ * each steal a flow from the victim's track to the thief's.  meta: NULL, or pairs of strings
+ * (key, value, ..., NULL) added to the file's "otherData" beside the variant, the clock and
+ * the event counts.  Call it while the pool is idle (between roots): spans end at the last
+ * transition each worker logged.  0, FK_EINVAL (tracing off) or an errno value. */
+typedef struct fk_trace_summary {
+    uint64_t events;  /* transitions logged, all workers, since the pool started */
+    uint64_t dropped; /* transitions past a full log (fk_pool_opts.trace_events), not in the file */
+    uint64_t steals;  /* steal events logged */
+} fk_trace_summary;
+int fk_pool_trace_write(const fk_pool *pool, FILE *out, const char *const *meta, fk_trace_summary *summary);
 
 /* ---- work and span (the span build: FK_SPAN=1, runtime/span.c) -------------------- */
 

@@ -37,6 +37,17 @@
 #define FK_DEBUG 0
 #endif
 
+/* FK_ACCOUNT=1 (default): per-worker time accounting and traces can be switched on at run
+ * time (fk_pool_opts.account; off by default, then a transition costs a load and a branch on
+ * the slow paths); 0: compiled out. */
+#ifndef FK_ACCOUNT
+#define FK_ACCOUNT 1
+#endif
+/* Events each worker's trace log holds by default (24 bytes each; FORKSCOPE_TRACE_EVENTS) */
+#ifndef FK_TRACE_EVENTS
+#define FK_TRACE_EVENTS (1u << 20)
+#endif
+
 /* FK_SPAN=1: the span build (work and span of the DAG, runtime/span.c; one worker). */
 #ifndef FK_SPAN
 #define FK_SPAN 0

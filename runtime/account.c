@@ -1,0 +1,307 @@
+/* account.c — where each worker's time goes (fk_pool_times) and its timeline
+ * (fk_pool_trace_write).
+ *
+ * A worker is always in exactly one category (fk_time_cat); the scheduler moves it at its
+ * own transitions (FK__ACCT in sched.c, sched_fiber.c, deque.c), and each move adds the
+ * time since the last one to the category left.  So per worker the categories add up to the
+ * worker's wall time by construction; what the tests check is that each moment lands in the
+ * right one.  The fork/join fast path reads no clock: its cost is work, as it is in T1.
+ *
+ * Readers (any thread) copy a worker's counters under a sequence lock: the owner makes the
+ * sequence odd, updates, makes it even; a reader retries a copy taken across an update.
+ * With a trace, each move is also logged (FK__TEV_CAT), with each steal (FK__TEV_STEAL,
+ * victim to thief) and leap; a full log counts what it drops. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "worker.h"
+
+static const char *const cat_names[FK_TIME_NCAT] = {"work", "search", "steal", "join", "wait", "fiber", "sleep"};
+
+const char *fk_time_cat_name(fk_time_cat c) { return (unsigned)c < FK_TIME_NCAT ? cat_names[c] : NULL; }
+
+#if FK_ACCOUNT
+
+#define RLX memory_order_relaxed
+
+static void log_event(fk__acct *a, unsigned kind, unsigned cat, const char *name, uint32_t arg, uint64_t at) {
+    uint32_t n = atomic_load_explicit(&a->nev, RLX);
+    if (n >= a->cap) {
+        atomic_store_explicit(&a->dropped, atomic_load_explicit(&a->dropped, RLX) + 1, RLX);
+        return;
+    }
+    a->ev[n] = (fk__tev){.tick = at, .name = name, .kind = (uint16_t)kind, .cat = (uint16_t)cat, .arg = arg};
+    atomic_store_explicit(&a->nev, n + 1, memory_order_release); /* the event before the count */
+}
+
+void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
+    fk__acct *a = &w->acct;
+    unsigned cur = atomic_load_explicit(&a->cat, RLX);
+    if (cur == cat && !name)
+        return;
+    uint64_t now = at ? at : fk__clock_now();
+    uint64_t last = atomic_load_explicit(&a->last, RLX);
+    if (now < last) /* (a clock read before the last move: the period is empty) */
+        now = last;
+    uint32_t s = atomic_load_explicit(&a->seq, RLX);
+    atomic_store_explicit(&a->seq, s + 1, RLX);
+    atomic_thread_fence(memory_order_release); /* odd before the counters change */
+    atomic_store_explicit(&a->t[cur], atomic_load_explicit(&a->t[cur], RLX) + (now - last), RLX);
+    atomic_store_explicit(&a->last, now, RLX);
+    atomic_store_explicit(&a->cat, cat, RLX);
+    atomic_store_explicit(&a->seq, s + 2, memory_order_release); /* even after */
+    if (a->ev)
+        log_event(a, FK__TEV_CAT, cat, name, 0, now);
+}
+
+void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at) {
+    fk__acct *a = &w->acct;
+    if (kind == FK__TEV_STEAL)
+        atomic_store_explicit(&a->steals, atomic_load_explicit(&a->steals, RLX) + 1, RLX);
+    if (a->ev)
+        log_event(a, kind, 0, NULL, arg, at ? at : fk__clock_now());
+}
+
+/* Before the worker's thread starts: in the search category from now on. */
+int fk__acct_worker_init(fk_worker *w) {
+    fk__acct *a = &w->acct;
+    const fk_pool_opts *o = &w->pool->opts;
+    memset(a, 0, sizeof *a);
+    a->on = o->account != FK_ACCOUNT_OFF;
+    if (!a->on)
+        return 0;
+    fk__clock_init();
+    if (o->account == FK_ACCOUNT_TRACE) {
+        a->cap = o->trace_events ? o->trace_events : 1;
+        a->ev = malloc((size_t)a->cap * sizeof *a->ev);
+        if (!a->ev)
+            return FK_ENOMEM;
+    }
+    uint64_t now = fk__clock_now();
+    atomic_store_explicit(&a->cat, FK_TIME_SEARCH, RLX);
+    atomic_store_explicit(&a->last, now, RLX);
+    if (a->ev)
+        log_event(a, FK__TEV_CAT, FK_TIME_SEARCH, NULL, 0, now);
+    return 0;
+}
+
+void fk__acct_worker_free(fk_worker *w) {
+    free(w->acct.ev);
+    w->acct.ev = NULL;
+}
+
+/* A consistent copy of w's counters, the current period counted up to now. */
+static void snapshot(const fk_worker *w, uint64_t *out) {
+    const fk__acct *a = &w->acct;
+    for (;;) {
+        uint32_t s1 = atomic_load_explicit(&a->seq, memory_order_acquire);
+        if (s1 & 1)
+            continue;
+        uint64_t now = fk__clock_now();
+        unsigned cat = atomic_load_explicit(&a->cat, RLX);
+        uint64_t last = atomic_load_explicit(&a->last, RLX);
+        for (int c = 0; c < FK_TIME_NCAT; c++)
+            out[c] = atomic_load_explicit(&a->t[c], RLX);
+        atomic_thread_fence(memory_order_acquire); /* the copy before the second look */
+        if (atomic_load_explicit(&a->seq, RLX) != s1)
+            continue;
+        if (now > last && cat < FK_TIME_NCAT)
+            out[cat] += now - last;
+        return;
+    }
+}
+
+/* The CPU time of w's thread, ns (0 if it cannot be read, or the threads were joined). */
+static double thread_cpu_ns(fk_pool *p, const fk_worker *w) {
+    clockid_t id;
+    struct timespec ts;
+    pthread_mutex_lock(&p->lock);
+    int gone = p->shut != 0;
+    pthread_mutex_unlock(&p->lock);
+    if (gone || pthread_getcpuclockid(w->thread, &id) || clock_gettime(id, &ts))
+        return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+void fk__acct_reset(fk_pool *p) {
+    if (p->opts.account == FK_ACCOUNT_OFF)
+        return;
+    if (!p->acct_base)
+        p->acct_base = calloc((size_t)p->n * FK_TIME_NCAT, sizeof *p->acct_base);
+    if (!p->acct_cpu_base)
+        p->acct_cpu_base = calloc(p->n, sizeof *p->acct_cpu_base);
+    atomic_store_explicit(&p->acct_t0, fk__clock_now(), RLX);
+    for (unsigned i = 0; p->acct_base && i < p->n; i++)
+        snapshot(p->workers[i], p->acct_base + (size_t)i * FK_TIME_NCAT);
+    for (unsigned i = 0; p->acct_cpu_base && i < p->n; i++)
+        p->acct_cpu_base[i] = thread_cpu_ns(p, p->workers[i]);
+}
+
+int fk_pool_times(const fk_pool *p, fk_times *sum, fk_times *per_worker) {
+    if (p->opts.account == FK_ACCOUNT_OFF)
+        return FK_EINVAL;
+    double k = fk__clock_ns_per_tick();
+    fk_times total;
+    memset(&total, 0, sizeof total);
+    for (unsigned i = 0; i < p->n; i++) {
+        uint64_t t[FK_TIME_NCAT];
+        snapshot(p->workers[i], t);
+        fk_times one;
+        memset(&one, 0, sizeof one);
+        for (int c = 0; c < FK_TIME_NCAT; c++) {
+            uint64_t b = p->acct_base ? p->acct_base[(size_t)i * FK_TIME_NCAT + c] : 0;
+            one.ns[c] = (double)(t[c] > b ? t[c] - b : 0) * k;
+            one.wall_ns += one.ns[c];
+            total.ns[c] += one.ns[c];
+        }
+        one.cpu_ns = thread_cpu_ns((fk_pool *)p, p->workers[i]) - (p->acct_cpu_base ? p->acct_cpu_base[i] : 0);
+        if (one.cpu_ns < 0)
+            one.cpu_ns = 0;
+        total.wall_ns += one.wall_ns;
+        total.cpu_ns += one.cpu_ns;
+        if (per_worker)
+            per_worker[i] = one;
+    }
+    if (sum)
+        *sum = total;
+    return 0;
+}
+
+/* ---- the Chrome Trace Event Format ------------------------------------------------------ */
+
+static void put_json_string(FILE *out, const char *s) {
+    fputc('"', out);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(out, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(out, "\\u%04x", ch);
+        else
+            fputc(ch, out);
+    }
+    fputc('"', out);
+}
+
+typedef struct {
+    FILE *out;
+    uint64_t t0, end; /* the trace's window */
+    double us_per_tick;
+    int first;
+} writer;
+
+static void sep(writer *wr) {
+    fputs(wr->first ? "\n" : ",\n", wr->out);
+    wr->first = 0;
+}
+
+static double us(const writer *wr, uint64_t tick) { return (double)(tick - wr->t0) * wr->us_per_tick; }
+
+static void span(writer *wr, unsigned tid, unsigned cat, const char *name, uint64_t from, uint64_t to) {
+    if (to < wr->t0)
+        return;
+    if (from < wr->t0)
+        from = wr->t0;
+    if (to > wr->end)
+        to = wr->end;
+    if (to <= from)
+        return;
+    sep(wr);
+    fprintf(wr->out, "{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":", tid, cat_names[cat]);
+    put_json_string(wr->out, name ? name : cat_names[cat]);
+    fprintf(wr->out, ",\"ts\":%.3f,\"dur\":%.3f}", us(wr, from), us(wr, to) - us(wr, from));
+}
+
+/* One worker's periods (each from one logged move to the next; the last one to `end`, or to
+ * the last move logged if the log dropped some) and its steals and leaps, as flows from the
+ * victim's track to this one. */
+static void write_worker(writer *wr, const fk_worker *w, uint64_t *flow) {
+    const fk__acct *a = &w->acct;
+    uint32_t n = atomic_load_explicit(&a->nev, memory_order_acquire);
+    int full = atomic_load_explicit(&a->dropped, RLX) != 0;
+    const fk__tev *open = NULL;
+    for (uint32_t j = 0; j < n; j++) {
+        const fk__tev *e = &a->ev[j];
+        if (e->kind == FK__TEV_CAT) {
+            if (open)
+                span(wr, w->id, open->cat, open->name, open->tick, e->tick);
+            open = e;
+            continue;
+        }
+        if (e->tick < wr->t0 || e->tick > wr->end)
+            continue;
+        const char *what = e->kind == FK__TEV_STEAL ? "steal" : "leap";
+        uint64_t id = ++*flow;
+        sep(wr);
+        fprintf(wr->out, "{\"ph\":\"s\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"id\":%llu,\"ts\":%.3f}",
+                e->arg, what, what, (unsigned long long)id, us(wr, e->tick));
+        sep(wr);
+        fprintf(wr->out,
+                "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"id\":%llu,\"ts\":%.3f}",
+                w->id, what, what, (unsigned long long)id, us(wr, e->tick));
+    }
+    if (open && !full)
+        span(wr, w->id, open->cat, open->name, open->tick, wr->end);
+}
+
+int fk_pool_trace_write(const fk_pool *p, FILE *out, const char *const *meta, fk_trace_summary *summary) {
+    if (p->opts.account != FK_ACCOUNT_TRACE)
+        return FK_EINVAL;
+    uint64_t end = fk__clock_now();
+    fk_clock_info ck;
+    fk_clock_get(&ck);
+    writer wr = {out, atomic_load_explicit(&p->acct_t0, RLX), end, ck.ns_per_tick / 1000, 1};
+    if (!wr.t0) { /* from the start: the earliest event logged */
+        wr.t0 = end;
+        for (unsigned i = 0; i < p->n; i++)
+            if (atomic_load_explicit(&p->workers[i]->acct.nev, memory_order_acquire) && p->workers[i]->acct.ev[0].tick < wr.t0)
+                wr.t0 = p->workers[i]->acct.ev[0].tick;
+    }
+    fk_trace_summary s = {0, 0, 0};
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+    sep(&wr);
+    fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"forkscope pool\"}}", out);
+    uint64_t flow = 0;
+    for (unsigned i = 0; i < p->n; i++) {
+        const fk__acct *a = &p->workers[i]->acct;
+        sep(&wr);
+        fprintf(out, "{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"worker %u\"}}", i, i);
+        write_worker(&wr, p->workers[i], &flow);
+        s.events += atomic_load_explicit(&a->nev, memory_order_acquire);
+        s.dropped += atomic_load_explicit(&a->dropped, RLX);
+        s.steals += atomic_load_explicit(&a->steals, RLX);
+    }
+    s.events += s.dropped;
+    fprintf(out, "\n],\"otherData\":{\"variant\":\"%s\",\"workers\":%u,\"sched\":\"%s\",\"clock\":\"%s\","
+                 "\"ns_per_tick\":%.9f,\"events\":%llu,\"dropped\":%llu,\"steals\":%llu,\"log_events_per_worker\":%u",
+            fk_build_variant(), p->n, fk_sched_name(p->sched), ck.source, ck.ns_per_tick,
+            (unsigned long long)s.events, (unsigned long long)s.dropped, (unsigned long long)s.steals,
+            p->workers[0]->acct.cap);
+    for (size_t j = 0; meta && meta[j] && meta[j + 1]; j += 2) {
+        fputc(',', out);
+        put_json_string(out, meta[j]);
+        fputc(':', out);
+        put_json_string(out, meta[j + 1]);
+    }
+    fputs("}}\n", out);
+    if (summary)
+        *summary = s;
+    return fflush(out) || ferror(out) ? (errno ? errno : EIO) : 0;
+}
+
+#else /* FK_ACCOUNT == 0 */
+
+int fk_pool_times(const fk_pool *p, fk_times *sum, fk_times *per_worker) {
+    (void)p, (void)sum, (void)per_worker;
+    return FK_EINVAL;
+}
+
+int fk_pool_trace_write(const fk_pool *p, FILE *out, const char *const *meta, fk_trace_summary *summary) {
+    (void)p, (void)out, (void)meta, (void)summary;
+    return FK_EINVAL;
+}
+#endif
