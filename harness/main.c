@@ -60,6 +60,11 @@ static const command_entry commands[] = {
      "Work, span, parallelism and burdened parallelism of K (the span build, one worker),\n"
      "and the speedup they bound at each P (default up to 112) (forkscope span --help).",
      hx_cmd_span},
+    {"trace", "trace --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] -o FILE",
+     "Every worker's timeline of one run as a Chrome trace (Perfetto, chrome://tracing), and\n"
+     "where each worker's time went: work, search, steal, join, wait, fiber, sleep\n"
+     "(forkscope trace --help).",
+     hx_cmd_trace},
     {"variants", "variants", "The runtime variants and baselines, how they are named, why a name is refused.",
      cmd_variants},
     {"topology", "topology [--synthetic DESC | --xml FILE] [--workers P] [--placement compact|spread|none]",

@@ -8,6 +8,7 @@
 #include "harness/cluster/slurm.h"   /* hx_cmd_slurm */
 #include "harness/report/analysis.h" /* hx_cmd_compare */
 #include "harness/run/span.h"        /* hx_cmd_span */
+#include "harness/run/trace.h"       /* hx_cmd_trace */
 
 int hx_cmd_fit(int argc, char **argv);     /* cli/commands.c */
 int hx_cmd_plot(int argc, char **argv);    /* cli/commands.c */
