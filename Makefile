@@ -134,7 +134,8 @@ HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lnettle -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
                      tests/test_plot.c tests/test_util.c tests/test_compare.c))
 # The CLI's `topology` command prints the runtime's view of a topology through the public
-# header (fk_topology_describe), linked from the default build's library.
+# header (fk_topology_describe), and env.json records the runtime's clock (fk_clock_get),
+# linked from the default build's library (the harness's tests: the same mode's).
 HARNESS_RT_LIB  := $(BUILD)/rel/cont-seg/libforkscope.a
 
 # ---- rules -------------------------------------------------------------------------------
@@ -383,7 +384,8 @@ $(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC)) $
 	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
 
 define COMMON_TEST_RULES
-$(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %.c,$(BUILD)/$(1)/common/%.o,$$(HARNESS_LIB_SRC))
+$(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %.c,$(BUILD)/$(1)/common/%.o,$$(HARNESS_LIB_SRC)) \
+                                 $(BUILD)/$(1)/cont-seg/libforkscope.a
 	$$(CC) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ $$(HARNESS_LIBS)
 endef
 $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES,$(m),$(t)))))

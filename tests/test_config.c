@@ -475,6 +475,42 @@ TEST(span_key) {
     }
 }
 
+/* "breakdown": true, false or a list of names; a wrong name or value is named. */
+TEST(breakdown_key) {
+    static const char head[] = "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}, {\"name\": \"T1\", \"kernel\": "
+                               "\"uts\", \"params\": {\"preset\": \"T1\"}}], \"variants\": [\"serial\"], "
+                               "\"workers\": [1], \"breakdown\": ";
+    static const struct {
+        const char *v, *want; /* want: NULL = valid */
+        int fib, t1;
+    } cases[] = {
+        {"true", NULL, 1, 1},
+        {"false", NULL, 0, 0},
+        {"[\"T1\"]", NULL, 0, 1},
+        {"[\"fib\", \"T3\"]", "breakdown[1]: expected the name of a benchmark in \"benchmarks\", got \"T3\"", 0, 0},
+        {"\"yes\"", "breakdown: expected true, false or a list of benchmark names, got \"yes\"", 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s}", head, cases[i].v);
+        hx_config cfg;
+        hx_diag d = {0};
+        int rc = load_text(text, &cfg, &d);
+        char *all = joined(&d);
+        if (!cases[i].want) {
+            ASSERT_MSG(rc == 0, "breakdown %s: %s", cases[i].v, all);
+            ASSERT_MSG(cfg.benchmarks[0].breakdown == cases[i].fib && cfg.benchmarks[1].breakdown == cases[i].t1,
+                       "breakdown %s: fib %d, T1 %d", cases[i].v, cfg.benchmarks[0].breakdown, cfg.benchmarks[1].breakdown);
+            hx_config_free(&cfg);
+        } else {
+            ASSERT_MSG(rc == HX_ECONFIG && strstr(all, cases[i].want), "breakdown %s: status %d, errors:\n%s\nwanted: %s",
+                       cases[i].v, rc, all, cases[i].want);
+        }
+        free(all);
+        hx_config_diag_free(&d);
+    }
+}
+
 TEST(variant_names) {
     static const struct {
         const char *name, *want; /* canonical name, or a piece of the error */
@@ -695,7 +731,8 @@ int main(int argc, char **argv) {
                      (struct test_case[]){
                          TEST_CASE(bad_configs_give_expected_errors, 20),
                          TEST_CASE(instructions_parser, 10),
-                         TEST_CASE(span_key, 10),
+        TEST_CASE(breakdown_key, 10),
+        TEST_CASE(span_key, 10),
                          TEST_CASE(unreadable_config_is_io_error, 5),
                          TEST_CASE(shipped_configs_validate, 20),
                          TEST_CASE(quick_config_shape, 5),

@@ -298,7 +298,8 @@ TEST(fixture_summary_values) {
     static const char header[] =
         "benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,time_median,time_mean,"
         "time_sd,time_se,time_min,time_max,mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,"
-        "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s,span_bound,burdened_bound\n";
+        "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s,span_bound,burdened_bound,"
+        "work_s,search_s,steal_s,join_s,wait_s,fiber_s,sleep_s,workers_wall_s,inflation_ts,inflation_t1\n";
     ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);
     hx_summary s;

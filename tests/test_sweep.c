@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -22,6 +23,10 @@
 #include "harness/run/launch.h"
 #include "harness/run/progress.h"
 #include "harness/run/sweep.h"
+#include "harness/analyze/stats.h"
+#include "harness/report/analysis.h"
+#include "harness/report/plot.h"
+#include "harness/report/report.h"
 #include "uts/tree.h"
 
 extern char **environ;
@@ -37,11 +42,17 @@ extern char **environ;
  *                                                   --n 9   succeeds if FK_TEST_ENV=yes, else exit 2
  *   anything else             succeeds at once */
 
+static int fake_account; /* --account times was given: print a breakdown (fixed parts, s) */
+
 static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
     printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":1,"
            "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"},\"times\":[%.9f],\"warmup_times\":[],"
-           "\"cpu_times\":[%.9f],\"verified\":%s,\"answer\":0}\n",
+           "\"cpu_times\":[%.9f],\"verified\":%s,\"answer\":0",
            kernel, n, workers, t, t / 2, verified ? "true" : "false");
+    if (fake_account)
+        printf(",\"breakdown\":{\"seconds\":{\"work\":0.5,\"search\":0.25,\"steal\":0.05,\"join\":0.1,\"wait\":0,"
+               "\"fiber\":0,\"sleep\":0.1,\"wall\":1.0,\"cpu\":0.9},\"per_worker\":[]}");
+    printf("}\n");
     fflush(stdout);
 }
 
@@ -56,6 +67,8 @@ static int fake_driver(int argc, char **argv) {
             n = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--workers"))
             workers = (unsigned)atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--account"))
+            fake_account = !strcmp(argv[i + 1], "times");
     }
     double t0 = test_now();
     if (!strcmp(kernel, "calibrate")) {
@@ -1201,6 +1214,92 @@ TEST(record_and_env_fields) {
     json_decref(env);
 }
 
+/* "breakdown": the runtime variants' runs of the benchmarks it names, and only those, ask their
+ * driver to account (--account times); their records carry its breakdown; fit puts the parts
+ * and the work inflation into summary.csv and report.md, and plot draws them. */
+TEST(breakdown_runs_and_summary) {
+    use_fake_driver();
+    char dir[64], cfg[128], out[128], path[200], err[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/b.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, "{\"name\": \"b\", \"benchmarks\": [{\"name\": \"x\", \"kernel\": \"fib\", \"params\": {\"n\": 0}},"
+                    " {\"name\": \"y\", \"kernel\": \"fib\", \"params\": {\"n\": 0}}], \"variants\": [\"serial\", "
+                    "\"cont-seg-busy\", \"child-fiber-lazy-home\"], \"workers\": [1, 2], \"repetitions\": 2, "
+                    "\"breakdown\": [\"x\"], \"calibrate\": false}\n");
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_OK);
+    json_t *recs = records(out);
+    size_t i, with = 0;
+    json_t *r;
+    json_array_foreach(recs, i, r) {
+        int has = json_object_get(json_object_get(r, "driver"), "breakdown") != NULL;
+        int want = !strcmp(sget(r, "benchmark"), "x") && strcmp(sget(r, "variant"), "serial");
+        ASSERT_MSG(has == want, "%s: breakdown %d, wanted %d", sget(r, "run_id"), has, want);
+        with += has;
+    }
+    ASSERT_EQ(with, 8); /* x: 2 runtime variants x 2 worker counts x 2 repetitions */
+    json_decref(recs);
+    ASSERT_EQ(hx_report_fit_dir(out), HX_OK);
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    hx_summary s;
+    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    long ks = hx_stats_find(&s, "x", "serial", 1), k = hx_stats_find(&s, "x", "cont-seg-busy", 2);
+    long k1 = hx_stats_find(&s, "x", "cont-seg-busy", 1), ky = hx_stats_find(&s, "y", "cont-seg-busy", 2);
+    ASSERT(ks >= 0 && k >= 0 && k1 >= 0 && ky >= 0);
+    const hx_cell *c = &s.cells[k];
+    static const double want[HX_BD_N] = {0.5, 0.25, 0.05, 0.1, 0, 0, 0.1, 1.0};
+    for (int b = 0; b < HX_BD_N; b++)
+        ASSERT_MSG(fabs(c->bd[b] - want[b]) < 1e-9, "%s_s %g, wanted %g", hx_bd_names[b], c->bd[b], want[b]);
+    ASSERT_MSG(fabs(c->inflation_ts - 0.5 / s.cells[ks].time_median) < 1e-6 * c->inflation_ts,
+               "inflation_ts %g, work 0.5 / T_s %g", c->inflation_ts, s.cells[ks].time_median);
+    ASSERT_MSG(fabs(c->inflation_t1 - 0.5 / s.cells[k1].time_median) < 1e-6 * c->inflation_t1,
+               "inflation_t1 %g, work 0.5 / T_1 %g", c->inflation_t1, s.cells[k1].time_median);
+    ASSERT(isnan(s.cells[ky].bd[HX_BD_WORK]) && isnan(s.cells[ky].inflation_ts) && isnan(s.cells[ks].bd[HX_BD_WALL]));
+    hx_stats_free(&s);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *md = read_text(path, NULL);
+    ASSERT(md);
+    ASSERT_STR_CONTAINS(md, "## Where the time goes");
+    /* work 50%, search 25%, steal 5%, join 10%, wait 0, fiber 0, sleep 10%; idle 35, overhead 15 */
+    ASSERT_STR_CONTAINS(md, "| cont-seg-busy | 2 |");
+    ASSERT_STR_CONTAINS(md, "| 50.0 | 25.0 | 5.0 | 10.0 | 0.0 | 0.0 | 10.0 | 35.0 | 15.0 |");
+    char *sec = strstr(md, "## Where the time goes"), *end = sec ? strstr(sec + 3, "\n## ") : NULL;
+    if (end)
+        *end = 0;
+    ASSERT_MSG(sec && strstr(sec, "### x (") && !strstr(sec, "### y ("), "the breakdown section: %s", sec ? sec : "none");
+    free(md);
+    /* the figure: one panel (x), a bar per runtime cell; drawn if gnuplot is here */
+    int prc = hx_plot_dir(out);
+    snprintf(path, sizeof path, "%s/plots/breakdown-settings.gp", out);
+    char *gs = read_text(path, NULL);
+    ASSERT(gs);
+    ASSERT_STR_CONTAINS(gs, "bd_npanels = 1\nbd_maxrows = 4\n");
+    free(gs);
+    snprintf(path, sizeof path, "%s/plots/breakdown.dat", out);
+    char *dat = read_text(path, NULL);
+    ASSERT(dat);
+    ASSERT_STR_CONTAINS(dat, "\"cont-seg-busy P=2\" 50.0000 25.0000 5.0000 10.0000 0.0000 0.0000 10.0000");
+    free(dat);
+    snprintf(path, sizeof path, "%s/plots/breakdown.png", out);
+    ASSERT_MSG(prc == HX_ETOOL || (prc == HX_OK && access(path, F_OK) == 0), "plot: %d, %s", prc, path);
+    /* compare: each part's change beside the time's, for the cells with a breakdown (x) only */
+    char *cargv[] = {(char *)"compare", out, (char *)"--a", (char *)"cont-seg-busy", (char *)"--b",
+                     (char *)"child-fiber-lazy-home", NULL};
+    int crc = hx_cmd_compare(6, cargv);
+    ASSERT_MSG(crc == HX_OK || crc == HX_ETOOL, "compare: %d", crc);
+    snprintf(path, sizeof path, "%s/compare-child-fiber-lazy-home-vs-cont-seg-busy/compare.md", out);
+    char *cmp = read_text(path, NULL);
+    ASSERT_MSG(cmp, "no %s", path);
+    sec = strstr(cmp, "## Where the time changed");
+    end = sec ? strstr(sec + 3, "\n## ") : NULL;
+    if (end)
+        *end = 0;
+    ASSERT_MSG(sec && strstr(sec, "| x | 1 |") && strstr(sec, "| x | 2 |") && !strstr(sec, "| y |"),
+               "compare.md's breakdown: %s", sec ? sec : "none");
+    ASSERT_STR_CONTAINS(sec, "| +0.000 | +0.000 | +0.000 | work – |");
+    free(cmp);
+}
+
 /* ---- progress during a long run ------------------------------------------------------------------ */
 
 static void count_tick(void *arg) { ++*(int *)arg; }
@@ -1502,6 +1601,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(command_variants, 30),
                          TEST_CASE(command_expected_answers, 10),
                          TEST_CASE(record_and_env_fields, 20),
+                         TEST_CASE(breakdown_runs_and_summary, 30),
                          TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),
                          {0},

@@ -80,6 +80,8 @@ typedef struct group {
     size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu;
     status_tally *tally;
     size_t ntally, cap_tally;
+    double bd_sum[HX_BD_N]; /* the breakdowns of its runs that had one, summed */
+    size_t nbd;
 } group;
 
 typedef struct loader {
@@ -237,7 +239,28 @@ typedef struct run_fields {
     int calib, ok;
     double t, rss, cpu;
     int has_cpu;
+    double bd[HX_BD_N]; /* the driver's breakdown, s per repetition */
+    int has_bd;
 } run_fields;
+
+const char *const hx_bd_names[HX_BD_N] = {"work", "search", "steal", "join", "wait", "fiber", "sleep", "wall"};
+
+int hx_stats_read_breakdown(json_t *o, double *bd) {
+    json_t *d = json_object_get(o, "driver");
+    json_t *sec = json_object_get(json_object_get(d, "breakdown"), "seconds");
+    if (!sec)
+        return 0;
+    json_t *reps = json_object_get(d, "reps");
+    if (!json_is_object(sec) || !json_is_integer(reps) || json_integer_value(reps) < 1)
+        return -1;
+    for (int k = 0; k < HX_BD_N; k++) {
+        json_t *v = json_object_get(sec, hx_bd_names[k]);
+        if (!json_is_number(v) || json_number_value(v) < 0)
+            return -1;
+        bd[k] = json_number_value(v) / (double)json_integer_value(reps);
+    }
+    return 1;
+}
 
 /* Checks record o and fills *r: NULL, or why the record is not a run (static text, or why). */
 static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen) {
@@ -282,6 +305,10 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
     if (hc < 0 || (hc > 0 && r->cpu < 0))
         return "bad field \"cpu_s\" (a number >= 0 or null)";
     r->has_cpu = hc > 0;
+    int hb = hx_stats_read_breakdown(o, r->bd);
+    if (hb < 0)
+        return "bad field \"driver.breakdown\" (its \"seconds\" per category, and the driver's \"reps\")";
+    r->has_bd = hb > 0;
     return NULL;
 }
 
@@ -358,6 +385,11 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
                 hx_grow(&g->cpu, &g->cap_cpu, g->ncpu + 1, sizeof *g->cpu);
                 g->cpu[g->ncpu++] = r.cpu;
             }
+            if (r.has_bd) {
+                for (int k = 0; k < HX_BD_N; k++)
+                    g->bd_sum[k] += r.bd[k];
+                g->nbd++;
+            }
         }
         hx_grow(&g->mrss, &g->cap_mrss, g->nmrss + 1, sizeof *g->mrss);
         g->mrss[g->nmrss++] = r.rss;
@@ -405,6 +437,9 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
     c->mrss_se = m.se;
     c->cpu_median = c->cpu_se = NAN;
     c->span_bound = c->burdened_bound = NAN;
+    for (int k = 0; k < HX_BD_N; k++) /* (means: the parts add up to the wall) */
+        c->bd[k] = g->nbd ? g->bd_sum[k] / (double)g->nbd : NAN;
+    c->inflation_ts = c->inflation_t1 = NAN;
     if (g->ncpu) {
         hx_sample u;
         hx_stats_describe(g->cpu, g->ncpu, &u);
@@ -587,7 +622,10 @@ void hx_stats_derive(hx_summary *s) {
             c->mem = fmax(c->mrss_median - c->calib_median, HX_STATS_MEM_FLOOR_KIB);
             c->mem_se = hx_stats_quadrature(c->mrss_se, c->calib_se);
         }
+        long k1 = hx_stats_find(s, c->benchmark, c->variant, 1);
+        c->inflation_t1 = k1 >= 0 && s->cells[k1].time_median > 0 ? c->bd[HX_BD_WORK] / s->cells[k1].time_median : NAN;
         long k = serial_cell(s, c->benchmark);
+        c->inflation_ts = k >= 0 && s->cells[k].time_median > 0 ? c->bd[HX_BD_WORK] / s->cells[k].time_median : NAN;
         if (k < 0 || isnan(c->time_median)) {
             c->speedup = c->speedup_se = c->efficiency = c->efficiency_se = NAN;
             continue;

@@ -36,6 +36,16 @@ void hx_stats_ratio(double num, double num_se, double den, double den_se, double
  * the paper did (MRSS is quantised to 4 KiB pages). */
 #define HX_STATS_MEM_FLOOR_KIB 4.0
 
+/* The parts of a breakdown ("breakdown" in a config: results.h), in summary.csv's order: the
+ * runtime's categories (fk_time_cat), then their sum, the workers' wall time. */
+enum { HX_BD_WORK, HX_BD_SEARCH, HX_BD_STEAL, HX_BD_JOIN, HX_BD_WAIT, HX_BD_FIBER, HX_BD_SLEEP, HX_BD_WALL, HX_BD_N };
+extern const char *const hx_bd_names[HX_BD_N]; /* "work", ..., "wall" */
+/* A raw.jsonl record's breakdown (its driver's "breakdown" seconds over the driver's timed
+ * repetitions) per repetition into bd[HX_BD_N]: 1; 0 if the record has none; -1 if it is
+ * malformed. */
+typedef struct json_t json_t;
+int hx_stats_read_breakdown(json_t *record, double *bd);
+
 /* One row of summary.csv: a cell of kind "timed" (benchmark, variant, workers), with its
  * calibrate cell folded in.  Field names and meanings are results.h's columns. */
 typedef struct hx_cell {
@@ -50,6 +60,10 @@ typedef struct hx_cell {
     double cpu_median, cpu_se; /* CPU seconds of the timed repetition, NAN if not recorded */
     double span_bound, burdened_bound; /* from DIR/span.csv (span.h): min(P, parallelism) and the
                                           burdened estimate at this P; NAN if not measured */
+    double bd[HX_BD_N]; /* where the workers' time went, s per repetition summed over the
+                           workers, the mean over the runs that measured it; NAN if none did */
+    double inflation_ts, inflation_t1; /* bd[HX_BD_WORK] / T_s and / the variant's T_1 (NAN
+                                          without the breakdown or the time) */
 } hx_cell;
 
 /* Failed runs of one cell with one status (for report.md's list of failures). */

@@ -812,11 +812,35 @@ static void check_instructions(vctx *c, const key_rule *r, json_t *v, hx_config 
     }
 }
 
+/* list (true, false, or a list of benchmark names, at key `path`): sets the int at offset `field`
+ * of every benchmark it names (of all for true) to 1. */
+static void mark_benchmarks(vctx *c, const char *path, json_t *list, hx_config *cfg, size_t field) {
+    char buf[96], p[160];
+    if (json_is_boolean(list)) {
+        for (size_t i = 0; i < cfg->nbenchmarks; i++)
+            *(int *)(void *)((char *)&cfg->benchmarks[i] + field) = json_is_true(list);
+        return;
+    }
+    size_t i;
+    json_t *e;
+    json_array_foreach(list, i, e) {
+        snprintf(p, sizeof p, "%s[%zu]", path, i);
+        const char *name = json_is_string(e) ? json_string_value(e) : NULL;
+        size_t k = 0;
+        while (name && k < cfg->nbenchmarks && strcmp(cfg->benchmarks[k].name, name))
+            k++;
+        if (!name || k == cfg->nbenchmarks)
+            VERR(c, p, "expected the name of a benchmark in \"benchmarks\", got %s", describe(e, buf, sizeof buf));
+        else
+            *(int *)(void *)((char *)&cfg->benchmarks[k] + field) = 1;
+    }
+}
+
 /* "span": true (every benchmark), a list of benchmark names, or {"benchmarks": true | [names],
  * "burden_ns": B | "calibrate", "reps": R}: measure their work and span with the span build after the runs. */
 static void check_span(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     static const char *const skeys[] = {"benchmarks", "burden_ns", "reps", NULL};
-    char buf[96], p[160];
+    char buf[96];
     json_t *list = v;
     if (json_is_object(v)) {
         check_keys(c, "span", v, skeys, "\"span\"");
@@ -835,30 +859,23 @@ static void check_span(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
         if (rp && get_int(c, "span.reps", rp, 1, 100, &x))
             cfg->span_reps = (unsigned)x;
     }
-    if (json_is_boolean(list)) {
-        for (size_t i = 0; i < cfg->nbenchmarks; i++)
-            cfg->benchmarks[i].span = json_is_true(list);
-        return;
-    }
-    if (!json_is_array(list)) {
+    if (!json_is_boolean(list) && !json_is_array(list)) {
         VERR(c, json_is_object(v) ? "span.benchmarks" : r->key,
              "expected true, false, a list of benchmark names or {\"benchmarks\": ..., \"burden_ns\": B, "
              "\"reps\": R}, got %s", describe(list, buf, sizeof buf));
         return;
     }
-    size_t i;
-    json_t *e;
-    json_array_foreach(list, i, e) {
-        snprintf(p, sizeof p, "%s[%zu]", json_is_object(v) ? "span.benchmarks" : "span", i);
-        const char *name = json_is_string(e) ? json_string_value(e) : NULL;
-        size_t k = 0;
-        while (name && k < cfg->nbenchmarks && strcmp(cfg->benchmarks[k].name, name))
-            k++;
-        if (!name || k == cfg->nbenchmarks)
-            VERR(c, p, "expected the name of a benchmark in \"benchmarks\", got %s", describe(e, buf, sizeof buf));
-        else
-            cfg->benchmarks[k].span = 1;
-    }
+    mark_benchmarks(c, json_is_object(v) ? "span.benchmarks" : "span", list, cfg, offsetof(hx_bench, span));
+}
+
+/* "breakdown": true (every benchmark), false, or a list of benchmark names: their runtime
+ * variants' runs account for where their workers' time goes. */
+static void check_breakdown(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    char buf[96];
+    if (!json_is_boolean(v) && !json_is_array(v))
+        VERR(c, r->key, "expected true, false or a list of benchmark names, got %s", describe(v, buf, sizeof buf));
+    else
+        mark_benchmarks(c, r->key, v, cfg, offsetof(hx_bench, breakdown));
 }
 
 static void check_papi(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
@@ -999,6 +1016,7 @@ static const key_rule rules[] = { /* in the order a user reads them in the unkno
     {"papi_events", check_papi, NULL, 0},
     {"instructions", check_instructions, NULL, 0},
     {"span", check_span, NULL, 0},
+    {"breakdown", check_breakdown, NULL, 0},
 };
 #define NRULES (sizeof rules / sizeof rules[0])
 

@@ -49,6 +49,8 @@ typedef struct hx_bench {
                           NULL: every top-level worker count (owned) */
     size_t nworkers;
     int span; /* "span" names it: its work and span are measured after the runs (span.h) */
+    int breakdown; /* "breakdown" names it: its runtime variants' runs account for their
+                      workers' time (the drivers' --account times; results.h, summary.csv) */
 } hx_bench;
 
 typedef struct hx_config {

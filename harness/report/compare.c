@@ -108,6 +108,8 @@ typedef struct run {
     double t, rss;
     size_t order; /* line of raw.jsonl: the order the runs were made in */
     int calib;
+    int has_bd;
+    double bd[HX_BD_N]; /* where its workers' time went (the config's "breakdown"), s a repetition */
 } run;
 
 typedef struct side {
@@ -153,8 +155,10 @@ static void take_record(side *s, json_t *o, size_t line) {
     if (strcmp(hx_json_str(o, "status", ""), "ok"))
         return; /* failed runs are report.md's business */
     hx_grow(&s->runs, &s->cap, s->n + 1, sizeof *s->runs);
-    s->runs[s->n++] = (run){hx_xstrdup(bench), hx_xstrdup(var), (long)json_integer_value(w),
-                            (long)json_integer_value(rep), t, rss, line, calib};
+    run *r = &s->runs[s->n++];
+    *r = (run){hx_xstrdup(bench), hx_xstrdup(var), (long)json_integer_value(w), (long)json_integer_value(rep), t,
+               rss, line, calib, 0, {0}};
+    r->has_bd = hx_stats_read_breakdown(o, r->bd) == 1;
 }
 
 /* Loads DIR/raw.jsonl, the sweep's order from config.json, env.json and the memory fits. */
@@ -236,6 +240,8 @@ typedef struct sample {
     long *rep;
     size_t *ord;
     size_t n, cap;
+    double bd_sum[HX_BD_N]; /* the breakdowns of its runs that have one, summed */
+    size_t nbd;
 } sample;
 
 static void sample_add(sample *s, const run *r, double mem) {
@@ -250,7 +256,15 @@ static void sample_add(sample *s, const run *r, double mem) {
     s->m[s->n] = mem;
     s->rep[s->n] = r->rep;
     s->ord[s->n++] = r->order;
+    if (r->has_bd) {
+        for (int k = 0; k < HX_BD_N; k++)
+            s->bd_sum[k] += r->bd[k];
+        s->nbd++;
+    }
 }
+
+/* The mean of part k of the sample's breakdowns (NAN: none). */
+static double bd_mean(const sample *s, int k) { return s->nbd ? s->bd_sum[k] / (double)s->nbd : NAN; }
 
 static void sample_free(sample *s) {
     free(s->t);
@@ -681,6 +695,50 @@ static void write_builds(FILE *f, const comparison *c) {
     }
 }
 
+/* Where the time changed: for the cells whose runs accounted for their workers' time on both
+ * sides (the config's "breakdown"), each part's change beside the change of the whole. */
+static void write_breakdown_md(FILE *f, const comparison *c) {
+    size_t any = 0;
+    for (size_t i = 0; i < c->n; i++)
+        any += c->cells[i].a.nbd && c->cells[i].b.nbd;
+    if (!any)
+        return;
+    fputs("\n## Where the time changed\n\n"
+          "The cells whose runs accounted for their workers' time on both sides (the config's \"breakdown\"): "
+          "the mean of each part per repetition, summed over the P workers, B - A in ms, and the share of "
+          "the change of the workers' whole wall time (about P × the change of T) that each part made. "
+          "work: task code; search, wait, sleep: idle; steal, join, fiber: the scheduler's overhead "
+          "(report.md's \"Where the time goes\" says more).\n\n"
+          "| benchmark | P | time verdict | wall B - A (ms) |",
+          f);
+    for (int k = 0; k < HX_BD_WALL; k++)
+        fprintf(f, " %s |", hx_bd_names[k]);
+    fputs(" most of the change |\n|---|---|---|---:|", f);
+    for (int k = 0; k < HX_BD_WALL; k++)
+        fputs("---:|", f);
+    fputs("---|\n", f);
+    for (size_t i = 0; i < c->n; i++) {
+        const ccell *x = &c->cells[i];
+        if (!x->a.nbd || !x->b.nbd)
+            continue;
+        double dw = bd_mean(&x->b, HX_BD_WALL) - bd_mean(&x->a, HX_BD_WALL);
+        fprintf(f, "| %s%s%s | %ld | %s | %+.3f |", x->bench, c->B.dir ? " " : "", c->B.dir ? x->va : "", x->P,
+                x->time.verdict ? x->time.verdict : "–", dw * 1e3);
+        int most = 0;
+        double mostd = 0;
+        for (int k = 0; k < HX_BD_WALL; k++) {
+            double d = bd_mean(&x->b, k) - bd_mean(&x->a, k);
+            if (fabs(d) > fabs(mostd))
+                mostd = d, most = k;
+            if (fabs(dw) > 0)
+                fprintf(f, " %+.3f (%.0f%%) |", d * 1e3, 100 * d / dw);
+            else
+                fprintf(f, " %+.3f |", d * 1e3);
+        }
+        fprintf(f, " %s %s |\n", hx_bd_names[most], mostd > 0 ? "up" : mostd < 0 ? "down" : "–");
+    }
+}
+
 static int write_md(const comparison *c, const char *dir, const expo *e, size_t ne) {
     char path[PATH_MAX], tmp[PATH_MAX + 16];
     FILE *f = open_out(dir, "compare.md", path, tmp);
@@ -715,6 +773,7 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
     write_builds(f, c);
     fputs("\n## Time\n\n", f);
     md_table(f, c, 0);
+    write_breakdown_md(f, c);
     fputs("\n## Calibrated peak memory\n\n", f);
     md_table(f, c, 1);
     fputs("\n## Memory exponent n (Eq. 17)\n\n", f);

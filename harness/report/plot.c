@@ -25,6 +25,7 @@
 #include "harness/report/analysis.h"
 #include "harness/util/errors.h"
 #include "harness/report/report.h"
+#include "harness/report/breakdown.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -85,6 +86,7 @@ typedef struct plotctx {
     size_t nvars;
     char **notes; /* for the printed output and README.txt */
     size_t nnotes;
+    int bdpanels; /* panels of the breakdown figure (0: none) */
 } plotctx;
 
 static void note(plotctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -851,7 +853,8 @@ static int write_readme(plotctx *c, const hx_gnuplot *g) {
                 "  speedup.*     speedup T_s/T_P against workers, a panel per benchmark (paper Fig. 5a/6a)\n"
                 "  efficiency.*  parallel efficiency speedup/P, likewise (Fig. 5b/6b)\n"
                 "  memory.*      calibrated peak memory, log-log, with each variant's fit of Eq. 17 (Fig. 7)\n"
-                "  overhead.*    T_1/T_s per benchmark and variant\n\n"
+                "  overhead.*    T_1/T_s per benchmark and variant\n"
+                "  breakdown.*   where the workers' time went (the config's \"breakdown\"), a stacked bar per cell\n\n"
                 "Data: scaling.dat, memory.dat, memory-fit.dat, overhead.dat (plain text; the header of\n"
                 "each says its columns), settings.gp (panels, blocks, styles: generated).\n"
                 "Scripts: speedup.gp, efficiency.gp (both draw with scaling.gp), memory.gp, overhead.gp,\n"
@@ -870,20 +873,21 @@ static int write_readme(plotctx *c, const hx_gnuplot *g) {
 }
 
 /* Stage 5: draws every figure with every terminal and lists what was written. */
-static int draw_figures(plotctx *c, const hx_gnuplot *g, int with_memory, int with_overhead) {
-    static const char *const figures[] = {"speedup", "efficiency", "memory", "overhead"};
+static int draw_figures(plotctx *c, const hx_gnuplot *g, int with_memory, int with_overhead, int with_breakdown) {
+    static const char *const figures[] = {"speedup", "efficiency", "memory", "overhead", "breakdown"};
     hx_drawn drawn = {0};
     int status = HX_OK;
     for (size_t fi = 0; fi < sizeof figures / sizeof *figures && status == HX_OK; fi++) {
-        if ((!strcmp(figures[fi], "overhead") && !with_overhead) || (!strcmp(figures[fi], "memory") && !with_memory))
+        if ((!strcmp(figures[fi], "overhead") && !with_overhead) || (!strcmp(figures[fi], "memory") && !with_memory) ||
+            (!strcmp(figures[fi], "breakdown") && !with_breakdown))
             continue;
         status = hx_gnuplot_draw(g, c->pdir, figures[fi], &drawn);
     }
     printf("forkscope plot: %s/\n", c->pdir);
     for (int i = 0; i < drawn.n; i++)
         printf("  %s\n", drawn.files[i]);
-    printf("  data: scaling.dat bounds.dat memory.dat memory-fit.dat overhead.dat settings.gp; scripts: *.gp; "
-           "README.txt\n");
+    printf("  data: scaling.dat bounds.dat memory.dat memory-fit.dat overhead.dat%s settings.gp; scripts: *.gp; "
+           "README.txt\n", with_breakdown ? " breakdown.dat" : "");
     printf("  redraw by hand: gnuplot %s/speedup.gp   (-e \"term='%s'\" for the vector version)\n", c->pdir,
            g->vector ? g->vector : g->raster);
     if (drawn.warnings)
@@ -899,6 +903,10 @@ static int write_data(plotctx *c, panels *sc, panels *mem, glist *ovvar, size_t 
     }
     if (write_scaling(c, sc) || write_memory(c, mem) || write_overhead(c, ovvar, ovrows))
         return HX_EIO;
+    if ((c->bdpanels = hx_breakdown_write_plot(c->pdir, &c->s)) < 0) {
+        fprintf(stderr, "forkscope plot: cannot write %s/breakdown.dat: %s\n", c->pdir, strerror(errno));
+        return HX_EIO;
+    }
     if (!*ovrows || !ovvar->n)
         note(c, "no overhead chart: it needs a benchmark with a serial run and a P = 1 run of another variant");
     return write_settings(c, sc, mem, ovvar, *ovrows, g->raster ? g->raster : "pngcairo") ? HX_EIO : HX_OK;
@@ -942,7 +950,7 @@ int hx_plot_dir(const char *dir) {
     if (status != HX_OK)
         printf("forkscope plot: data files and settings written to %s/ (no figures)\n", c.pdir);
     else
-        status = draw_figures(&c, &g, mem.npanels > 0, ovrows && ovvar.n);
+        status = draw_figures(&c, &g, mem.npanels > 0, ovrows && ovvar.n, c.bdpanels > 0);
 out:
     if (c.nnotes) {
         printf("notes:\n");

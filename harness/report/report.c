@@ -18,6 +18,7 @@
 #include "harness/report/analysis.h"
 #include "harness/util/errors.h"
 #include "harness/analyze/bounds.h"
+#include "harness/report/breakdown.h"
 
 #ifndef PATH_MAX
 #define PATH_MAX 4096
@@ -50,6 +51,16 @@ static const struct dcol {
     {"cpu_se_s", offsetof(hx_cell, cpu_se)},
     {"span_bound", offsetof(hx_cell, span_bound)},
     {"burdened_bound", offsetof(hx_cell, burdened_bound)},
+    {"work_s", offsetof(hx_cell, bd[HX_BD_WORK])},
+    {"search_s", offsetof(hx_cell, bd[HX_BD_SEARCH])},
+    {"steal_s", offsetof(hx_cell, bd[HX_BD_STEAL])},
+    {"join_s", offsetof(hx_cell, bd[HX_BD_JOIN])},
+    {"wait_s", offsetof(hx_cell, bd[HX_BD_WAIT])},
+    {"fiber_s", offsetof(hx_cell, bd[HX_BD_FIBER])},
+    {"sleep_s", offsetof(hx_cell, bd[HX_BD_SLEEP])},
+    {"workers_wall_s", offsetof(hx_cell, bd[HX_BD_WALL])},
+    {"inflation_ts", offsetof(hx_cell, inflation_ts)},
+    {"inflation_t1", offsetof(hx_cell, inflation_t1)},
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
 
@@ -743,6 +754,7 @@ int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, c
     write_method(f, s);
     write_bench_tables(f, s, env);
     write_span(f, dir, s);
+    hx_breakdown_write_md(f, s);
     hx_overhead_write_md(f, dir);
     write_fit_tables(f, s, fits, nfits);
     write_failures(f, s);

@@ -17,7 +17,9 @@
  *   "memory_bytes": total RAM, "git_revision": string or null, "git_dirty": bool,
  *   "compilers": {"gcc": version string, "clang": version string},
  *   "drivers": {variant: {"path": ..., "flags": ..., "compiler": ...}, ...},
- *   "forkscope_version": string, "config_file": path given}
+ *   "forkscope_version": string, "config_file": path given,
+ *   "clock": {"source": "tsc" | "monotonic", "ns_per_tick", "calibration_ms", "fallback_reason",
+ *             "use"}: the runtime's clock as calibrated on this machine (fk_clock_get)}
  *
  * ---- DIR/raw.jsonl -----------------------------------------------------------------------
  * One JSON object per line, one line per run (a run = one fresh driver process), appended
@@ -51,7 +53,11 @@
  *   "cpu_s": the CPU time (user + system, all threads) the driver's process spent during the
  *            timed repetition (median of its "cpu_times"), or null: what busy workers burn
  *            beside the time (the lazy scheduler's point); records from older drivers lack it
- *   "driver": the driver's JSON object as printed (null if none)
+ *   "driver": the driver's JSON object as printed (null if none); with the config's "breakdown"
+ *             (runtime variants: the drivers' --account times) it has "breakdown": {"seconds":
+ *             {"work", "search", "steal", "join", "wait", "fiber", "sleep", "wall", "cpu"}: the
+ *             workers' time over the driver's timed repetitions, summed over the workers,
+ *             "per_worker": [the same per worker], "clock": {...}}
  *   "stderr_tail": the last <= 2 KiB the driver wrote to stderr (for failures; "" if none)
  *   "started": ISO-8601 UTC time the run started
  *
@@ -71,6 +77,11 @@
  * span_bound, burdened_bound: from DIR/span.csv (the config's "span"; harness/run/span.h): the
  * work-span bound min(P, parallelism) on T1/T_P and the burdened estimate at this P; empty
  * for a benchmark without a measured span.
+ * work_s,search_s,steal_s,join_s,wait_s,fiber_s,sleep_s,workers_wall_s (appended after
+ * burdened_bound): where the workers' time went (the config's "breakdown"), seconds per
+ * repetition summed over the workers, the mean over the cell's runs (means, so that the parts
+ * add up to workers_wall_s, about P x T_P); inflation_ts, inflation_t1: work_s / T_s and work_s /
+ * the variant's own time at P = 1 (work inflation).  Empty without a breakdown.
  * Empty fields where a value cannot be computed (no successful run, no serial cell).
  *
  * ---- DIR/fits.csv --------------------------------------------------------------------------
@@ -89,7 +100,8 @@
  * ---- DIR/report.md -------------------------------------------------------------------------
  * The experiment, the machine (from env.json), one results table per benchmark, the work
  * and span (from span.csv) with the bounds and any cell that beats its bound, a Table II
- * style table of fitted exponents n +- error (benchmarks x variants), and the failures.
+ * style table of fitted exponents n +- error (benchmarks x variants), "Where the time goes" (the
+ * breakdown, harness/report/breakdown.c), and the failures.
  */
 #ifndef HX_RESULTS_H
 #define HX_RESULTS_H

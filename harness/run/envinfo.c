@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "forkscope.h"
 #include "harness/config/config.h"
 #include "harness/util/util.h"
 #include "harness/util/errors.h"
@@ -121,6 +122,12 @@ json_t *hx_envinfo_collect(const char *config_file) {
         json_object_set_new(env, "kernel", json_null());
     }
     json_object_set_new(env, "cpu_model", cpu_model());
+    fk_clock_info ck; /* (each driver calibrates its own: its "breakdown" says what it found) */
+    fk_clock_get(&ck);
+    json_object_set_new(env, "clock",
+                        json_pack("{s:s, s:f, s:f, s:s, s:s}", "source", ck.source, "ns_per_tick", ck.ns_per_tick,
+                                  "calibration_ms", ck.calibration_ms, "fallback_reason", ck.fallback_reason, "use",
+                                  "the runtime's time accounting (\"breakdown\", forkscope trace) and the span build"));
     json_object_set_new(env, "cores", json_integer(hx_online_cores()));
     json_object_set_new(env, "topology", hx_envinfo_topology(buf, sizeof buf) ? json_null() : json_string(buf));
 #ifdef HWLOC_VERSION

@@ -160,6 +160,10 @@ static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
         argv[k++] = strdup("--papi");
         argv[k++] = strdup(papi);
     }
+    if (c->bench && c->bench->breakdown && c->var->kind == HX_VARIANT_RUNTIME) {
+        argv[k++] = strdup("--account");
+        argv[k++] = strdup("times");
+    }
     for (size_t i = 0; i < k; i++)
         if (!argv[i]) {
             for (size_t j = 0; j < k; j++)
