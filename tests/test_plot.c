@@ -308,7 +308,7 @@ TEST(gnuplot_error_is_a_failure) {
     snprintf(sdir, sizeof sdir, "%.100s/scripts", dir);
     ASSERT(mkdir(sdir, 0777) == 0);
     static const char *const names[] = {"term.gp", "scaling.gp", "speedup.gp", "efficiency.gp", "memory.gp",
-                                        "overhead.gp", "forest.gp", "breakdown.gp"};
+                                        "overhead.gp", "forest.gp", "breakdown.gp", "timeline.gp"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
         snprintf(p, sizeof p, "%s/%s", sdir, names[i]);
         write_file(p, i == 2 ? "set terminal bogus-terminal\n" : "# empty\n");

@@ -5,6 +5,9 @@
 #include "harness/util/errors.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
+
+#include "harness/report/timeline.h"
 
 static void fit_usage(FILE *f) {
     fputs("usage: forkscope fit DIR\n"
@@ -25,14 +28,24 @@ static int dir_command(const char *cmd, void (*usage)(FILE *), int (*fn)(const c
 int hx_cmd_fit(int argc, char **argv) { return dir_command("fit", fit_usage, hx_report_fit_dir, argc, argv); }
 
 static void plot_usage(FILE *f) {
-    fputs("usage: forkscope plot DIR\n"
+    fputs("usage: forkscope plot DIR | forkscope plot TRACE.json\n"
           "Draws the figures of results directory DIR from DIR/summary.csv and DIR/fits.csv (run\n"
           "`forkscope fit DIR` first) with gnuplot, into DIR/plots/: speedup, efficiency, memory and\n"
           "overhead as PNG and PDF (or SVG), with the data files and the gnuplot scripts used, so that a\n"
           "figure can be edited and redrawn by hand: gnuplot DIR/plots/speedup.gp\n"
+          "With a trace (forkscope trace -o TRACE.json) instead: its timeline, one row per worker coloured\n"
+          "by what it did, each steal a line from victim to thief, into TRACE-timeline/timeline.png and .pdf.\n"
           "Exit status: 0 success, 1 bad command line, 3 a file could not be read or written,\n"
           "6 gnuplot (or its scripts) missing (the data files are still written), 7 gnuplot failed.\n",
           f);
 }
 
-int hx_cmd_plot(int argc, char **argv) { return dir_command("plot", plot_usage, hx_plot_dir, argc, argv); }
+/* plot DIR, or plot TRACE.json (a file): the timeline of a trace. */
+static int plot_one(const char *arg) {
+    struct stat st;
+    if (!stat(arg, &st) && S_ISREG(st.st_mode))
+        return hx_timeline_plot(arg);
+    return hx_plot_dir(arg);
+}
+
+int hx_cmd_plot(int argc, char **argv) { return dir_command("plot", plot_usage, plot_one, argc, argv); }

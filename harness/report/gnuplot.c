@@ -16,7 +16,7 @@
 /* ---- the scripts, found and copied ------------------------------------------------------------------------------------ */
 
 static const char *const script_names[] = {"term.gp",     "scaling.gp",  "speedup.gp", "efficiency.gp",
-                                           "memory.gp",   "overhead.gp", "forest.gp", "breakdown.gp"};
+                                           "memory.gp",   "overhead.gp", "forest.gp", "breakdown.gp", "timeline.gp"};
 #define NSCRIPTS (sizeof script_names / sizeof *script_names)
 
 static int is_script_dir(const char *d) {
