@@ -7,7 +7,7 @@
 #include <string.h>
 
 #if FK_BENCH_RUNTIME
-#include "forkscope/config.h"
+#include "forkscope.h"
 #endif
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -96,14 +96,15 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 #endif
     } else if (!strcmp(name, "account") || !strcmp(name, "trace")) {
 #if FK_BENCH_RUNTIME && !FK_SPAN
+        fk_account acc;
         if (name[0] == 't') {
             if (!*val)
                 return fail(err, errlen, "option --trace needs a file name");
             cli->trace = val;
-        } else if (strcmp(val, "off") && strcmp(val, "times") && strcmp(val, "trace")) {
+        } else if (fk_account_parse(val, &acc)) {
             return fail(err, errlen, "option --account: '%s' is not off, times or trace", val);
         } else {
-            cli->account = val;
+            cli->account = (int)acc;
         }
 #else
         return fail(err, errlen, "option --%s: only the runtime's variants (fk-bench-cont-seg, ...) account for "
@@ -124,7 +125,7 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 }
 
 int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *err, size_t errlen) {
-    *cli = (bench_cli){.reps = 1, .warmup = 0, .sched = "busy", .burden_ns = BENCH_SPAN_BURDEN_NS};
+    *cli = (bench_cli){.reps = 1, .warmup = 0, .sched = "busy", .burden_ns = BENCH_SPAN_BURDEN_NS, .account = -1};
 #if FK_BENCH_RUNTIME && FK_SPAN
     cli->reps = 3; /* (each strand's median of 3: one repetition keeps every interrupt) */
 #endif
@@ -173,7 +174,9 @@ int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *e
         return fail(err, errlen, "option --burden-ns: the burden in strands is --burden-strands (with --span-unit strands)");
     if ((cli->burden_given & 2) && !cli->span_strands)
         return fail(err, errlen, "option --burden-strands: needs --span-unit strands (in time: --burden-ns)");
-    if (cli->trace && cli->account && strcmp(cli->account, "trace"))
-        return fail(err, errlen, "option --trace: needs the trace, not --account %s", cli->account);
+#if FK_BENCH_RUNTIME && !FK_SPAN
+    if (cli->trace && cli->account >= 0 && cli->account != FK_ACCOUNT_TRACE)
+        return fail(err, errlen, "option --trace: needs the trace, not --account %s", fk_account_name((fk_account)cli->account));
+#endif
     return BENCH_CLI_RUN;
 }

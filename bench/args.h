@@ -21,7 +21,7 @@ typedef struct bench_cli {
     double burden_ns;    /* the span build: a steal's burden on a fork (time), ns */
     double burden_strands; /* the same counted in strands (--span-unit strands; default 0) */
     int burden_given;      /* 1: --burden-ns, 2: --burden-strands (each needs its unit) */
-    const char *account;   /* runtime variants: off|times|trace (NULL: the environment's) */
+    int account;           /* runtime variants: an fk_account (--account), or -1: the environment's */
     const char *trace;     /* runtime variants: write the timeline here (Chrome trace JSON) */
 } bench_cli;
 

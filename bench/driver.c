@@ -142,7 +142,11 @@ static json_t *breakdown_json(const fk_pool *pool) {
                      "the timed repetitions, from the reset before the first to the end of the last");
 }
 
-/* --trace FILE: the workers' timeline over the timed repetitions.  0, or -1 (said). */
+/* --trace FILE, opened before the run (an unwritable path fails at once, not after it). */
+static FILE *trace_file;
+
+/* The workers' timeline over the timed repetitions into trace_file.  0, or -1 (said, and the
+ * partial file removed). */
 static int write_trace(const run_args *a, const bench_ctx *c, json_t *doc) {
     char *params = json_dumps(json_object_get(doc, "params"), JSON_COMPACT | JSON_SORT_KEYS);
     char workers[16], reps[16];
@@ -151,14 +155,15 @@ static int write_trace(const run_args *a, const bench_ctx *c, json_t *doc) {
     const char *meta[] = {"kernel", c->kernel->name, "params", params ? params : "{}", "sched", a->cli.sched,
                           "reps", reps, "requested_workers", workers, "build_flags", bench_build_flags,
                           "git", bench_build_git, NULL};
-    FILE *f = fopen(a->cli.trace, "w");
     fk_trace_summary s;
-    int e = f ? fk_pool_trace_write(c->pool, f, meta, &s) : errno;
-    if (f && fclose(f) && !e)
-        e = errno;
+    int e = fk_pool_trace_write(c->pool, trace_file, meta, &s);
+    if (fclose(trace_file) && !e)
+        e = errno ? errno : EIO;
+    trace_file = NULL;
     free(params);
     if (e) {
         fprintf(stderr, "%s: cannot write the trace %s: %s\n", prog, a->cli.trace, e > 0 ? strerror(e) : fk_strerror(e));
+        unlink(a->cli.trace);
         return -1;
     }
     if (s.dropped)
@@ -267,8 +272,8 @@ static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
         usage_error("option --sched: '%s' is not busy or lazy", a->cli.sched);
     if (a->cli.resume && fk_fiber_resume_parse(a->cli.resume, &po.fiber_resume))
         usage_error("option --resume: '%s' is not any or home", a->cli.resume);
-    if (a->cli.account && fk_account_parse(a->cli.account, &po.account))
-        usage_error("option --account: '%s' is not off, times or trace", a->cli.account);
+    if (a->cli.account >= 0)
+        po.account = (fk_account)a->cli.account;
     if (a->cli.trace)
         po.account = FK_ACCOUNT_TRACE;
     a->account = po.account;
@@ -320,6 +325,13 @@ static void *measure(void *arg) {
     bench_ctx *c = a->c;
     const bench_kernel *k = c->kernel;
     json_t *doc = a->doc;
+#if FK_BENCH_RUNTIME
+    if (a->cli.trace && !(trace_file = fopen(a->cli.trace, "w"))) {
+        fprintf(stderr, "%s: cannot write the trace %s: %s\n", prog, a->cli.trace, strerror(errno));
+        a->status = EXIT_RUN;
+        return NULL;
+    }
+#endif
     if (start_workers(a, c, doc)) {
         a->status = EXIT_RUN;
         return NULL;

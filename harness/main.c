@@ -60,7 +60,7 @@ static const command_entry commands[] = {
      "Work, span, parallelism and burdened parallelism of K (the span build, one worker),\n"
      "and the speedup they bound at each P (default up to 112) (forkscope span --help).",
      hx_cmd_span},
-    {"trace", "trace --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] -o FILE",
+    {"trace", "trace --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] [--warmup W] -o FILE",
      "Every worker's timeline of one run as a Chrome trace (Perfetto, chrome://tracing), and\n"
      "where each worker's time went: work, search, steal, join, wait, fiber, sleep\n"
      "(forkscope trace --help).",

@@ -38,14 +38,32 @@ static void log_event(fk__acct *a, unsigned kind, unsigned cat, const char *name
     atomic_store_explicit(&a->nev, n + 1, memory_order_release); /* the event before the count */
 }
 
+/* The owner's first log entry after a reset (fk_pool_stats_reset): the log starts afresh, with
+ * the category the worker has been in since the reset.  (The reset bumps the epoch after
+ * setting acct_t0; the writer reads a log only if its epoch is the pool's.) */
+static void renew(fk_worker *w, fk__acct *a) {
+    uint32_t e = atomic_load_explicit(&w->pool->acct_epoch, memory_order_acquire);
+    if (e == atomic_load_explicit(&a->epoch, RLX))
+        return;
+    atomic_store_explicit(&a->nev, 0, RLX);
+    atomic_store_explicit(&a->dropped, 0, RLX);
+    atomic_store_explicit(&a->steals, 0, RLX);
+    atomic_store_explicit(&a->epoch, e, memory_order_release); /* (the zeros before the epoch) */
+    log_event(a, FK__TEV_CAT, atomic_load_explicit(&a->cat, RLX), NULL, 0,
+              atomic_load_explicit(&w->pool->acct_t0, RLX));
+}
+
 void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
     fk__acct *a = &w->acct;
+    if (a->ev)
+        renew(w, a);
     unsigned cur = atomic_load_explicit(&a->cat, RLX);
     if (cur == cat && !name)
         return;
     uint64_t now = at ? at : fk__clock_now();
     uint64_t last = atomic_load_explicit(&a->last, RLX);
-    if (now < last) /* (a clock read before the last move: the period is empty) */
+    if (now < last) /* (a clock read before the last move: the period is empty; a part never
+                       goes down, which readers on other threads may rely on) */
         now = last;
     uint32_t s = atomic_load_explicit(&a->seq, RLX);
     atomic_store_explicit(&a->seq, s + 1, RLX);
@@ -60,6 +78,8 @@ void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
 
 void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at) {
     fk__acct *a = &w->acct;
+    if (a->ev)
+        renew(w, a);
     if (kind == FK__TEV_STEAL)
         atomic_store_explicit(&a->steals, atomic_load_explicit(&a->steals, RLX) + 1, RLX);
     if (a->ev)
@@ -89,6 +109,14 @@ int fk__acct_worker_init(fk_worker *w) {
     return 0;
 }
 
+int fk__acct_pool_init(fk_pool *p) {
+    if (p->opts.account == FK_ACCOUNT_OFF)
+        return 0;
+    p->acct_base = calloc((size_t)p->n * FK_TIME_NCAT, sizeof *p->acct_base);
+    p->acct_cpu_base = calloc(p->n, sizeof *p->acct_cpu_base);
+    return p->acct_base && p->acct_cpu_base ? 0 : FK_ENOMEM;
+}
+
 void fk__acct_worker_free(fk_worker *w) {
     free(w->acct.ev);
     w->acct.ev = NULL;
@@ -99,46 +127,50 @@ static void snapshot(const fk_worker *w, uint64_t *out) {
     const fk__acct *a = &w->acct;
     for (;;) {
         uint32_t s1 = atomic_load_explicit(&a->seq, memory_order_acquire);
-        if (s1 & 1)
+        if (s1 & 1) { /* (the owner is between two stores: a few instructions) */
+            fk__cpu_pause();
             continue;
+        }
         uint64_t now = fk__clock_now();
         unsigned cat = atomic_load_explicit(&a->cat, RLX);
         uint64_t last = atomic_load_explicit(&a->last, RLX);
         for (int c = 0; c < FK_TIME_NCAT; c++)
             out[c] = atomic_load_explicit(&a->t[c], RLX);
         atomic_thread_fence(memory_order_acquire); /* the copy before the second look */
-        if (atomic_load_explicit(&a->seq, RLX) != s1)
+        if (atomic_load_explicit(&a->seq, RLX) != s1) {
+            fk__cpu_pause();
             continue;
+        }
         if (now > last && cat < FK_TIME_NCAT)
             out[cat] += now - last;
         return;
     }
 }
 
-/* The CPU time of w's thread, ns (0 if it cannot be read, or the threads were joined). */
-static double thread_cpu_ns(fk_pool *p, const fk_worker *w) {
+/* The CPU time of w's thread, ns (0 if it cannot be read, or the pool's threads are being
+ * stopped: under the pool's lock, which the shutdown takes before it joins them). */
+static uint64_t thread_cpu_ns(fk_pool *p, const fk_worker *w) {
     clockid_t id;
     struct timespec ts;
     pthread_mutex_lock(&p->lock);
-    int gone = p->shut != 0;
+    int ok = !p->shut && !pthread_getcpuclockid(w->thread, &id) && !clock_gettime(id, &ts);
     pthread_mutex_unlock(&p->lock);
-    if (gone || pthread_getcpuclockid(w->thread, &id) || clock_gettime(id, &ts))
-        return 0;
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return ok ? (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec : 0;
 }
 
+/* (A reading concurrent with a reset may mix the old and the new bases of a worker.) */
 void fk__acct_reset(fk_pool *p) {
     if (p->opts.account == FK_ACCOUNT_OFF)
         return;
-    if (!p->acct_base)
-        p->acct_base = calloc((size_t)p->n * FK_TIME_NCAT, sizeof *p->acct_base);
-    if (!p->acct_cpu_base)
-        p->acct_cpu_base = calloc(p->n, sizeof *p->acct_cpu_base);
+    for (unsigned i = 0; i < p->n; i++) {
+        uint64_t t[FK_TIME_NCAT];
+        snapshot(p->workers[i], t);
+        for (int c = 0; c < FK_TIME_NCAT; c++)
+            atomic_store_explicit(&p->acct_base[(size_t)i * FK_TIME_NCAT + c], t[c], RLX);
+        atomic_store_explicit(&p->acct_cpu_base[i], thread_cpu_ns(p, p->workers[i]), RLX);
+    }
     atomic_store_explicit(&p->acct_t0, fk__clock_now(), RLX);
-    for (unsigned i = 0; p->acct_base && i < p->n; i++)
-        snapshot(p->workers[i], p->acct_base + (size_t)i * FK_TIME_NCAT);
-    for (unsigned i = 0; p->acct_cpu_base && i < p->n; i++)
-        p->acct_cpu_base[i] = thread_cpu_ns(p, p->workers[i]);
+    atomic_fetch_add_explicit(&p->acct_epoch, 1, memory_order_release); /* (after acct_t0: renew) */
 }
 
 int fk_pool_times(const fk_pool *p, fk_times *sum, fk_times *per_worker) {
@@ -153,14 +185,14 @@ int fk_pool_times(const fk_pool *p, fk_times *sum, fk_times *per_worker) {
         fk_times one;
         memset(&one, 0, sizeof one);
         for (int c = 0; c < FK_TIME_NCAT; c++) {
-            uint64_t b = p->acct_base ? p->acct_base[(size_t)i * FK_TIME_NCAT + c] : 0;
+            uint64_t b = atomic_load_explicit(&p->acct_base[(size_t)i * FK_TIME_NCAT + c], RLX);
             one.ns[c] = (double)(t[c] > b ? t[c] - b : 0) * k;
             one.wall_ns += one.ns[c];
             total.ns[c] += one.ns[c];
         }
-        one.cpu_ns = thread_cpu_ns((fk_pool *)p, p->workers[i]) - (p->acct_cpu_base ? p->acct_cpu_base[i] : 0);
-        if (one.cpu_ns < 0)
-            one.cpu_ns = 0;
+        uint64_t cpu = thread_cpu_ns((fk_pool *)p, p->workers[i]);
+        uint64_t cpu0 = atomic_load_explicit(&p->acct_cpu_base[i], RLX);
+        one.cpu_ns = cpu > cpu0 ? (double)(cpu - cpu0) : 0;
         total.wall_ns += one.wall_ns;
         total.cpu_ns += one.cpu_ns;
         if (per_worker)
@@ -218,11 +250,20 @@ static void span(writer *wr, unsigned tid, unsigned cat, const char *name, uint6
 
 /* One worker's periods (each from one logged move to the next; the last one to `end`, or to
  * the last move logged if the log dropped some) and its steals and leaps, as flows from the
- * victim's track to this one. */
-static void write_worker(writer *wr, const fk_worker *w, uint64_t *flow) {
+ * victim's track to this one; its counts into *s.  A worker that has not moved since the last
+ * reset (its log is older: see renew) has been in one category all along. */
+static void write_worker(writer *wr, const fk_pool *p, const fk_worker *w, uint64_t *flow, fk_trace_summary *s) {
     const fk__acct *a = &w->acct;
+    if (atomic_load_explicit(&a->epoch, memory_order_acquire) != atomic_load_explicit(&p->acct_epoch, RLX)) {
+        span(wr, w->id, atomic_load_explicit(&a->cat, RLX), NULL, wr->t0, wr->end);
+        return;
+    }
     uint32_t n = atomic_load_explicit(&a->nev, memory_order_acquire);
-    int full = atomic_load_explicit(&a->dropped, RLX) != 0;
+    uint64_t dropped = atomic_load_explicit(&a->dropped, RLX);
+    int full = dropped != 0;
+    s->events += n + dropped;
+    s->dropped += dropped;
+    s->steals += atomic_load_explicit(&a->steals, RLX);
     const fk__tev *open = NULL;
     for (uint32_t j = 0; j < n; j++) {
         const fk__tev *e = &a->ev[j];
@@ -267,15 +308,10 @@ int fk_pool_trace_write(const fk_pool *p, FILE *out, const char *const *meta, fk
     fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"forkscope pool\"}}", out);
     uint64_t flow = 0;
     for (unsigned i = 0; i < p->n; i++) {
-        const fk__acct *a = &p->workers[i]->acct;
         sep(&wr);
         fprintf(out, "{\"ph\":\"M\",\"pid\":1,\"tid\":%u,\"name\":\"thread_name\",\"args\":{\"name\":\"worker %u\"}}", i, i);
-        write_worker(&wr, p->workers[i], &flow);
-        s.events += atomic_load_explicit(&a->nev, memory_order_acquire);
-        s.dropped += atomic_load_explicit(&a->dropped, RLX);
-        s.steals += atomic_load_explicit(&a->steals, RLX);
+        write_worker(&wr, p, p->workers[i], &flow, &s);
     }
-    s.events += s.dropped;
     fprintf(out, "\n],\"otherData\":{\"variant\":\"%s\",\"workers\":%u,\"sched\":\"%s\",\"clock\":\"%s\","
                  "\"ns_per_tick\":%.9f,\"events\":%llu,\"dropped\":%llu,\"steals\":%llu,\"log_events_per_worker\":%u",
             fk_build_variant(), p->n, fk_sched_name(p->sched), ck.source, ck.ns_per_tick,

@@ -318,6 +318,8 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
 
     if (setup_groups(p, opts.placement == FK_PLACE_NONE ? NULL : fk__topo_nodes(p->topo)))
         goto threads_failed;
+    if (fk__acct_pool_init(p))
+        goto threads_failed;
 
     pthread_attr_t attr;
     if (pthread_attr_init(&attr)) {
@@ -361,6 +363,8 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     /* Undo in reverse order; each label is the step that failed. */
 threads_failed: /* the groups, the thread attributes or a thread: every worker is allocated */
     free_groups(p);
+    free(p->acct_base);
+    free(p->acct_cpu_base);
     made = p->n;
 worker_failed: /* worker `made` (the ones before it are allocated) */
     free_workers(p, made);

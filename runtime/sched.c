@@ -560,13 +560,14 @@ static void idle_step(fk_worker *w, unsigned *fails) {
     backoff(*fails);
 }
 
-/* Runs what a successful steal from victim v took (t_try: when the attempt began, if the
- * time is being accounted: from then on it was a steal, not a search). */
-static void run_stolen(fk_worker *w, fk__slot *s, unsigned v, uint64_t t_try) {
+/* Runs what a successful steal from victim v took.  (The accounting's steal part begins
+ * here: the attempt itself was search, and a reading taken during it has counted it so.) */
+static void run_stolen(fk_worker *w, fk__slot *s, unsigned v) {
     FK__WSTAT(w, steals);
     if (FK__ACCT_ON(w)) {
-        fk__acct_event(w, FK__TEV_STEAL, v, t_try);
-        fk__acct_to(w, FK_TIME_STEAL, NULL, t_try);
+        uint64_t now = fk__clock_now();
+        fk__acct_event(w, FK__TEV_STEAL, v, now);
+        fk__acct_to(w, FK_TIME_STEAL, NULL, now);
     }
     become_active(w);
 #if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
@@ -635,10 +636,9 @@ static int steal_round(fk_worker *w) {
     for (unsigned i = 0; i < tries; i++) {
         fk_worker *v = p->workers[fk__victim_pick(&w->victims)];
         fk__slot s;
-        uint64_t t_try = FK__ACCT_ON(w) ? fk__clock_now() : 0;
         int r = fk__steal(v, &s);
         if (r == FK__STEAL_OK) {
-            run_stolen(w, &s, v->id, t_try);
+            run_stolen(w, &s, v->id);
             return 1;
         }
         if (r == FK__STEAL_EMPTY) {
@@ -649,11 +649,10 @@ static int steal_round(fk_worker *w) {
             FK__WSTAT(w, steal_lost);
         }
     }
-    uint64_t t_force = FK__ACCT_ON(w) ? fk__clock_now() : 0;
     if (hoarder && try_force(w, hoarder)) {
         fk__slot s;
         if (fk__steal(hoarder, &s) == FK__STEAL_OK) {
-            run_stolen(w, &s, hoarder->id, t_force);
+            run_stolen(w, &s, hoarder->id);
             return 1;
         }
     }

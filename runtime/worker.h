@@ -51,6 +51,7 @@ typedef struct fk__acct {
     _Atomic uint32_t nev;      /* events logged (released after each is written) */
     _Atomic uint64_t dropped;  /* events that found the log full */
     _Atomic uint64_t steals;   /* steal events, logged or dropped */
+    _Atomic uint32_t epoch;    /* the pool's acct_epoch the log holds events of (account.c) */
 } fk__acct;
 
 /* A deque buffer: capacity, the buffer it replaced (kept until the worker is destroyed,
@@ -88,7 +89,7 @@ struct fk_worker {
     fk__victims victims;
     fk__wstats st;
     uint64_t hungry_since; /* ns (monotonic) since which this thief has found no work, or 0 */
-    fk__acct acct;         /* time accounting: owner writes, anyone reads (account.c) */
+    _Alignas(64) fk__acct acct; /* time accounting: owner writes, anyone reads (account.c) */
     _Atomic uint64_t final_forks, final_calls; /* hot->n_fork/n_call when the worker exited */
 
     /* Submissions from other threads (roots). */
@@ -170,11 +171,13 @@ struct fk_pool {
     _Atomic int64_t stack_bytes_peak;
     /* fk_pool_stats_reset: counters are reported relative to this snapshot. */
     fk_stats *baseline;
-    /* ... and times relative to this one (ticks, FK_TIME_NCAT per worker), and traces from
-     * acct_t0 on (0: from the start). */
-    uint64_t *acct_base;
-    double *acct_cpu_base; /* each worker thread's CPU time at the reset, ns */
+    /* ... and times relative to this one (ticks, FK_TIME_NCAT per worker; allocated with the
+     * pool when it accounts), and traces from acct_t0 on (0: from the start); each reset
+     * bumps acct_epoch, and a worker's first transition after it starts its log afresh. */
+    _Atomic uint64_t *acct_base;
+    _Atomic uint64_t *acct_cpu_base; /* each worker thread's CPU time at the reset, ns */
     _Atomic uint64_t acct_t0;
+    _Atomic uint32_t acct_epoch;
 
     _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
     _Atomic uint64_t force_next;  /* ns before which no thief may force a publication */
@@ -197,6 +200,7 @@ struct fk_pool {
 void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at);
 void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at);
 int fk__acct_worker_init(fk_worker *w);
+int fk__acct_pool_init(fk_pool *p);
 void fk__acct_worker_free(fk_worker *w);
 void fk__acct_reset(fk_pool *p);
 #define FK__ACCT_ON(w) __builtin_expect((w)->acct.on, 0)
@@ -215,6 +219,7 @@ static inline void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uin
     (void)w, (void)kind, (void)arg, (void)at;
 }
 static inline int fk__acct_worker_init(fk_worker *w) { return (void)w, 0; }
+static inline int fk__acct_pool_init(fk_pool *p) { return (void)p, 0; }
 static inline void fk__acct_worker_free(fk_worker *w) { (void)w; }
 static inline void fk__acct_reset(fk_pool *p) { (void)p; }
 #endif

@@ -86,6 +86,31 @@ else
     bad "a full log: $why: $(echo "$out" | head -3)"
 fi
 
+# the timeline figure of a trace: every span and every steal of the file in its data
+out=$("$bin/forkscope" plot "$tmp/cont-seg-busy.json" 2>&1); rc=$?
+why=$(python3 -c '
+import json, sys
+t = json.load(open(sys.argv[1])); ev = t["traceEvents"]
+spans = sum(1 for e in ev if e.get("ph") == "X")
+steals = sum(1 for e in ev if e.get("ph") == "s" and e.get("cat") == "steal")
+rows = [l.split() for l in open(sys.argv[2]) if not l.startswith("#")]
+srows = [l.split() for l in open(sys.argv[3]) if not l.startswith("#")]
+errs = []
+if len(rows) != spans: errs.append("%d spans in timeline.dat, %d in the trace" % (len(rows), spans))
+if len(srows) != steals: errs.append("%d steals in steals.dat, %d in the trace" % (len(srows), steals))
+if any(r[1] == r[2] for r in srows): errs.append("a steal from a worker to itself")
+print("; ".join(errs))' "$tmp/cont-seg-busy.json" "$tmp/cont-seg-busy-timeline/timeline.dat" "$tmp/cont-seg-busy-timeline/steals.dat" 2>&1)
+if [ $rc -eq 0 ] && [ -z "$why" ] && [ -s "$tmp/cont-seg-busy-timeline/timeline.png" ]; then
+    ok "forkscope plot TRACE: the timeline figure, with every span and steal of the trace"
+elif [ $rc -eq 6 ]; then
+    bad "forkscope plot TRACE: gnuplot missing (make check installs it): $out"
+else
+    bad "forkscope plot TRACE: exit $rc: $why: $(echo "$out" | head -3)"
+fi
+out=$("$bin/forkscope" plot "$tmp/err" 2>&1); rc=$?
+if [ $rc -eq 1 ] && echo "$out" | grep -q "is not a trace"; then ok "refused: plot of a file that is not a trace"
+else bad "plot of a non-trace: exit $rc: $(echo "$out" | head -2)"; fi
+
 # accounting without a trace, and off
 d=$("$bin/fk-bench-cont-seg" --kernel fib --n 20 --workers 2 --account times 2>&1)
 if echo "$d" | python3 -c 'import json,sys; d=json.load(sys.stdin); assert "trace" not in d and d["breakdown"]["seconds"]["wall"] > 0 and d["pool"]["account"] == "times"' 2>/dev/null; then

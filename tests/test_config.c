@@ -731,8 +731,8 @@ int main(int argc, char **argv) {
                      (struct test_case[]){
                          TEST_CASE(bad_configs_give_expected_errors, 20),
                          TEST_CASE(instructions_parser, 10),
-        TEST_CASE(breakdown_key, 10),
-        TEST_CASE(span_key, 10),
+                         TEST_CASE(breakdown_key, 10),
+                         TEST_CASE(span_key, 10),
                          TEST_CASE(unreadable_config_is_io_error, 5),
                          TEST_CASE(shipped_configs_validate, 20),
                          TEST_CASE(quick_config_shape, 5),

@@ -42,16 +42,22 @@ extern char **environ;
  *                                                   --n 9   succeeds if FK_TEST_ENV=yes, else exit 2
  *   anything else             succeeds at once */
 
-static int fake_account; /* --account times was given: print a breakdown (fixed parts, s) */
+static int fake_account; /* --account times was given: print a breakdown */
+static int fake_lazy;    /* --sched lazy */
 
+/* With --account times the driver reports 2 repetitions and their breakdown, summed: work
+ * P s, search 0.5, steal 0.1, join 0.2, sleep 0.2 (busy) or 0.6 (lazy) */
 static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
-    printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":1,"
-           "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"},\"times\":[%.9f],\"warmup_times\":[],"
+    printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":%d,"
+           "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"},\"times\":[%.9f%s],\"warmup_times\":[],"
            "\"cpu_times\":[%.9f],\"verified\":%s,\"answer\":0",
-           kernel, n, workers, t, t / 2, verified ? "true" : "false");
-    if (fake_account)
-        printf(",\"breakdown\":{\"seconds\":{\"work\":0.5,\"search\":0.25,\"steal\":0.05,\"join\":0.1,\"wait\":0,"
-               "\"fiber\":0,\"sleep\":0.1,\"wall\":1.0,\"cpu\":0.9},\"per_worker\":[]}");
+           kernel, n, workers, fake_account ? 2 : 1, t, fake_account ? ",0" : "", t / 2, verified ? "true" : "false");
+    if (fake_account) {
+        double sleep = fake_lazy ? 0.6 : 0.2;
+        printf(",\"breakdown\":{\"seconds\":{\"work\":%u,\"search\":0.5,\"steal\":0.1,\"join\":0.2,\"wait\":0,"
+               "\"fiber\":0,\"sleep\":%g,\"wall\":%g,\"cpu\":0.9},\"per_worker\":[]}",
+               workers, sleep, workers + 0.8 + sleep);
+    }
     printf("}\n");
     fflush(stdout);
 }
@@ -69,6 +75,8 @@ static int fake_driver(int argc, char **argv) {
             workers = (unsigned)atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--account"))
             fake_account = !strcmp(argv[i + 1], "times");
+        else if (!strcmp(argv[i], "--sched"))
+            fake_lazy = !strcmp(argv[i + 1], "lazy");
     }
     double t0 = test_now();
     if (!strcmp(kernel, "calibrate")) {
@@ -1247,22 +1255,25 @@ TEST(breakdown_runs_and_summary) {
     long k1 = hx_stats_find(&s, "x", "cont-seg-busy", 1), ky = hx_stats_find(&s, "y", "cont-seg-busy", 2);
     ASSERT(ks >= 0 && k >= 0 && k1 >= 0 && ky >= 0);
     const hx_cell *c = &s.cells[k];
-    static const double want[HX_BD_N] = {0.5, 0.25, 0.05, 0.1, 0, 0, 0.1, 1.0};
+    /* per repetition: the driver's sums over its 2 repetitions, halved */
+    static const double want[HX_BD_N] = {1.0, 0.25, 0.05, 0.1, 0, 0, 0.1, 1.5};
     for (int b = 0; b < HX_BD_N; b++)
         ASSERT_MSG(fabs(c->bd[b] - want[b]) < 1e-9, "%s_s %g, wanted %g", hx_bd_names[b], c->bd[b], want[b]);
-    ASSERT_MSG(fabs(c->inflation_ts - 0.5 / s.cells[ks].time_median) < 1e-6 * c->inflation_ts,
-               "inflation_ts %g, work 0.5 / T_s %g", c->inflation_ts, s.cells[ks].time_median);
-    ASSERT_MSG(fabs(c->inflation_t1 - 0.5 / s.cells[k1].time_median) < 1e-6 * c->inflation_t1,
-               "inflation_t1 %g, work 0.5 / T_1 %g", c->inflation_t1, s.cells[k1].time_median);
+    ASSERT_MSG(fabs(c->inflation_ts - 1.0 / s.cells[ks].time_median) < 1e-6 * c->inflation_ts,
+               "inflation_ts %g, work 1.0 / T_s %g", c->inflation_ts, s.cells[ks].time_median);
+    ASSERT_MSG(fabs(c->inflation_t1 - 1.0 / s.cells[k1].time_median) < 1e-6 * c->inflation_t1,
+               "inflation_t1 %g, work 1.0 / T_1 %g", c->inflation_t1, s.cells[k1].time_median);
+    ASSERT_MSG(fabs(s.cells[k1].bd[HX_BD_WORK] - 0.5) < 1e-9, "P = 1: work_s %g", s.cells[k1].bd[HX_BD_WORK]);
     ASSERT(isnan(s.cells[ky].bd[HX_BD_WORK]) && isnan(s.cells[ky].inflation_ts) && isnan(s.cells[ks].bd[HX_BD_WALL]));
     hx_stats_free(&s);
     snprintf(path, sizeof path, "%s/report.md", out);
     char *md = read_text(path, NULL);
     ASSERT(md);
     ASSERT_STR_CONTAINS(md, "## Where the time goes");
-    /* work 50%, search 25%, steal 5%, join 10%, wait 0, fiber 0, sleep 10%; idle 35, overhead 15 */
+    /* P = 2 of 1.5 s: work 66.7%, search 16.7, steal 3.3, join 6.7, wait 0, fiber 0, sleep 6.7;
+     * idle 23.3, overhead 10.0 */
     ASSERT_STR_CONTAINS(md, "| cont-seg-busy | 2 |");
-    ASSERT_STR_CONTAINS(md, "| 50.0 | 25.0 | 5.0 | 10.0 | 0.0 | 0.0 | 10.0 | 35.0 | 15.0 |");
+    ASSERT_STR_CONTAINS(md, "| 66.7 | 16.7 | 3.3 | 6.7 | 0.0 | 0.0 | 6.7 | 23.3 | 10.0 |");
     char *sec = strstr(md, "## Where the time goes"), *end = sec ? strstr(sec + 3, "\n## ") : NULL;
     if (end)
         *end = 0;
@@ -1278,7 +1289,7 @@ TEST(breakdown_runs_and_summary) {
     snprintf(path, sizeof path, "%s/plots/breakdown.dat", out);
     char *dat = read_text(path, NULL);
     ASSERT(dat);
-    ASSERT_STR_CONTAINS(dat, "\"cont-seg-busy P=2\" 50.0000 25.0000 5.0000 10.0000 0.0000 0.0000 10.0000");
+    ASSERT_STR_CONTAINS(dat, "\"cont-seg-busy P=2\" 66.6667 16.6667 3.3333 6.6667 0.0000 0.0000 6.6667");
     free(dat);
     snprintf(path, sizeof path, "%s/plots/breakdown.png", out);
     ASSERT_MSG(prc == HX_ETOOL || (prc == HX_OK && access(path, F_OK) == 0), "plot: %d, %s", prc, path);
@@ -1296,7 +1307,9 @@ TEST(breakdown_runs_and_summary) {
         *end = 0;
     ASSERT_MSG(sec && strstr(sec, "| x | 1 |") && strstr(sec, "| x | 2 |") && !strstr(sec, "| y |"),
                "compare.md's breakdown: %s", sec ? sec : "none");
-    ASSERT_STR_CONTAINS(sec, "| +0.000 | +0.000 | +0.000 | work – |");
+    /* the lazy variant sleeps 0.2 s a repetition more, the rest alike: all of the change */
+    ASSERT_STR_CONTAINS(sec, " | +200.000 | +0.000 (0%) | +0.000 (0%) | +0.000 (0%) | +0.000 (0%) "
+                             "| +0.000 (0%) | +0.000 (0%) | +200.000 (100%) | sleep up |");
     free(cmp);
 }
 

@@ -158,7 +158,15 @@ static void take_record(side *s, json_t *o, size_t line) {
     run *r = &s->runs[s->n++];
     *r = (run){hx_xstrdup(bench), hx_xstrdup(var), (long)json_integer_value(w), (long)json_integer_value(rep), t,
                rss, line, calib, 0, {0}};
-    r->has_bd = hx_stats_read_breakdown(o, r->bd) == 1;
+    int hb = hx_stats_read_breakdown(o, r->bd);
+    if (hb < 0) { /* (as fit: a malformed record is left out) */
+        free(r->bench);
+        free(r->variant);
+        s->n--;
+        s->skipped++;
+        return;
+    }
+    r->has_bd = hb == 1;
 }
 
 /* Loads DIR/raw.jsonl, the sweep's order from config.json, env.json and the memory fits. */

@@ -12,19 +12,28 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "harness/analyze/stats.h"
 #include "harness/report/gnuplot.h"
 #include "harness/util/errors.h"
 #include "harness/util/util.h"
 
-/* The categories in the figure's order and colours (plots/timeline.gp, as breakdown.gp). */
-static const char *const cats[] = {"work", "search", "steal", "join", "wait", "fiber", "sleep"};
-#define NCATS (sizeof cats / sizeof *cats)
-
+/* A span's category as the figure's colour index (plots/timeline.gp: hx_bd_names' order). */
 static int cat_index(const char *c) {
-    for (size_t k = 0; c && k < NCATS; k++)
-        if (!strcmp(c, cats[k]))
-            return (int)k + 1;
+    for (int k = 0; c && k < HX_BD_WALL; k++)
+        if (!strcmp(c, hx_bd_names[k]))
+            return k + 1;
     return 0;
+}
+
+/* s into a gnuplot string ("..."): quotes and backslashes escaped. */
+static void put_gp_string(FILE *f, const char *s) {
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        fputc(*s == '\n' ? ' ' : *s, f);
+    }
+    fputc('"', f);
 }
 
 /* The trace's spans into timeline.dat (worker start_ms end_ms category) and its steals into
@@ -65,7 +74,8 @@ static int write_data(const char *out, json_t *evs, long *workers, double *end_m
             fprintf(d, "%ld %.6f %.6f %d\n", w, ts, end, c);
             *end_ms = end > *end_ms ? end : *end_ms;
             ++*nspans;
-        } else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
+        } else if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && !strcmp(json_string_value(json_object_get(e, "cat")) ? json_string_value(json_object_get(e, "cat")) : "", "steal")) {
+            /* (steals only: a native join's leaps are not drawn) */
             char id[32];
             snprintf(id, sizeof id, "%lld", (long long)json_integer_value(json_object_get(e, "id")));
             json_t *other = json_object_get(starts, id);
@@ -131,8 +141,9 @@ int hx_timeline_plot(const char *trace) {
     hx_gnuplot gp;
     int gst = hx_gnuplot_find(&gp);
     fprintf(g, "# timeline-settings.gp — written by `forkscope plot %s`\n", trace);
-    fprintf(g, "tl_title = \"%s\"\ntl_workers = %ld\ntl_end_ms = %.6f\ntl_steals = %zu\n", title, workers, end_ms,
-            nsteals);
+    fputs("tl_title = ", g);
+    put_gp_string(g, title);
+    fprintf(g, "\ntl_workers = %ld\ntl_end_ms = %.6f\ntl_steals = %zu\n", workers, end_ms, nsteals);
     fprintf(g, "tl_note = \"%s\"\n", dropped ? "the trace lacks events: its workers' logs were full" : "");
     fprintf(g, "if (!exists(\"term\")) term = '%s'\n", gp.raster ? gp.raster : "pngcairo");
     if (fclose(g))

@@ -11,15 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "harness/analyze/stats.h"
 #include "harness/config/variants.h"
 #include "harness/util/cli.h"
 #include "harness/util/errors.h"
 #include "harness/util/util.h"
 
 static void trace_help(FILE *f) {
-    fputs("usage: forkscope trace --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] -o FILE\n"
-          "Runs kernel K once (R repetitions, default 1) on runtime variant V (default cont-seg-busy) with P\n"
-          "workers (default: one per online CPU) and writes every worker's timeline to FILE in the Chrome\n"
+    fputs("usage: forkscope trace --kernel K [--OPTION VALUE]... [--variant V] [--workers P] [--reps R] [--warmup W]\n"
+          "                       -o FILE\n"
+          "Runs kernel K once (R repetitions, default 1, after W untimed ones, default 1: a first run pays for\n"
+          "touching its memory) on runtime variant V (default cont-seg-busy) with P workers (default: one per\n"
+          "online CPU) and writes every worker's timeline over the timed repetitions to FILE in the Chrome\n"
           "Trace Event Format: open it in https://ui.perfetto.dev or chrome://tracing.  One track per\n"
           "worker; a span per period of work (named by the task that began it), search, steal, join,\n"
           "wait, fiber switching or sleep; each steal a flow from the victim to the thief.  Then prints\n"
@@ -37,18 +40,17 @@ static double num(const json_t *o, const char *k) { return json_number_value(jso
 static void print_breakdown(const json_t *doc) {
     const json_t *bd = json_object_get(doc, "breakdown");
     const json_t *per = json_object_get(bd, "per_worker");
-    static const char *const cats[] = {"work", "search", "steal", "join", "wait", "fiber", "sleep"};
     printf("%-7s %9s", "worker", "wall ms");
-    for (size_t c = 0; c < sizeof cats / sizeof *cats; c++)
-        printf(" %12s", cats[c]);
+    for (int c = 0; c < HX_BD_WALL; c++)
+        printf(" %12s", hx_bd_names[c]);
     printf(" %9s\n", "cpu ms");
     size_t i;
     const json_t *w;
     json_array_foreach(per, i, w) {
         double wall = num(w, "wall");
         printf("%-7zu %9.3f", i, wall * 1e3);
-        for (size_t c = 0; c < sizeof cats / sizeof *cats; c++) {
-            double v = num(w, cats[c]);
+        for (int c = 0; c < HX_BD_WALL; c++) {
+            double v = num(w, hx_bd_names[c]);
             if (v > 0)
                 printf(" %6.2f %4.1f%%", v * 1e3, wall > 0 ? 100 * v / wall : 0);
             else
@@ -57,17 +59,18 @@ static void print_breakdown(const json_t *doc) {
         printf(" %9.3f\n", num(w, "cpu") * 1e3);
     }
     const json_t *ck = json_object_get(bd, "clock");
-    printf("(ms and %% of each worker's wall time over the timed repetitions; clock %s",
-           json_string_value(json_object_get(ck, "source")));
-    if (!strcmp(json_string_value(json_object_get(ck, "source")), "tsc"))
+    const char *src = json_string_value(json_object_get(ck, "source"));
+    const char *why = json_string_value(json_object_get(ck, "fallback_reason"));
+    printf("(ms and %% of each worker's wall time over the timed repetitions; clock %s", src ? src : "?");
+    if (src && !strcmp(src, "tsc"))
         printf(", %.4f ns a tick", num(ck, "ns_per_tick"));
     else
-        printf(": %s", json_string_value(json_object_get(ck, "fallback_reason")));
+        printf(": %s", why ? why : "?");
     printf(")\n");
 }
 
 int hx_cmd_trace(int argc, char **argv) {
-    const char *vname = "cont-seg-busy", *out = NULL, *reps = "1";
+    const char *vname = "cont-seg-busy", *out = NULL, *reps = "1", *warmup = "1";
     long cpus = sysconf(_SC_NPROCESSORS_ONLN), p = cpus < 1 ? 1 : cpus > 1024 ? 1024 : cpus;
     static const char in_name[] = "the scheduler (and a fiber variant's resume) is part of the variant name "
                                   "(e.g. --variant cont-seg-lazy, child-fiber-busy-home)";
@@ -76,6 +79,7 @@ int hx_cmd_trace(int argc, char **argv) {
         {"--variant", NULL, HX_OPT_STR, &vname, 0, 0, "a variant name", NULL},
         {"--workers", NULL, HX_OPT_LONG, &p, 1, 1024, "an integer in [1, 1024]", NULL},
         {"--reps", NULL, HX_OPT_STR, &reps, 0, 0, "a repetition count", NULL},
+        {"--warmup", NULL, HX_OPT_STR, &warmup, 0, 0, "a repetition count", NULL},
         {"--sched", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {"--resume", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {"--trace", NULL, HX_OPT_REFUSE, NULL, 0, 0, "the file is -o FILE", NULL},
@@ -111,7 +115,7 @@ int hx_cmd_trace(int argc, char **argv) {
     dargv[n++] = path;
     for (size_t i = 0; i < c.rest.n; i++)
         dargv[n++] = c.rest.v[i];
-    const char *tail[] = {"--workers", workers, "--sched", v.sched, "--reps", reps, "--trace", out};
+    const char *tail[] = {"--workers", workers, "--sched", v.sched, "--reps", reps, "--warmup", warmup, "--trace", out};
     for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
         dargv[n++] = tail[i];
     if (v.resume[0]) {
@@ -147,7 +151,7 @@ int hx_cmd_trace(int argc, char **argv) {
     }
     json_int_t events = json_integer_value(json_object_get(tr, "events"));
     json_int_t dropped = json_integer_value(json_object_get(tr, "dropped"));
-    printf("%s on %s, %ld workers: %.6f s (first repetition)\n", json_string_value(json_object_get(doc, "kernel")),
+    printf("%s on %s, %ld workers: %.6f s (the first timed repetition)\n", json_string_value(json_object_get(doc, "kernel")),
            vname, p, json_real_value(json_array_get(json_object_get(doc, "times"), 0)));
     printf("wrote %s: %lld events, %lld steals", out, (long long)events,
            (long long)json_integer_value(json_object_get(tr, "steals")));

@@ -343,8 +343,8 @@ int fk_stats_enabled(void);
 typedef enum fk_time_cat {
     FK_TIME_WORK,   /* running task code (roots, stolen work, resumed frames) */
     FK_TIME_SEARCH, /* looking for work: failed steal attempts, backoff, the idle loop */
-    FK_TIME_STEAL,  /* a successful steal: the attempt that succeeded and the set-up until the
-                       stolen work runs */
+    FK_TIME_STEAL,  /* after a successful steal, the set-up until the stolen work runs (the
+                       attempt itself, failed or not, is search) */
     FK_TIME_JOIN,   /* join slow paths: arriving at a join counter, a fork whose
                        continuation was stolen, completing a task and resuming its parent */
     FK_TIME_WAIT,   /* native frames: a join waiting for stolen children (between leaps) */
@@ -384,12 +384,15 @@ void fk_clock_get(fk_clock_info *out);
  * them when the runtime knows it: a stolen or resumed frame's task, "root", "stolen child"),
  * each steal a flow from the victim's track to the thief's.  meta: NULL, or pairs of strings
  * (key, value, ..., NULL) added to the file's "otherData" beside the variant, the clock and
- * the event counts.  Call it while the pool is idle (between roots): spans end at the last
- * transition each worker logged.  0, FK_EINVAL (tracing off) or an errno value. */
+ * the event counts.  Call it while the pool is idle (between roots): each worker's last span
+ * ends at the call (at its last logged move if its log was full).  Each reset starts the logs
+ * afresh (a worker's, at its first move after it), so that a warm-up does not fill them.
+ * 0, FK_EINVAL (tracing off) or an errno value. */
 typedef struct fk_trace_summary {
-    uint64_t events;  /* transitions logged, all workers, since the pool started */
-    uint64_t dropped; /* transitions past a full log (fk_pool_opts.trace_events), not in the file */
-    uint64_t steals;  /* steal events logged */
+    uint64_t events;  /* events (moves between categories, steals, leaps), all workers, since the
+                         last fk_pool_stats_reset (or the pool's start): in the file or dropped */
+    uint64_t dropped; /* of those, the ones past a full log (fk_pool_opts.trace_events): not in the file */
+    uint64_t steals;  /* steal events, in the file or dropped */
 } fk_trace_summary;
 int fk_pool_trace_write(const fk_pool *pool, FILE *out, const char *const *meta, fk_trace_summary *summary);
 
