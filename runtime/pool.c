@@ -115,6 +115,22 @@ static void env_size(const char *name, size_t *out) {
         fprintf(stderr, "forkscope: ignoring %s=%s: not a size (bytes, or with K/M/G)\n", name, s);
 }
 
+/* An integer variable in [lo, hi]: 1 and *out if it is set and one, else 0 (said on stderr
+ * if it is set but malformed). */
+static int env_count(const char *name, unsigned long lo, unsigned long hi, const char *what, unsigned long *out) {
+    const char *s = getenv(name);
+    if (!s)
+        return 0;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*s && *s != '-' && !*end && v >= lo && v <= hi) {
+        *out = v;
+        return 1;
+    }
+    fprintf(stderr, "forkscope: ignoring %s=%s: not %s in %lu..%lu\n", name, s, what, lo, hi);
+    return 0;
+}
+
 void fk_pool_opts_init(fk_pool_opts *o) {
     memset(o, 0, sizeof *o);
     o->workers = 0;
@@ -129,15 +145,9 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
     o->account = FK_ACCOUNT_OFF;
     o->trace_events = FK_TRACE_EVENTS;
-    const char *s = getenv("FORKSCOPE_WORKERS");
-    if (s) {
-        char *end;
-        unsigned long v = strtoul(s, &end, 10);
-        if (*s && !*end && v >= 1 && v <= FK_MAX_WORKERS)
-            o->workers = (unsigned)v;
-        else
-            fprintf(stderr, "forkscope: ignoring FORKSCOPE_WORKERS=%s: not in 1..%d\n", s, FK_MAX_WORKERS);
-    }
+    unsigned long v;
+    if (env_count("FORKSCOPE_WORKERS", 1, FK_MAX_WORKERS, "a worker count", &v))
+        o->workers = (unsigned)v;
     o->sched = (fk_sched)env_axis("FORKSCOPE_SCHED", NAMES(sched_names), (int)o->sched);
     o->topology = getenv("FORKSCOPE_TOPOLOGY");
     o->placement = (fk_placement)env_axis("FORKSCOPE_PLACEMENT", NAMES(placement_names), (int)o->placement);
@@ -150,25 +160,10 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->fiber_resume =
         (fk_fiber_resume)env_axis("FORKSCOPE_FIBER_RESUME", NAMES(resume_names), (int)o->fiber_resume);
     o->account = (fk_account)env_axis("FORKSCOPE_ACCOUNT", NAMES(account_names), (int)o->account);
-    s = getenv("FORKSCOPE_TRACE_EVENTS");
-    if (s) {
-        char *end;
-        unsigned long v = strtoul(s, &end, 10);
-        if (*s && !*end && v >= 1 && v <= UINT32_MAX)
-            o->trace_events = (uint32_t)v;
-        else
-            fprintf(stderr, "forkscope: ignoring FORKSCOPE_TRACE_EVENTS=%s: not a count of events in 1..%u\n", s,
-                    UINT32_MAX);
-    }
-    s = getenv("FORKSCOPE_FORCE_AFTER");
-    if (s) {
-        char *end;
-        unsigned long v = strtoul(s, &end, 10);
-        if (*s && !*end && v <= 10000000)
-            o->force_after_us = (uint32_t)v;
-        else
-            fprintf(stderr, "forkscope: ignoring FORKSCOPE_FORCE_AFTER=%s: not microseconds in 0..10000000\n", s);
-    }
+    if (env_count("FORKSCOPE_TRACE_EVENTS", 1, UINT32_MAX, "a count of events", &v))
+        o->trace_events = (uint32_t)v;
+    if (env_count("FORKSCOPE_FORCE_AFTER", 0, 10000000, "microseconds", &v))
+        o->force_after_us = (uint32_t)v;
 }
 
 const char *fk_build_variant(void) {

@@ -521,6 +521,24 @@ static size_t steal_flows(json_t *doc) {
     return n;
 }
 
+/* The work spans of a 2-worker trace: their length per worker (us) into work[2]; returns the
+ * longest. */
+static double work_spans(json_t *doc, double work[2]) {
+    double longest = 0;
+    work[0] = work[1] = 0;
+    size_t k;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "traceEvents"), k, e) {
+        if (strcmp(json_string_value(json_object_get(e, "ph")), "X") ||
+            strcmp(json_string_value(json_object_get(e, "cat")), "work"))
+            continue;
+        double d = json_number_value(json_object_get(e, "dur"));
+        work[json_integer_value(json_object_get(e, "tid")) & 1] += d;
+        longest = d > longest ? d : longest;
+    }
+    return longest;
+}
+
 /* fib(24) on 2 and on 4 workers (more than cores): the trace is valid, and it shows exactly the
  * steals the statistics count. */
 TEST(trace_steals_match_stats) {
@@ -560,18 +578,7 @@ TEST(trace_shows_long_leaf) {
     fk_trace_summary s;
     json_t *doc = write_and_load(p, &s);
     check_chrome(doc, 2);
-    double work[2] = {0, 0}, longest = 0;
-    size_t k;
-    json_t *e;
-    json_array_foreach(json_object_get(doc, "traceEvents"), k, e) {
-        if (strcmp(json_string_value(json_object_get(e, "ph")), "X") ||
-            strcmp(json_string_value(json_object_get(e, "cat")), "work"))
-            continue;
-        double d = json_number_value(json_object_get(e, "dur"));
-        work[json_integer_value(json_object_get(e, "tid"))] += d;
-        if (d > longest)
-            longest = d;
-    }
+    double work[2], longest = work_spans(doc, work);
     printf("  work spans: worker 0 %.3f ms, worker 1 %.3f ms; longest %.3f ms\n", work[0] / 1e3, work[1] / 1e3,
            longest / 1e3);
     ASSERT_MSG(longest >= 100000 && longest < 110000, "the longest work span is %.3f ms, the leaf 100 ms", longest / 1e3);
@@ -630,14 +637,8 @@ TEST(trace_reset_starts_afresh) {
     ASSERT_MSG(s.dropped == 0 && s.events <= 16, "after the reset: %llu events, %llu dropped", (unsigned long long)s.events,
                (unsigned long long)s.dropped);
     /* worker 0: one work span of the 20 ms leaf, after the reset; worker 1: no work */
-    double work[2] = {0, 0};
-    size_t k;
-    json_t *e;
-    json_array_foreach(json_object_get(doc, "traceEvents"), k, e) {
-        if (!strcmp(json_string_value(json_object_get(e, "ph")), "X") &&
-            !strcmp(json_string_value(json_object_get(e, "cat")), "work"))
-            work[json_integer_value(json_object_get(e, "tid"))] += json_number_value(json_object_get(e, "dur"));
-    }
+    double work[2];
+    work_spans(doc, work);
     ASSERT_MSG(work[0] >= 20000 && work[0] < 22000 && work[1] == 0, "work spans after the reset: %.3f, %.3f ms",
                work[0] / 1e3, work[1] / 1e3);
     json_decref(doc);
