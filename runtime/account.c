@@ -242,10 +242,11 @@ static void span(writer *wr, unsigned tid, unsigned cat, const char *name, uint6
         to = wr->end;
     if (to <= from)
         return;
+    /* (times in us to 0.1 ns: a span of one tick, 0.2 ns or more, never prints as 0) */
     sep(wr);
     fprintf(wr->out, "{\"ph\":\"X\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":", tid, cat_names[cat]);
     put_json_string(wr->out, name ? name : cat_names[cat]);
-    fprintf(wr->out, ",\"ts\":%.3f,\"dur\":%.3f}", us(wr, from), us(wr, to) - us(wr, from));
+    fprintf(wr->out, ",\"ts\":%.4f,\"dur\":%.4f}", us(wr, from), us(wr, to) - us(wr, from));
 }
 
 /* One worker's periods (each from one logged move to the next; the last one to `end`, or to
@@ -278,11 +279,11 @@ static void write_worker(writer *wr, const fk_pool *p, const fk_worker *w, uint6
         const char *what = e->kind == FK__TEV_STEAL ? "steal" : "leap";
         uint64_t id = ++*flow;
         sep(wr);
-        fprintf(wr->out, "{\"ph\":\"s\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"id\":%llu,\"ts\":%.3f}",
+        fprintf(wr->out, "{\"ph\":\"s\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"id\":%llu,\"ts\":%.4f}",
                 e->arg, what, what, (unsigned long long)id, us(wr, e->tick));
         sep(wr);
         fprintf(wr->out,
-                "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"id\":%llu,\"ts\":%.3f}",
+                "{\"ph\":\"f\",\"bp\":\"e\",\"pid\":1,\"tid\":%u,\"cat\":\"%s\",\"name\":\"%s\",\"id\":%llu,\"ts\":%.4f}",
                 w->id, what, what, (unsigned long long)id, us(wr, e->tick));
     }
     if (open && !full)
