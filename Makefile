@@ -411,13 +411,14 @@ $(BUILD)/fuzz/obj/%.o: %.c $(BUILD)/fuzz/.flags
 	$(FUZZ_FLAGS) -c $< -o $@
 fuzz_objs = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
 FUZZ_RT_SRC := $(RUNTIME_SRC)
-# Each target links the harness library unless it says otherwise.
+# Each target links the harness library (with the runtime it calls: env.json's clock) unless
+# it says otherwise.
 FUZZ_SRC_cli     := bench/args.c bench/registry.c bench/options.c $(wildcard kernels/*.c) $(wildcard uts/*.c) $(FUZZ_RT_SRC)
 FUZZ_SRC_topology := $(FUZZ_RT_SRC)
 FUZZ_LIBS_cli     := $(BENCH_LIBS)
 FUZZ_LIBS_topology := -lhwloc -lm
 define FUZZ_RULES
-$(BUILD)/fuzz/fuzz_$(1): $$(call fuzz_objs,fuzz/fuzz_$(1).c $$(or $$(FUZZ_SRC_$(1)),$$(HARNESS_LIB_SRC)))
+$(BUILD)/fuzz/fuzz_$(1): $$(call fuzz_objs,fuzz/fuzz_$(1).c $$(or $$(FUZZ_SRC_$(1)),$$(HARNESS_LIB_SRC) $$(FUZZ_RT_SRC)))
 	$$(FUZZ_CC) $$(FUZZ_LINK) -pthread $$^ -o $$@ $$(or $$(FUZZ_LIBS_$(1)),$$(HARNESS_LIBS))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULES,$(t))))
