@@ -53,27 +53,31 @@ static void renew(fk_worker *w, fk__acct *a) {
               atomic_load_explicit(&w->pool->acct_t0, RLX));
 }
 
-void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
+uint64_t fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
     fk__acct *a = &w->acct;
     if (a->ev)
         renew(w, a);
     unsigned cur = atomic_load_explicit(&a->cat, RLX);
     if (cur == cat && !name)
-        return;
-    uint64_t now = at ? at : fk__clock_now();
-    uint64_t last = atomic_load_explicit(&a->last, RLX);
-    if (now < last) /* (a clock read before the last move: the period is empty; a part never
-                       goes down, which readers on other threads may rely on) */
-        now = last;
+        return 0;
     uint32_t s = atomic_load_explicit(&a->seq, RLX);
     atomic_store_explicit(&a->seq, s + 1, RLX);
-    atomic_thread_fence(memory_order_release); /* odd before the counters change */
+    /* Odd before the clock is read and the counters change: a reader whose copy counted the
+     * current period up to some time either saw this store (and retries) or read its clock
+     * before ours, so the period is closed no earlier than the reader counted it (a part
+     * never goes down; readers rely on it). */
+    atomic_thread_fence(memory_order_seq_cst);
+    uint64_t now = at ? at : fk__clock_now();
+    uint64_t last = atomic_load_explicit(&a->last, RLX);
+    if (now < last) /* (a clock read before the last move: the period is empty) */
+        now = last;
     atomic_store_explicit(&a->t[cur], atomic_load_explicit(&a->t[cur], RLX) + (now - last), RLX);
     atomic_store_explicit(&a->last, now, RLX);
     atomic_store_explicit(&a->cat, cat, RLX);
     atomic_store_explicit(&a->seq, s + 2, memory_order_release); /* even after */
     if (a->ev)
         log_event(a, FK__TEV_CAT, cat, name, 0, now);
+    return now;
 }
 
 void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at) {

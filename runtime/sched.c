@@ -564,11 +564,8 @@ static void idle_step(fk_worker *w, unsigned *fails) {
  * here: the attempt itself was search, and a reading taken during it has counted it so.) */
 static void run_stolen(fk_worker *w, fk__slot *s, unsigned v) {
     FK__WSTAT(w, steals);
-    if (FK__ACCT_ON(w)) {
-        uint64_t now = fk__clock_now();
-        fk__acct_event(w, FK__TEV_STEAL, v, now);
-        fk__acct_to(w, FK_TIME_STEAL, NULL, now);
-    }
+    if (FK__ACCT_ON(w)) /* (the steal's event at the time its part began) */
+        fk__acct_event(w, FK__TEV_STEAL, v, fk__acct_to(w, FK_TIME_STEAL, NULL, 0));
     become_active(w);
 #if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
     fk_frame *f = atomic_load_explicit(&s->frame, memory_order_relaxed);

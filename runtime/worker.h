@@ -197,7 +197,7 @@ struct fk_pool {
 /* account.c: the hooks.  FK__ACCT(w, c): from now on w's time goes to category c (nothing
  * when the accounting is off: one load and an untaken branch). */
 #if FK_ACCOUNT
-void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at);
+uint64_t fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at); /* the time it used, 0: no move */
 void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at);
 int fk__acct_worker_init(fk_worker *w);
 int fk__acct_pool_init(fk_pool *p);
@@ -212,8 +212,8 @@ void fk__acct_reset(fk_pool *p);
 #else
 #define FK__ACCT_ON(w) 0
 #define FK__ACCT_NAMED(w, c, name) ((void)0)
-static inline void fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
-    (void)w, (void)cat, (void)name, (void)at;
+static inline uint64_t fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) {
+    return (void)w, (void)cat, (void)name, (void)at, 0;
 }
 static inline void fk__acct_event(fk_worker *w, unsigned kind, uint32_t arg, uint64_t at) {
     (void)w, (void)kind, (void)arg, (void)at;
