@@ -503,6 +503,72 @@ TEST(parameters_survive_in_trees) {
     }
 }
 
+/* The same trees, but each task CHANGES its parameters, as C code does with its own: before
+ * FK_BEGIN, between forks (one is the loop counter), between the call and the join; and
+ * reads them after each fork, the call and the join.  Parameters are kept with the frame
+ * (saved before each fork, call or join the task may continue elsewhere after), so every
+ * variant computes the serial answer.  A runtime that saved them only at FK_BEGIN resumes
+ * a stolen continuation with the first values: a wrong answer on cont-seg and cont-lin. */
+typedef struct {
+    fk_frame fk;
+    uint64_t r[MAXF], last;
+} ct_frame;
+
+FK_TASK(ctree, uint64_t, ct_frame *f, (uint64_t, seed), (int, depth), (double, scale), (char, tag), (int, k)) {
+    if (depth <= 0 || (mix(seed) & 7) == 0)
+        FK_RETURN(mix(seed) ^ (uint64_t)tag);
+    depth--; /* before FK_BEGIN */
+    FK_BEGIN(f);
+    for (k = 0; k < pt_kids(seed); k++) { /* a parameter as the loop counter */
+        FK_FORK(&f->r[k], ctree, mix(seed + (uint64_t)k), depth, scale, tag, 0);
+        scale *= 1.5; /* between forks */
+        tag++;
+    }
+    FK_CALL(&f->last, ctree, seed ^ 0x5555, depth - 1, scale, tag, 0);
+    seed += 3; /* between the call and the join */
+    FK_JOIN();
+    uint64_t h = seed + (uint64_t)depth * 7 + (uint64_t)(scale * 8) + (uint64_t)tag + (uint64_t)k;
+    for (int i = 0; i < k; i++)
+        h = h * 31 + f->r[i];
+    FK_RETURN(h + f->last);
+} FK_END
+
+static uint64_t ctree_serial(uint64_t seed, int depth, double scale, char tag) {
+    if (depth <= 0 || (mix(seed) & 7) == 0)
+        return mix(seed) ^ (uint64_t)tag;
+    depth--;
+    uint64_t r[MAXF];
+    int k;
+    for (k = 0; k < pt_kids(seed); k++) {
+        r[k] = ctree_serial(mix(seed + (uint64_t)k), depth, scale, tag);
+        scale *= 1.5;
+        tag++;
+    }
+    uint64_t last = ctree_serial(seed ^ 0x5555, depth - 1, scale, tag);
+    seed += 3;
+    uint64_t h = seed + (uint64_t)depth * 7 + (uint64_t)(scale * 8) + (uint64_t)tag + (uint64_t)k;
+    for (int i = 0; i < k; i++)
+        h = h * 31 + r[i];
+    return h + last;
+}
+
+TEST(parameters_changed_survive) {
+    int depth = TEST_SANITIZED ? 9 : 12;
+    for (unsigned w = 0; w < sizeof worker_counts / sizeof *worker_counts; w++) {
+        fk_pool *p = make_pool(worker_counts[w], w % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        fk_pool_stats_reset(p);
+        for (uint64_t seed = 1; seed <= 6 || (worker_counts[w] > 1 && seed <= 200 && !pool_steals(p)); seed++) {
+            uint64_t want = ctree_serial(seed, depth, 1.0, 'a'), got = 0;
+            ASSERT_EQ(FK_RUN(p, &got, ctree, seed, depth, 1.0, 'a', 0), 0);
+            ASSERT_MSG(got == want, "tree %llu (parameters changed) on %u workers: got %llx, want %llx",
+                       (unsigned long long)seed, worker_counts[w], (unsigned long long)got, (unsigned long long)want);
+        }
+        if (worker_counts[w] > 1 && fk_stats_enabled())
+            ASSERT_MSG(pool_steals(p) > 0, "nothing stolen in 200 trees on %u workers", worker_counts[w]);
+        fk_pool_destroy(p);
+    }
+}
+
 /* Results of every kind, delivered on every path (a child finished inline, run by a
  * thief, resumed elsewhere after it suspended, run by its parent's join): a 24-byte struct
  * (returned through memory), a small struct and a double (in registers), a byte, void (a
@@ -2495,6 +2561,7 @@ int main(int argc, char **argv) {
         TEST_CASE(fib_lazy, 60),
         TEST_CASE(newcomer_parameters, 60),
         TEST_CASE(parameters_survive_in_trees, 120),
+        TEST_CASE(parameters_changed_survive, 120),
         TEST_CASE(result_kinds, 120),
         TEST_CASE(rtree_busy, 120),
         TEST_CASE(rtree_lazy, 120),

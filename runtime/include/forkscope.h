@@ -4,9 +4,8 @@
  *
  *   typedef struct {
  *       fk_frame fk;            // first member of every task frame: the runtime's part
- *       int64_t a, b;           // the task's variables that live across a fork or join
- *       int n;
- *   } fib_frame;
+ *       int64_t a, b;           // the task's locals that live across a fork or join
+ *   } fib_frame;                // (not its parameters: the task keeps those itself)
  *
  *   FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
  *       if (n < 2)
@@ -32,16 +31,18 @@
  * address it was given, so the compiler usually needs no reload (FK_DEBUG builds refuse a
  * null address for a task that returns a value).
  *
- * The parameters (n above) may be read anywhere in the task: FK_BEGIN saves them with the
- * frame, and a task that continues on another worker gets them back.  They are const (a
- * change would not survive that; the compiler refuses it).  A LOOP that forks keeps its
- * counter in the frame, since the task may continue on another worker after each fork, where
- * C locals are gone (rule 1):
+ * The parameters (n above) are the task's own variables, kept with its frame as a
+ * coroutine keeps them: they may be read and changed anywhere in the task, and keep their
+ * values across forks, calls and joins, also when the task continues on another worker.
+ * Other C locals do not (rule 1): a LOOP that forks keeps its counter in a parameter or in
+ * the frame, since the task may continue on another worker after each fork:
  *
  *   FK_TASK(sum, int64_t, sum_frame *f, (const int *, v), (int, n)) {
  *       FK_BEGIN(f);
- *       for (f->i = 0; f->i < n; f->i++)          // not: for (int i = 0; ...)
- *           FK_FORK(&f->part[f->i], leaf, v[f->i]);
+ *       while (n > 0) {                           // not: for (int i = 0; ...)
+ *           n--;
+ *           FK_FORK(&f->part[n], leaf, v[n]);
+ *       }
  *       FK_JOIN();
  *       ...
  *
@@ -51,13 +52,13 @@
  * THE RULES (the runtime relies on them; FK_DEBUG builds check the ones marked *, and the
  * compiler those marked C)
  *  1. After the first FK_FORK or FK_CALL, a task may be resumed on another worker from its
- *     frame: its parameters come back (saved by FK_BEGIN), but its C locals are gone.  A
- *     local read after a fork, call or join must live in the frame (f->...).  The result
+ *     frame: its parameters come back (kept with the frame), but its other C locals are
+ *     gone.  A local read after a fork, call or join must live in the frame (f->...), or be
+ *     a parameter.  The result
  *     address of a fork or call must point into the frame too (or to memory that outlives
  *     the join), not to a local: with frames on frame stacks (seg, lin) FK_DEBUG builds
  *     refuse an address in the C stack, naming the task.  (With native frames, child-native
  *     and child-fiber, the task's C frame lives until it returns, and locals survive.)  *
- *     An FK_TASK's parameters are const (an FK_LEAF_TASK's need not be).              C
  *  2. FK_BEGIN stands at the top level of the body, once, before the first FK_FORK,
  *     FK_CALL, FK_JOIN or FK_ALLOC.                                                      C
  *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.

@@ -565,9 +565,8 @@ struct fk__none {
 #define FK__RV_T(RET) __typeof__(__builtin_choose_expr(FK__IS_VOID(RET), (struct fk__none){0}, *(RET *)0))
 
 /* A task's C parameters: with frames on frame stacks the link to its parent and its result
- * address first; native frames need neither.  FK__SIG declares them (M: FK__PDECL or
- * FK__PCONST for the task's own), FK__RARGS passes a record's or argument struct's
- * (fields fk__a.NAME). */
+ * address first; native frames need neither.  FK__SIG declares them (M: FK__PDECL),
+ * FK__RARGS passes a record's or argument struct's (fields fk__a.NAME). */
 #if FK__NATIVE_FRAMES
 #define FK__SIG(M, RET, ...) FK__PLIST(M, __VA_ARGS__)
 #define FK__RARGS(link, ret, ...) FK__ALIST(FK__ARG, __VA_ARGS__)
@@ -866,17 +865,39 @@ struct fk__none {
             *(fk__rv_t *)fk__self->ret = (v);                                              \
     } while (0)
 
+/* PARAMETERS live in the frame, as a coroutine's do: FK_BEGIN saves them past the frame,
+ * each fork, call and join that may let the task continue elsewhere saves them again first
+ * (so a parameter the task changed keeps its new value), and each fork and call reloads
+ * them after.  The reload is also what keeps them out of callee-saved registers on the fast
+ * path: across the child's call the compiler holds no copy (in fib that spares a push, a
+ * pop, a move and the stack alignment: 4 of 50 instructions a node).  The body reaches its
+ * parameters through pointers (struct NAME__pptrs, only the body knows their names); once
+ * psave and pload are inlined these are plain moves, and a save of values just loaded
+ * is dropped as redundant. */
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
+    struct name##__pptrs {                                                                 \
+        FK__PPTRS(__VA_ARGS__)                                                             \
+    };                                                                                     \
+    FK__INLINE void name##__psave(const struct name##__pptrs *fk__pp, void *fk__dv) {      \
+        struct name##__args *fk__d = fk__dv;                                               \
+        (void)fk__pp, (void)fk__d;                                                         \
+        FK__PMOVES(FK__PSAVE1, __VA_ARGS__)                                                \
+    }                                                                                      \
+    FK__INLINE void name##__pload(const struct name##__pptrs *fk__pp, const void *fk__sv) { \
+        const struct name##__args *fk__s = fk__sv;                                         \
+        (void)fk__pp, (void)fk__s;                                                         \
+        FK__PMOVES(FK__PLOAD1, __VA_ARGS__)                                                \
+    }                                                                                      \
     static name##__rv_t name##__resume_v(fk_frame *);                                      \
     static void name##__resume(fk_frame *);                                                \
     FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
-                                         FK__PARAMS(FK__PCONST, __VA_ARGS__));             \
+                                         FK__PARAMS(FK__PDECL, __VA_ARGS__));              \
     STORAGE name##__rv_t name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         FK__SPAN(enter);                                                                   \
         return name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));      \
     }                                                                                      \
-    /* A resumed task gets its parameters back from the copy FK_BEGIN saved past its frame  \
-     * (where its resume point says: only FK_BEGIN knows the frame's type).  It stores its \
+    /* A resumed task gets its parameters back from the copy saved past its frame (where   \
+     * its resume point says: only FK_BEGIN knows the frame's type).  It stores its        \
      * result itself, and also returns it, for a fast clone that resumed it inline. */      \
     static FK__NOINLINE name##__rv_t name##__resume_v(fk_frame *fk__f) {                   \
         const struct name##__args fk__a =                                                  \
@@ -890,14 +911,16 @@ struct fk__none {
      * hint says so), but at -O1 GCC warns that it reads that code's locals. */            \
     _Pragma("GCC diagnostic push") FK__NO_MAYBE_UNINIT                                     \
     FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
-                                         FK__PARAMS(FK__PCONST, __VA_ARGS__)) {            \
+                                         FK__PARAMS(FK__PDECL, __VA_ARGS__)) {             \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
         FK__BODY_TYPES(name);                                                              \
         name##__rv_t (*const fk__resume_v)(fk_frame *) FK__UNUSED = name##__resume_v;      \
         /* the parameters, saved by FK_BEGIN past the frame (fk__args_bytes, or none) */   \
         enum { fk__args_bytes = FK__ARGS_SAVED(name, __VA_ARGS__) };                       \
-        struct name##__args fk__args FK__UNUSED = {FK__MAP_NAMES(__VA_ARGS__)};            \
+        const struct name##__pptrs fk__pp FK__UNUSED = {FK__MAP_PADDR(__VA_ARGS__)};       \
+        void (*const fk__psave)(const struct name##__pptrs *, void *) FK__UNUSED = name##__psave; \
+        void (*const fk__pload)(const struct name##__pptrs *, const void *) FK__UNUSED = name##__pload; \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
         name##__rv_t (*const fk__self_run)(const fk__record *) FK__UNUSED = name##__run;    \
         FK__SCOPE_LOCALS                                                                   \
@@ -925,8 +948,7 @@ struct fk__none {
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                \
         (var) = (void *)fk__frame_new(fk__frame_bytes + fk__args_bytes, fk__link, fk__ret); \
         fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
-        if (fk__args_bytes) /* for a resumption elsewhere: the task's parameters */        \
-            *(__typeof__(fk__args) *)(void *)((char *)fk__self + fk__frame_bytes) = fk__args; \
+        FK__PSAVE(); /* for a resumption elsewhere: the task's parameters */               \
         fk__has_frame = 1;                                                                 \
     }                                                                                      \
     if (fk__resuming && fk__idx < FK__RP_BASE)                                             \
@@ -937,12 +959,19 @@ struct fk__none {
     case 0:;                                                                               \
         enum { fk__FK_BEGIN_must_come_first = 1 }
 
+/* The task's parameters to and from the copy past its frame. */
+#define FK__PSAVE() fk__psave(&fk__pp, (char *)fk__self + fk__frame_bytes)
+#define FK__PLOAD() fk__pload(&fk__pp, (const char *)fk__self + fk__frame_bytes)
+
 /* Continue at the frame's current resume point: in the slow clone by dispatching, in the
- * fast clone by entering the slow clone (which then returns here to return). */
+ * fast clone by entering the slow clone (which then returns here to return).  Either way
+ * the parameters come from the frame: whoever ran the task meanwhile may have changed them. */
 #define FK__CONTINUE_AT_RP()                                                               \
     do {                                                                                   \
-        if (fk__resuming)                                                                  \
+        if (fk__resuming) {                                                                \
+            FK__PLOAD();                                                                   \
             goto fk__dispatch;                                                             \
+        }                                                                                  \
         return fk__resume_v(fk__self);                                                     \
     } while (0)
 
@@ -961,13 +990,16 @@ struct fk__none {
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
+        const struct task##__args fk__ca = {__VA_ARGS__};                                  \
+        FK__PSAVE();                                                                       \
         /* (+, not |: the frame is aligned, and + is one lea) */                           \
         FK__SPAN(strand);                                                                  \
-        task##__rv_t fk__cv = task((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot __VA_OPT__(, ) __VA_ARGS__); \
+        task##__rv_t fk__cv = task##__apply((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot, &fk__ca); \
         FK__SPAN(call_end);                                                                \
         FK__UNWIND_CHECK(); /* (then the child stores its result when it finishes) */     \
         FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     FK__RP_CASE(L)                                                                         \
+        FK__PLOAD();                                                                       \
     } while (0)
 
 #define FK__SWITCH(L, k)                                                                   \
@@ -978,6 +1010,7 @@ struct fk__none {
         unsigned fk__k = (unsigned)(k);                                                    \
         FK__RP_DECL(L);                                                                    \
         if (fk__k != fk__worker_id()) {                                                    \
+            FK__PSAVE();                                                                   \
             fk__self->rp = &FK__RP(L);                                                     \
             fk__switch(fk__self, fk__k);                                                   \
             FK__RETURN_UNWOUND();                                                          \
@@ -1014,6 +1047,7 @@ void fk__push_published(fk_frame *f);
         FK__DBG_SLOT(fk__res);                                                             \
         FK__CHECK_DST(task, fk__res);                                                      \
         const struct task##__args fk__fa = {__VA_ARGS__};                                  \
+        FK__PSAVE();                                                                       \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         if (fk__resuming) /* (a plain call: the slow clone spares the register-saving stub) */ \
@@ -1037,6 +1071,7 @@ void fk__push_published(fk_frame *f);
                 FK__CONTINUE_AT_RP();                                                      \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
+        FK__PLOAD();                                                                       \
     } while (0)
 
 /* In the fast clone every pop succeeded, so nothing was stolen: a join costs nothing.  In
@@ -1050,6 +1085,7 @@ void fk__push_published(fk_frame *f);
         FK__SPAN(join);                                                                    \
         FK__RP_DECL(L);                                                                    \
         if (fk__resuming && fk__self->steals != 0) {                                       \
+            FK__PSAVE();                                                                   \
             fk__self->rp = &FK__RP(L);                                                     \
             if (!fk__join(fk__self))                                                       \
                 FK__RETURN_UNWOUND();                                                      \
@@ -1080,6 +1116,7 @@ void fk__push_published(fk_frame *f);
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
+        FK__PSAVE(); /* (the children run here may finish elsewhere, and the task after them) */ \
         FK__RP_DECL(L);                                                                    \
         FK__JOIN_LOCAL(fk__self->steals, if (FK__UNLIKELY(FK__H->unwinding)) {             \
             fk__self->rp = &FK__RP(L);                                                     \
@@ -1092,6 +1129,7 @@ void fk__push_published(fk_frame *f);
                 FK__RETURN_UNWOUND();                                                      \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
+        FK__PLOAD();                                                                       \
     } while (0)
 
 #endif
@@ -1104,7 +1142,7 @@ void fk__push_published(fk_frame *f);
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     _Pragma("GCC diagnostic push")                                                         \
-    STORAGE name##__rv_t name(FK__SIG(FK__PCONST, RET, __VA_ARGS__)) {                     \
+    STORAGE name##__rv_t name(FK__SIG(FK__PDECL, RET, __VA_ARGS__)) {                      \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         FK__BODY_TYPES(name);                                                              \
         enum { fk__resuming = 0 };                                                         \

@@ -46,14 +46,27 @@
 #define FK__FIELD(t, n) t n;
 #define FK__PNAME(t, n) n
 #define FK__ARG(t, n) fk__a.n
-/* A task's parameters are const in its body: a resumed task gets back the values it was
- * called with (saved by FK_BEGIN), so a parameter changed before a fork would silently
- * revert; the compiler refuses the change instead ("read-only parameter"). */
-#define FK__PCONST(t, n) __typeof__(t) const n /* (typeof: no duplicate const for a const t) */
 /* The initializer of the argument struct from the parameters' names ({0} for none). */
 #define FK__MAP_NAMES(...) FK__CAT(FK__MAP_NAMES_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
 #define FK__MAP_NAMES_0(...) FK__MAP(FK__PNAME, FK__COMMA, __VA_ARGS__)
 #define FK__MAP_NAMES_1(...) 0
+/* A task's parameters kept in its frame (frames on frame stacks): pointers to them in the
+ * body, and the copies of each one between the body and the saved argument struct. */
+#define FK__PPTRS(...) FK__CAT(FK__PPTRS_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
+#define FK__PPTRS_0(...) FK__MAP(FK__PPTR, FK__NOSEP, __VA_ARGS__)
+#define FK__PPTRS_1(...) char fk__none;
+#define FK__PPTR(t, n) __typeof__(t) *n;
+#define FK__MAP_PADDR(...) FK__CAT(FK__MAP_PADDR_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
+#define FK__MAP_PADDR_0(...) FK__MAP(FK__PADDR, FK__COMMA, __VA_ARGS__)
+#define FK__MAP_PADDR_1(...) 0
+#define FK__PADDR(t, n) &n
+#define FK__PMOVES(M, ...) FK__CAT(FK__PMOVES_, FK__ISEMPTY(__VA_ARGS__))(M, __VA_ARGS__)
+#define FK__PMOVES_0(M, ...) FK__MAP(M, FK__NOSEP, __VA_ARGS__)
+#define FK__PMOVES_1(M, ...)
+/* (Typed copies, not memcpy: a char-typed access may alias anything, and then the compiler
+ * cannot see that a save before a call repeats the last one, with a record's stores between.) */
+#define FK__PSAVE1(t, n) fk__d->n = *fk__pp->n;
+#define FK__PLOAD1(t, n) *fk__pp->n = fk__s->n;
 /* Bytes saved past a task's frame for its parameters: none for a task without any. */
 #define FK__ARGS_SAVED(name, ...) (FK__ISEMPTY(__VA_ARGS__) ? 0 : FK__ROUND(sizeof(struct name##__args)))
 
