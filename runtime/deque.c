@@ -387,37 +387,21 @@ int fk__pop_settle(fk_worker *w) {
 }
 
 #if FK_STEAL == FK_STEAL_CONT
-/* The pop after a fork found its slot public (or the buffer wrapped): the slot is ours
- * again (go on: FK__POP_CONTINUE), or a thief has the parent's continuation.  Then, if the
- * child completed, arrive at the parent's join counter as that child: continue at the
- * parent's resume point if we are last (FK__POP_RESUME), else unwind (FK__POP_UNWIND).  If
- * the child's C frame died instead (unwinding), the child finishes elsewhere: unwind
- * without arriving; or, if we got the slot back (only a child that hopped to another
- * worker leaves its parent's slot behind), count the child as finishing elsewhere and
- * continue at the fork's resume point in the slow clone, whose join waits for it. */
+/* The pop after a fork found its slot public (or the buffer wrapped), after the child
+ * finished here: the slot is ours again (go on: FK__POP_CONTINUE), or a thief has the
+ * parent's continuation.  Then arrive at the parent's join counter as that child: continue
+ * at the parent's resume point if we are last (FK__POP_RESUME), else unwind (this C frame
+ * and those below it are dead: every older continuation was stolen first). */
 int fk__pop_slow(fk_frame *f) {
-    struct fk__hot *h = FK__H;
-    fk_worker *w = h->w;
-    int r;
+    fk_worker *w = FK__H->w;
     FK__ACCT(w, FK_TIME_JOIN);
-    if (fk__pop_settle(w)) {
-        if (!h->unwinding) {
-            r = FK__POP_CONTINUE;
-        } else {
-            h->unwinding = 0;
-            f->steals++;
-            r = FK__POP_RESUME;
-        }
-    } else if (h->unwinding) {
-        r = FK__POP_UNWIND;
-    } else if (fk__arrive(w, f, 1)) {
+    int r = FK__POP_CONTINUE;
+    if (!fk__pop_settle(w)) {
+        if (!fk__arrive(w, f, 1))
+            fk__unwind(w); /* (the join's time goes on until the scheduler's) */
         r = FK__POP_RESUME;
-    } else {
-        h->unwinding = 1;
-        r = FK__POP_UNWIND;
     }
-    if (r != FK__POP_UNWIND) /* (unwinding: the join's time goes on until the scheduler's) */
-        FK__ACCT(w, FK_TIME_WORK);
+    FK__ACCT(w, FK_TIME_WORK);
     return r;
 }
 #else

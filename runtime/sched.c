@@ -19,10 +19,12 @@
  *
  * UNWINDING
  *   A task whose C frame is dead because the rest of it (or of a descendant) will run
- *   elsewhere sets its worker's `unwinding` flag and returns (no value: it stores its
- *   result itself when it finishes).  A resumed frame is entered from `trampoline`,
- *   never from deep C recursion, so the C stack of a worker stays as deep as one strand of
- *   fast-path calls. */
+ *   elsewhere stores no result (it stores it itself when it finishes) and leaves the C
+ *   stack: with continuation stealing by jumping back to where the worker's loop entered
+ *   task code (every C frame in between is dead too; fk__unwind), with child stealing by
+ *   setting its worker's `unwinding` flag and returning.  A resumed frame is entered from
+ *   `trampoline`, never from deep C recursion, so the C stack of a worker stays as deep as
+ *   one strand of fast-path calls. */
 
 #include <errno.h>
 #include <limits.h>
@@ -98,6 +100,16 @@ int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add) {
     return 1;
 }
 
+#if FK_STEAL == FK_STEAL_CONT
+/* The task macros' join with stolen children: returns if we are last, else unwinds. */
+void fk__join(fk_frame *f) {
+    fk_worker *w = FK__H->w;
+    FK__ACCT(w, FK_TIME_JOIN);
+    if (!fk__arrive(w, f, FK__JOIN_K - f->steals))
+        fk__unwind(w);
+    FK__ACCT(w, FK_TIME_WORK);
+}
+#else
 /* The task macros' join with stolen children: 1 to go on, 0 (unwinding set) to unwind. */
 int fk__join(fk_frame *f) {
     struct fk__hot *h = FK__H;
@@ -109,6 +121,7 @@ int fk__join(fk_frame *f) {
     h->unwinding = 1;
     return 0;
 }
+#endif
 #endif
 
 #if FK_STEAL == FK_STEAL_CHILD && !FK__NATIVE_FRAMES
@@ -130,12 +143,6 @@ void fk__join_unwound(fk_frame *f, uint32_t detached) {
     if (w->pending)
         fk__fatal("internal error: two frames pending on worker %u", w->id);
     w->pending = f;
-}
-#elif FK_STEAL == FK_STEAL_CONT
-void fk__join_unwound(fk_frame *f, uint32_t detached) {
-    (void)f;
-    (void)detached;
-    fk__fatal("internal error: fk__join_unwound with continuation stealing");
 }
 #endif
 
@@ -181,14 +188,47 @@ static fk_frame *take_pending(fk_worker *w) {
 #endif
 }
 
-/* After a task returned at the bottom of this worker's C stack: if it unwound, clear the
- * flag and take a pending frame (child stealing); if it completed, announce it. */
-static fk_frame *after_run(fk_worker *w, uintptr_t link) {
-    if (w->hot->unwinding) {
-        w->hot->unwinding = 0;
-        return take_pending(w);
-    }
-    return complete(w, link);
+/* Entering task code from the bottom of this worker's C stack: resuming frame f, or running
+ * record r.  1 if the code unwound, 0 if it completed.  Continuation stealing: an unwinding
+ * task jumps back here (fk__unwind); child stealing: it returns with the flag set. */
+#if FK_STEAL == FK_STEAL_CONT
+_Noreturn void fk__unwind(fk_worker *w) { siglongjmp(w->unwind_to, 1); }
+
+static FK__NOINLINE int enter_frame(fk_worker *w, fk_frame *f) {
+    if (sigsetjmp(w->unwind_to, 0))
+        return 1;
+    f->rp->info->resume(f);
+    return 0;
+}
+
+static FK__NOINLINE int enter_record(fk_worker *w, const fk__record *r) {
+    if (sigsetjmp(w->unwind_to, 0))
+        return 1;
+    fk__record_thunk(r)(r);
+    return 0;
+}
+#else
+static int unwound(fk_worker *w) {
+    int u = w->hot->unwinding;
+    w->hot->unwinding = 0;
+    return u;
+}
+
+static int enter_frame(fk_worker *w, fk_frame *f) {
+    f->rp->info->resume(f);
+    return unwound(w);
+}
+
+static int enter_record(fk_worker *w, const fk__record *r) {
+    fk__record_thunk(r)(r);
+    return unwound(w);
+}
+#endif
+
+/* After a task returned at the bottom of this worker's C stack: if it unwound, take a
+ * pending frame (child stealing); if it completed, announce it. */
+static fk_frame *after_run(fk_worker *w, uintptr_t link, int unwound_) {
+    return unwound_ ? take_pending(w) : complete(w, link);
 }
 
 /* Resumes f, then whatever its completion makes runnable, until nothing is.  A resumed
@@ -202,9 +242,9 @@ static void trampoline(fk_worker *w, fk_frame *f) {
             fk__fatal("internal error: worker %u resumes a dead frame %p", w->id, (void *)f);
 #endif
         FK__ACCT_NAMED(w, FK_TIME_WORK, f->rp->info->name);
-        f->rp->info->resume(f);
+        int u = enter_frame(w, f);
         FK__ACCT(w, FK_TIME_JOIN);
-        f = after_run(w, link);
+        f = after_run(w, link, u);
     }
 }
 
@@ -216,9 +256,9 @@ static void run_record(fk_worker *w, const fk__record *r) {
     if (!fk__stack_empty(w))
         fk__fatal("internal error: worker %u runs a detached record on a busy stack", w->id);
 #endif
-    fk__record_thunk(r)(r);
+    int u = enter_record(w, r);
     FK__ACCT(w, FK_TIME_JOIN);
-    trampoline(w, after_run(w, link));
+    trampoline(w, after_run(w, link, u));
 }
 #elif FK_STACK == FK_STACK_FIBER
 /* Fibers: a record runs on the current fiber; if it parks, the fiber may finish it on
@@ -439,10 +479,9 @@ void fk__submit(fk_pool *p, fk__sub *sub, int worker) {
  * with f; if our stack is empty, f lives on a stack nobody holds (it was stolen) and k runs
  * it on its own, as a thief would.  f's C frame then dies, and with it those of the
  * ancestors below it on this C stack: unwinding.  Every slot in our deque is the
- * continuation of one of those ancestors that forked: publishing them all makes each
- * ancestor's pop take the slow path, which either finds its continuation stolen (unwind
- * on) or takes it back and continues it in the slow clone, counting the child it forked as
- * finishing elsewhere (fk__pop_slow). */
+ * continuation of one of those ancestors that forked, whose child (on the way to f) now
+ * finishes elsewhere: they are published, and whatever thieves leave of them this worker
+ * resumes as a thief would (drain_leftovers), once back in its loop. */
 void fk__switch(fk_frame *f, unsigned k) {
     fk_worker *w = FK__H->w;
     fk_pool *p = w->pool;
@@ -461,8 +500,12 @@ void fk__switch(fk_frame *f, unsigned k) {
         h->stack = f->stack = fk__stack_handle(w);
         fk__stack_replace(w);
     }
-    w->hot->unwinding = 1;
     fk__submit(p, &h->sub, (int)k); /* the queue's release publishes f and its stack to k */
+#if FK_STEAL == FK_STEAL_CONT
+    fk__unwind(w);
+#else
+    w->hot->unwinding = 1;
+#endif
 }
 #endif
 

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -84,6 +85,9 @@ struct fk_worker {
     void *stk_cur;   /* current stack: fk__stacklet * (seg) or fk__region * (lin) */
     void *stk_spare; /* one empty stack kept for the next release, or NULL */
     fk_frame *pending; /* a frame to resume once the C stack has unwound (child stealing) */
+#if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
+    sigjmp_buf unwind_to; /* where task code that must unwind jumps (sched.c: enter_frame) */
+#endif
     char *stack_base;  /* near the bottom of the worker thread's C stack (leapfrogging's bound) */
     char *cstack_lo;   /* lowest usable address of the worker's C stack (0: unknown) */
     fk__victims victims;
@@ -234,6 +238,10 @@ static inline int fk__stopping(const fk_pool *p) {
 void *fk__worker_main(void *arg);
 fk_worker *fk__current_worker(void);
 int fk__arrive(fk_worker *w, fk_frame *f, uint32_t add);
+#if FK_STEAL == FK_STEAL_CONT && !FK__NATIVE_FRAMES
+/* Task code whose C frame must die: back to the worker's loop (w->unwind_to). */
+_Noreturn void fk__unwind(fk_worker *w);
+#endif
 void fk__wake(fk_worker *w);
 void fk__submit(fk_pool *pool, fk__sub *sub, int worker); /* worker < 0: any */
 void fk__wake_all(fk_pool *pool);

@@ -17,10 +17,15 @@
  *                   the middle of its body.
  *   A resume point is a static descriptor {task info, index, offset of the saved
  *   parameters}; the frame holds a pointer to the last one passed.  A task returns its
- *   result (see RESULTS below); a task whose C frame must die because its rest runs
- *   elsewhere sets the worker's `unwinding` flag and returns no value; its callers see
- *   the flag (after FK_CALL) or a failed pop (after FK_FORK), store nothing and return
- *   too, up to the worker's loop, which clears it.
+ *   result (see RESULTS below).  A task whose C frame must die because its rest runs
+ *   elsewhere unwinds the C stack.  With continuation stealing every C frame between the
+ *   worker's loop and it is dead then (each older continuation was stolen first, or was
+ *   left public by a hop; a caller waiting in FK_CALL is resumed by its callee's end): the
+ *   runtime jumps straight back to the worker's loop (siglongjmp), so FK_CALL costs no
+ *   test.  With child stealing a frame whose join ran a child that unwound still has
+ *   records to count, so such a task sets the worker's `unwinding` flag and returns no
+ *   value; its callers see the flag, store nothing and return too, up to the worker's
+ *   loop, which clears it.
  *
  * THE WORKER'S HOT STATE is thread-local (struct fk__hot, one per thread; workers use
  * theirs): the fast path reaches the frame-stack pointer and the deque cursor with one
@@ -193,7 +198,7 @@ struct fk__hot {
      * slot that top + capacity maps to, whichever comes first, or NULL: a thief asks the
      * owner to publish work.  Thieves write it rarely (only when it is not already NULL). */
     _Atomic(fk__slot *) limit;
-    uint8_t unwinding;    /* the C stack is unwinding: the rest of a task runs elsewhere */
+    uint8_t unwinding;    /* child stealing: the C stack is unwinding (the rest of a task runs elsewhere) */
     fk_worker *w;         /* the worker this thread is (NULL on other threads) */
     /* ---- the owner's slow-path state ---- */
     _Alignas(64) uint64_t lap;
@@ -280,7 +285,8 @@ void fk__span_leave(void);
 
 /* ---- out-of-line slow paths (runtime) ---------------------------------------------- */
 
-enum { FK__POP_CONTINUE, FK__POP_RESUME, FK__POP_UNWIND };
+/* What fk__pop_slow (continuation stealing) tells the fork: go on, or continue at the resume point. */
+enum { FK__POP_CONTINUE, FK__POP_RESUME };
 
 void *fk__alloc_slow(size_t n);
 void fk__free_slow(void *p);
@@ -291,7 +297,11 @@ int fk__pop_slow(fk_frame *f);
 void fk__push_slow(void); /* the record is in FK__H->scratch */
 const fk__record *fk__pop_slow(void);
 #endif
-#if !FK__NATIVE_FRAMES
+#if !FK__NATIVE_FRAMES && FK_STEAL == FK_STEAL_CONT
+/* These return only to go on: to unwind they jump to the worker's loop. */
+void fk__join(fk_frame *f);
+_Noreturn void fk__switch(fk_frame *f, unsigned worker);
+#elif !FK__NATIVE_FRAMES
 int fk__join(fk_frame *f);
 void fk__join_unwound(fk_frame *f, uint32_t detached);
 void fk__switch(fk_frame *f, unsigned worker);
@@ -640,8 +650,8 @@ struct fk__none {
             FK__STORE_RV(name, fk__dst, fk__v);                                            \
     }
 
-#if FK__NATIVE_FRAMES
-#define FK__CHILD_UNWOUND() 0
+#if FK__NATIVE_FRAMES || FK_STEAL == FK_STEAL_CONT
+#define FK__CHILD_UNWOUND() 0 /* (continuation stealing: an unwinding child never returns) */
 #else
 #define FK__CHILD_UNWOUND() FK__UNLIKELY(FK__H->unwinding)
 #endif
@@ -975,11 +985,15 @@ struct fk__none {
         return fk__resume_v(fk__self);                                                     \
     } while (0)
 
+#if FK_STEAL == FK_STEAL_CONT
+#define FK__UNWIND_CHECK() ((void)0) /* (a callee that unwinds never returns here) */
+#else
 #define FK__UNWIND_CHECK()                                                                 \
     do {                                                                                   \
         if (FK__UNLIKELY(FK__H->unwinding))                                                \
             FK__RETURN_UNWOUND();                                                          \
     } while (0)
+#endif
 
 #define FK__CALL(L, slot, task, ...)                                                       \
     do {                                                                                   \
@@ -996,7 +1010,7 @@ struct fk__none {
         FK__SPAN(strand);                                                                  \
         task##__rv_t fk__cv = task##__apply((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot, &fk__ca); \
         FK__SPAN(call_end);                                                                \
-        FK__UNWIND_CHECK(); /* (then the child stores its result when it finishes) */     \
+        FK__UNWIND_CHECK(); /* (child stealing: then the child stores its result itself) */ \
         FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     FK__RP_CASE(L)                                                                         \
         FK__PLOAD();                                                                       \
@@ -1012,7 +1026,7 @@ struct fk__none {
         if (fk__k != fk__worker_id()) {                                                    \
             FK__PSAVE();                                                                   \
             fk__self->rp = &FK__RP(L);                                                     \
-            fk__switch(fk__self, fk__k);                                                   \
+            fk__switch(fk__self, fk__k); /* (continuation stealing: does not return) */    \
             FK__RETURN_UNWOUND();                                                          \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
@@ -1032,10 +1046,10 @@ struct fk__none {
 void fk__push_published(fk_frame *f);
 
 /* Evaluate the child's result address and arguments (they may read the frame), push our
- * continuation, run the child, pop.  A failed pop: a thief has our continuation, or the
- * child's C frame died (it set `unwinding`; then ours is dead too, or the child hopped to
- * another worker); fk__pop_slow sorts it out: go on, continue at our resume point (we
- * are the last to arrive at our join), or unwind. */
+ * continuation, run the child, pop.  The child returned, so it finished here: store its
+ * value.  A failed pop: a thief may have our continuation; fk__pop_slow sorts it out: go
+ * on, continue at our resume point (we are the last to arrive at our join), or unwind (it
+ * does not return). */
 #define FK__FORK(L, slot, task, ...)                                                       \
     do {                                                                                   \
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
@@ -1057,19 +1071,9 @@ void fk__push_published(fk_frame *f);
         FK__SPAN(strand);                                                                  \
         task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
         FK__SPAN(fork_end);                                                                \
-        if (FK__LIKELY(fk__pop_fast())) {                                                  \
-            FK__STORE_RV(task, fk__res, fk__fv);                                           \
-        } else {                                                                           \
-            /* the child finished here (store its value before we arrive at our join), or  \
-             * it unwound and stores it itself when it finishes */                         \
-            if (!FK__H->unwinding)                                                         \
-                FK__STORE_RV(task, fk__res, fk__fv);                                       \
-            int fk__p = fk__pop_slow(fk__self);                                            \
-            if (fk__p == FK__POP_UNWIND)                                                   \
-                FK__RETURN_UNWOUND();                                                      \
-            if (fk__p == FK__POP_RESUME)                                                   \
-                FK__CONTINUE_AT_RP();                                                      \
-        }                                                                                  \
+        FK__STORE_RV(task, fk__res, fk__fv); /* (before we arrive at our join) */          \
+        if (FK__UNLIKELY(!fk__pop_fast()) && fk__pop_slow(fk__self) == FK__POP_RESUME)      \
+            FK__CONTINUE_AT_RP();                                                          \
     FK__RP_CASE(L)                                                                         \
         FK__PLOAD();                                                                       \
     } while (0)
@@ -1087,8 +1091,7 @@ void fk__push_published(fk_frame *f);
         if (fk__resuming && fk__self->steals != 0) {                                       \
             FK__PSAVE();                                                                   \
             fk__self->rp = &FK__RP(L);                                                     \
-            if (!fk__join(fk__self))                                                       \
-                FK__RETURN_UNWOUND();                                                      \
+            fk__join(fk__self); /* (returns if we were last to arrive) */                  \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
     } while (0)
