@@ -485,23 +485,31 @@ static uint64_t ptree_serial(uint64_t seed, int depth, double scale, char tag) {
     return h + last;
 }
 
-TEST(parameters_survive_in_trees) {
+/* Runs the trees of seeds 1..6 on 1..8 workers, and more until something was stolen (a run
+ * without steals resumes nothing): every answer must be the serial one. */
+typedef int tree_run_fn(fk_pool *p, uint64_t seed, int depth, uint64_t *got);
+static void trees_right(const char *what, tree_run_fn *run, uint64_t (*serial)(uint64_t, int, double, char)) {
     int depth = TEST_SANITIZED ? 9 : 12;
     for (unsigned k = 0; k < sizeof worker_counts / sizeof *worker_counts; k++) {
         fk_pool *p = make_pool(worker_counts[k], k % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
         fk_pool_stats_reset(p);
         for (uint64_t seed = 1; seed <= 6 || (worker_counts[k] > 1 && seed <= 200 && !pool_steals(p)); seed++) {
-            uint64_t want = ptree_serial(seed, depth, 1.0, 'a'), got = 0;
-            ASSERT_EQ(FK_RUN(p, &got, ptree, seed, depth, 1.0, 'a'), 0);
-            ASSERT_MSG(got == want, "tree %llu on %u workers: got %llx, want %llx", (unsigned long long)seed,
+            uint64_t want = serial(seed, depth, 1.0, 'a'), got = 0;
+            ASSERT_EQ(run(p, seed, depth, &got), 0);
+            ASSERT_MSG(got == want, "%s: tree %llu on %u workers: got %llx, want %llx", what, (unsigned long long)seed,
                        worker_counts[k], (unsigned long long)got, (unsigned long long)want);
         }
-        /* (trees until something was stolen: a run without steals resumes nothing) */
         if (worker_counts[k] > 1 && fk_stats_enabled())
-            ASSERT_MSG(pool_steals(p) > 0, "nothing stolen in 200 trees on %u workers", worker_counts[k]);
+            ASSERT_MSG(pool_steals(p) > 0, "%s: nothing stolen in 200 trees on %u workers", what, worker_counts[k]);
         fk_pool_destroy(p);
     }
 }
+
+static int run_ptree(fk_pool *p, uint64_t seed, int depth, uint64_t *got) {
+    return FK_RUN(p, got, ptree, seed, depth, 1.0, 'a');
+}
+
+TEST(parameters_survive_in_trees) { trees_right("parameters read", run_ptree, ptree_serial); }
 
 /* The same trees, but each task CHANGES its parameters, as C code does with its own: before
  * FK_BEGIN, between forks (one is the loop counter), between the call and the join; and
@@ -552,22 +560,11 @@ static uint64_t ctree_serial(uint64_t seed, int depth, double scale, char tag) {
     return h + last;
 }
 
-TEST(parameters_changed_survive) {
-    int depth = TEST_SANITIZED ? 9 : 12;
-    for (unsigned w = 0; w < sizeof worker_counts / sizeof *worker_counts; w++) {
-        fk_pool *p = make_pool(worker_counts[w], w % 2 ? FK_SCHED_LAZY : FK_SCHED_BUSY);
-        fk_pool_stats_reset(p);
-        for (uint64_t seed = 1; seed <= 6 || (worker_counts[w] > 1 && seed <= 200 && !pool_steals(p)); seed++) {
-            uint64_t want = ctree_serial(seed, depth, 1.0, 'a'), got = 0;
-            ASSERT_EQ(FK_RUN(p, &got, ctree, seed, depth, 1.0, 'a', 0), 0);
-            ASSERT_MSG(got == want, "tree %llu (parameters changed) on %u workers: got %llx, want %llx",
-                       (unsigned long long)seed, worker_counts[w], (unsigned long long)got, (unsigned long long)want);
-        }
-        if (worker_counts[w] > 1 && fk_stats_enabled())
-            ASSERT_MSG(pool_steals(p) > 0, "nothing stolen in 200 trees on %u workers", worker_counts[w]);
-        fk_pool_destroy(p);
-    }
+static int run_ctree(fk_pool *p, uint64_t seed, int depth, uint64_t *got) {
+    return FK_RUN(p, got, ctree, seed, depth, 1.0, 'a', 0);
 }
+
+TEST(parameters_changed_survive) { trees_right("parameters changed", run_ctree, ctree_serial); }
 
 /* Results of every kind, delivered on every path (a child finished inline, run by a
  * thief, resumed elsewhere after it suspended, run by its parent's join): a 24-byte struct
