@@ -434,8 +434,9 @@ const fk__record *fk__pop_slow_of(uintptr_t owner) {
 #endif
 #endif
 
-/* Makes every private slot public (FK_SWITCH_TO: the parent's slot must not be popped as
- * private once its child has hopped away; see fk__pop_slow). */
+/* Makes every private slot public: what a hop (FK_SWITCH_TO) leaves behind, the ancestors'
+ * continuations, can go to idle thieves at once while this worker drains the rest as
+ * left-overs; fibers publish a ready fiber's record when a thief asked (sched_fiber.c). */
 void fk__deque_publish_all(fk_worker *w) {
     dq_lock(w);
     uint64_t b = fk__deque_bottom(w);

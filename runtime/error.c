@@ -80,7 +80,7 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     if (local) {
         char msg[320];
         snprintf(msg, sizeof msg,
-                 "%s is in the C stack (a local variable?): the task may continue on another worker from its "
+                 "%s is in the C stack (a local variable or a parameter?): the task may continue on another worker from its "
                  "frame, where no C local survives, and the child may finish after the local is gone; give the "
                  "address of a frame field (&f->x)", what);
         fk__misuse(msg, task, file, line);

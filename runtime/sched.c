@@ -194,34 +194,24 @@ static fk_frame *take_pending(fk_worker *w) {
 #if FK_STEAL == FK_STEAL_CONT
 _Noreturn void fk__unwind(fk_worker *w) { siglongjmp(w->unwind_to, 1); }
 
-static FK__NOINLINE int enter_frame(fk_worker *w, fk_frame *f) {
+static FK__NOINLINE int enter(fk_worker *w, fk_frame *f, const fk__record *r) {
     if (sigsetjmp(w->unwind_to, 0))
         return 1;
-    f->rp->info->resume(f);
-    return 0;
-}
-
-static FK__NOINLINE int enter_record(fk_worker *w, const fk__record *r) {
-    if (sigsetjmp(w->unwind_to, 0))
-        return 1;
-    fk__record_thunk(r)(r);
+    if (f)
+        f->rp->info->resume(f);
+    else
+        fk__record_thunk(r)(r);
     return 0;
 }
 #else
-static int unwound(fk_worker *w) {
+static int enter(fk_worker *w, fk_frame *f, const fk__record *r) {
+    if (f)
+        f->rp->info->resume(f);
+    else
+        fk__record_thunk(r)(r);
     int u = w->hot->unwinding;
     w->hot->unwinding = 0;
     return u;
-}
-
-static int enter_frame(fk_worker *w, fk_frame *f) {
-    f->rp->info->resume(f);
-    return unwound(w);
-}
-
-static int enter_record(fk_worker *w, const fk__record *r) {
-    fk__record_thunk(r)(r);
-    return unwound(w);
 }
 #endif
 
@@ -242,7 +232,7 @@ static void trampoline(fk_worker *w, fk_frame *f) {
             fk__fatal("internal error: worker %u resumes a dead frame %p", w->id, (void *)f);
 #endif
         FK__ACCT_NAMED(w, FK_TIME_WORK, f->rp->info->name);
-        int u = enter_frame(w, f);
+        int u = enter(w, f, NULL);
         FK__ACCT(w, FK_TIME_JOIN);
         f = after_run(w, link, u);
     }
@@ -256,7 +246,7 @@ static void run_record(fk_worker *w, const fk__record *r) {
     if (!fk__stack_empty(w))
         fk__fatal("internal error: worker %u runs a detached record on a busy stack", w->id);
 #endif
-    int u = enter_record(w, r);
+    int u = enter(w, NULL, r);
     FK__ACCT(w, FK_TIME_JOIN);
     trampoline(w, after_run(w, link, u));
 }

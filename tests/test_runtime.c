@@ -2145,6 +2145,36 @@ TEST(switch_to_worker) {
     }
 }
 
+/* A task that changes its parameters, then hops: it continues on worker k from its frame
+ * (as hops do on frame stacks), and must see what it changed (saved before the hop). */
+typedef struct {
+    fk_frame fk;
+    int on;
+} phop_frame;
+
+FK_TASK(phop, int64_t, phop_frame *f, (unsigned, k), (int64_t, x)) {
+    x = x * 3 + 1; /* before FK_BEGIN */
+    FK_BEGIN(f);
+    k = (k + 1) % 3;
+    x += 1000;
+    FK_SWITCH_TO(k);
+    f->on = FK_WORKER_ID() == k;
+    FK_RETURN(f->on ? x + (int64_t)k : -1);
+} FK_END
+
+TEST(switch_keeps_parameters) {
+    for (int lazy = 0; lazy <= 1; lazy++) {
+        fk_pool *p = make_pool(3, lazy ? FK_SCHED_LAZY : FK_SCHED_BUSY);
+        for (int rep = 0; rep < 100; rep++) {
+            int64_t r = 0, want = (int64_t)rep * 3 + 1 + 1000 + (rep + 1) % 3;
+            ASSERT_EQ(FK_RUN(p, &r, phop, (unsigned)rep, (int64_t)rep), 0);
+            ASSERT_MSG(r == want, "rep %d: %lld, expected %lld (-1: not on the worker it hopped to)", rep,
+                       (long long)r, (long long)want);
+        }
+        fk_pool_destroy(p);
+    }
+}
+
 /* A randomized tree whose nodes hop to a worker chosen by their seed before forking: the
  * hops cut through forks, calls and joins, and ancestors' continuations left behind must be
  * resumed; the answer must still be the serial one. */
@@ -2609,6 +2639,7 @@ int main(int argc, char **argv) {
         TEST_CASE(run_on_worker, 60),
 #if !FK__NATIVE_FRAMES || FK_STACK == FK_STACK_FIBER
         TEST_CASE(switch_to_worker, 60),
+        TEST_CASE(switch_keeps_parameters, 60),
         TEST_CASE(switch_in_trees, 120),
 #endif
         TEST_CASE(alloc_failure_reported, 60),

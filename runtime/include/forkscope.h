@@ -54,7 +54,8 @@
  *  1. After the first FK_FORK or FK_CALL, a task may be resumed on another worker from its
  *     frame: its parameters come back (kept with the frame), but its other C locals are
  *     gone.  A local read after a fork, call or join must live in the frame (f->...), or be
- *     a parameter.  The result
+ *     a parameter (but a parameter's address is no result address, and no child may write
+ *     through it: the kept value is put back after each fork and call).  The result
  *     address of a fork or call must point into the frame too (or to memory that outlives
  *     the join), not to a local: with frames on frame stacks (seg, lin) FK_DEBUG builds
  *     refuse an address in the C stack, naming the task.  (With native frames, child-native

@@ -10,8 +10,8 @@
  *                   never resumes anything, so it has no dispatch at its entry, and a leaf
  *                   (a task that returns before FK_BEGIN) costs what a C leaf costs;
  *     name__slow    the slow clone: entered only to resume a frame (after a steal, a join
- *                   that waited, a hop), with the parameters FK_BEGIN saved past the
- *                   frame.  FK_BEGIN opens a `switch` on the frame's resume
+ *                   that waited, a hop), with the parameters kept past the frame
+ *                   (PARAMETERS below).  FK_BEGIN opens a `switch` on the frame's resume
  *                   point and every FK_FORK, FK_CALL, FK_JOIN and FK_SWITCH_TO puts a `case`
  *                   after itself (Duff's device): that is how a resumed task continues in
  *                   the middle of its body.
@@ -564,8 +564,9 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
  * a value type and the store, skipped for it, still type-checks.  With frames on frame
  * stacks a task also gets its result address (fk__ret): a task that finishes in its slow
  * clone, resumed elsewhere, has no caller waiting for a value and stores it itself; a
- * caller whose child unwound (its C frame died: FK__H->unwinding) stores nothing, since
- * the child will. */
+ * child whose C frame died never gives its caller a value (continuation stealing: it does
+ * not return; child stealing: the caller sees FK__H->unwinding and stores nothing), since
+ * the child will store it. */
 
 struct fk__none {
     char fk__c;
@@ -875,15 +876,20 @@ struct fk__none {
             *(fk__rv_t *)fk__self->ret = (v);                                              \
     } while (0)
 
-/* PARAMETERS live in the frame, as a coroutine's do: FK_BEGIN saves them past the frame,
- * each fork, call and join that may let the task continue elsewhere saves them again first
- * (so a parameter the task changed keeps its new value), and each fork and call reloads
- * them after.  The reload is also what keeps them out of callee-saved registers on the fast
- * path: across the child's call the compiler holds no copy (in fib that spares a push, a
- * pop, a move and the stack alignment: 4 of 50 instructions a node).  The body reaches its
- * parameters through pointers (struct NAME__pptrs, only the body knows their names); once
- * psave and pload are inlined these are plain moves, and a save of values just loaded
- * is dropped as redundant. */
+/* PARAMETERS live in the frame, as a coroutine's do: FK_BEGIN saves them past the frame;
+ * whatever may let the task continue elsewhere saves them again first (so a parameter the
+ * task changed keeps its new value): a continuation-stealing fork, a call, a join (its slow
+ * path with continuation stealing), FK_SWITCH_TO; and after a call, a continuation-stealing
+ * fork and a child-stealing join, and before a slow clone dispatches in place, they are
+ * reloaded (a resumed task loads them on entry).  The reload is also what keeps them out of
+ * callee-saved registers on the fast path: across the child's call the compiler holds no
+ * copy (in fib on cont-lin that spares a push, a pop, a move and the stack alignment's two,
+ * and costs one load: 4 of 50 instructions a node).  The body reaches its parameters
+ * through pointers (struct NAME__pptrs, only the body knows their names); once psave and
+ * pload are inlined these are plain moves, and a save of values just loaded is dropped as
+ * redundant.  The C variable is only the working copy: a parameter's address must not be a
+ * fork's or call's result address, nor be written through by a child (the reload after
+ * the child puts the kept value back). */
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \
     struct name##__pptrs {                                                                 \
         FK__PPTRS(__VA_ARGS__)                                                             \
@@ -926,7 +932,7 @@ struct fk__none {
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
         FK__BODY_TYPES(name);                                                              \
         name##__rv_t (*const fk__resume_v)(fk_frame *) FK__UNUSED = name##__resume_v;      \
-        /* the parameters, saved by FK_BEGIN past the frame (fk__args_bytes, or none) */   \
+        /* the parameters, kept past the frame (fk__args_bytes, or none) */                \
         enum { fk__args_bytes = FK__ARGS_SAVED(name, __VA_ARGS__) };                       \
         const struct name##__pptrs fk__pp FK__UNUSED = {FK__MAP_PADDR(__VA_ARGS__)};       \
         void (*const fk__psave)(const struct name##__pptrs *, void *) FK__UNUSED = name##__psave; \
@@ -987,7 +993,9 @@ struct fk__none {
 
 #if FK_STEAL == FK_STEAL_CONT
 #define FK__UNWIND_CHECK() ((void)0) /* (a callee that unwinds never returns here) */
+#define FK__SWITCH_UNWOUND() __builtin_unreachable() /* (fk__switch jumped away) */
 #else
+#define FK__SWITCH_UNWOUND() FK__RETURN_UNWOUND()
 #define FK__UNWIND_CHECK()                                                                 \
     do {                                                                                   \
         if (FK__UNLIKELY(FK__H->unwinding))                                                \
@@ -1026,8 +1034,8 @@ struct fk__none {
         if (fk__k != fk__worker_id()) {                                                    \
             FK__PSAVE();                                                                   \
             fk__self->rp = &FK__RP(L);                                                     \
-            fk__switch(fk__self, fk__k); /* (continuation stealing: does not return) */    \
-            FK__RETURN_UNWOUND();                                                          \
+            fk__switch(fk__self, fk__k);                                                   \
+            FK__SWITCH_UNWOUND();                                                          \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
     } while (0)
@@ -1119,7 +1127,9 @@ void fk__push_published(fk_frame *f);
         (void)fk__FK_BEGIN_must_come_first; /* a fork, call or join needs FK_BEGIN first */ \
         FK__CHECK(fk__has_frame, "FK_JOIN outside a fork scope (no FK_BEGIN)");            \
         FK__SCOPE_CLOSE();                                                                 \
-        FK__PSAVE(); /* (the children run here may finish elsewhere, and the task after them) */ \
+        /* (saved here rather than in the slow branches below, which would keep the        \
+         * parameters live across the children run here: 5 more instructions a fib node) */ \
+        FK__PSAVE();                                                                       \
         FK__RP_DECL(L);                                                                    \
         FK__JOIN_LOCAL(fk__self->steals, if (FK__UNLIKELY(FK__H->unwinding)) {             \
             fk__self->rp = &FK__RP(L);                                                     \

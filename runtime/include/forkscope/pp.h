@@ -46,10 +46,6 @@
 #define FK__FIELD(t, n) t n;
 #define FK__PNAME(t, n) n
 #define FK__ARG(t, n) fk__a.n
-/* The initializer of the argument struct from the parameters' names ({0} for none). */
-#define FK__MAP_NAMES(...) FK__CAT(FK__MAP_NAMES_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
-#define FK__MAP_NAMES_0(...) FK__MAP(FK__PNAME, FK__COMMA, __VA_ARGS__)
-#define FK__MAP_NAMES_1(...) 0
 /* A task's parameters kept in its frame (frames on frame stacks): pointers to them in the
  * body, and the copies of each one between the body and the saved argument struct. */
 #define FK__PPTRS(...) FK__CAT(FK__PPTRS_, FK__ISEMPTY(__VA_ARGS__))(__VA_ARGS__)
