@@ -191,24 +191,25 @@ static fk_frame *take_pending(fk_worker *w) {
 /* Entering task code from the bottom of this worker's C stack: resuming frame f, or running
  * record r.  1 if the code unwound, 0 if it completed.  Continuation stealing: an unwinding
  * task jumps back here (fk__unwind); child stealing: it returns with the flag set. */
+static void run_task_code(fk_frame *f, const fk__record *r) {
+    if (f)
+        f->rp->info->resume(f);
+    else
+        fk__record_thunk(r)(r);
+}
+
 #if FK_STEAL == FK_STEAL_CONT
 _Noreturn void fk__unwind(fk_worker *w) { siglongjmp(w->unwind_to, 1); }
 
 static FK__NOINLINE int enter(fk_worker *w, fk_frame *f, const fk__record *r) {
     if (sigsetjmp(w->unwind_to, 0))
         return 1;
-    if (f)
-        f->rp->info->resume(f);
-    else
-        fk__record_thunk(r)(r);
+    run_task_code(f, r);
     return 0;
 }
 #else
 static int enter(fk_worker *w, fk_frame *f, const fk__record *r) {
-    if (f)
-        f->rp->info->resume(f);
-    else
-        fk__record_thunk(r)(r);
+    run_task_code(f, r);
     int u = w->hot->unwinding;
     w->hot->unwinding = 0;
     return u;
