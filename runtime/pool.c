@@ -1,6 +1,7 @@
 /* pool.c — creating and destroying pools, options, statistics. */
 
 #include <ctype.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +189,16 @@ int fk_stats_enabled(void) { return FK_STATS; }
 
 /* ---- create / destroy ---------------------------------------------------------------- */
 
+
+/* The CPUs this process may run on (its affinity mask; the online count if that fails). */
+static long usable_cpus(void) {
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        return CPU_COUNT(&set);
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? n : 1;
+}
+
 /* Lazy-scheduler groups: group_of[k] is worker k's group (a NUMA node), or NULL for one
  * group of all workers.  Every worker starts as a thief of its group. */
 static int setup_groups(fk_pool *p, const unsigned *group_of) {
@@ -281,6 +292,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         fprintf(stderr, "forkscope: %s\n", msg);
         goto topology_failed;
     }
+    p->crowded = (long)p->n > usable_cpus();
     err = FK_ENOMEM;
     p->workers = calloc(p->n, sizeof *p->workers);
     if (!p->workers)

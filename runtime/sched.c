@@ -508,16 +508,21 @@ void fk__switch(fk_frame *f, unsigned k) {
  *    public are descendants of the child it took (its older slots were all stolen before
  *    it could take ours), so each such steal runs a task deeper in the tree than the frame
  *    waiting here: a worker's C stack stays as deep as one path of the task tree;
- *  - after FK_LEAP_TRIES failed attempts, steal from anyone, but only while this worker's
- *    C stack is shallower than fk_pool_opts.leap_stack_bytes, L (such a task may be shallow
- *    in the tree: it restarts the depth count).  Bound: a worker's C stack never holds more
- *    than L bytes plus one root-to-leaf path of the task tree, each level costing its
- *    task's C frame plus this function's and run_record's (tests/test_runtime.c,
- *    leap_stack_bounded);
- *  - force a publication from the thief if it does not answer (greediness), and yield the
- *    CPU now and then (more workers than cores). */
-static void backoff(unsigned fails);
+ *  - every FK_LEAP_TRIES failed attempts, one steal from anyone (as an idle thief would),
+ *    but only while this worker's C stack is shallower than fk_pool_opts.leap_stack_bytes, L
+ *    (such a task may be shallow in the tree: it restarts the depth count).  Bound: a
+ *    worker's C stack never holds more than L bytes plus one root-to-leaf path of the task
+ *    tree, each level costing its task's C frame plus this function's and run_record's
+ *    (tests/test_runtime.c, leap_stack_bounded);
+ *  - force a publication from the thief if it does not answer (greediness).
+ * Between attempts it pauses once, never longer: the loop is what keeps this worker busy,
+ * and the awaited children may finish at any moment (a back-off that grew to 1,024 pauses,
+ * ~40 us on cores whose pause takes ~140 cycles, left 16 workers waiting 77% of their time
+ * on deep UTS trees; issue 19).  Only where the pool has more workers than CPUs does it
+ * yield the CPU, once per FK_LEAP_TRIES failures: there the thief it waits for may be
+ * waiting for this CPU. */
 static int try_force(fk_worker *w, fk_worker *v);
+static int take_from(fk_worker *w, fk_worker *v, fk__slot *s);
 
 static size_t c_stack_used(const fk_worker *w) {
     char here;
@@ -525,6 +530,30 @@ static size_t c_stack_used(const fk_worker *w) {
 }
 
 size_t fk__cstack_depth(void) { return c_stack_used(FK__H->w); }
+
+/* One attempt of a waiting join: a steal from the awaited child's thief t (1 + its id, or 0
+ * for none yet), or every FK_LEAP_TRIES failures (*fails counts them), from anyone while
+ * the C stack allows.  Which victim gave the slot: *from. */
+static int leap(fk_worker *w, uint32_t t, unsigned *fails, fk__slot *s, unsigned *from) {
+    fk_pool *p = w->pool;
+    unsigned v = t ? t - 1 : w->id;
+    if (v != w->id && take_from(w, p->workers[v], s)) {
+        *from = v;
+        return 1;
+    }
+    if (++*fails % FK_LEAP_TRIES)
+        return 0;
+    if (p->crowded)
+        sched_yield();
+    if (p->n > 1 && c_stack_used(w) < p->opts.leap_stack_bytes) {
+        v = fk__victim_pick(&w->victims);
+        if (take_from(w, p->workers[v], s)) {
+            *from = v;
+            return 1;
+        }
+    }
+    return 0;
+}
 
 /* One steal from v, forcing a publication if v has only private work (greedy: an owner
  * busy in a leaf or a join of its own is made to publish). */
@@ -536,33 +565,25 @@ static int take_from(fk_worker *w, fk_worker *v, fk__slot *s) {
 
 void fk__lf_join(fk_frame *f, uint32_t stolen) {
     fk_worker *w = FK__H->w;
-    fk_pool *p = w->pool;
-    unsigned fails = 0;
+    unsigned fails = 0, v;
     FK__WSTAT(w, suspends);
     FK__ACCT(w, FK_TIME_WAIT);
     /* Acquire: pairs with each thief's release increment; their children's results and
      * writes are then visible here. */
     while (atomic_load_explicit(&f->done, memory_order_acquire) < stolen) {
-        uint32_t t = atomic_load_explicit(&f->thief, memory_order_relaxed);
         fk__slot s;
-        /* From the thief of a child; after FK_LEAP_TRIES failures, as an idle thief would,
-         * from anyone while the C stack is shallow enough. */
-        unsigned v = t ? t - 1 : w->id;
-        if ((v != w->id && take_from(w, p->workers[v], &s)) ||
-            (++fails >= FK_LEAP_TRIES && p->n > 1 && c_stack_used(w) < p->opts.leap_stack_bytes &&
-             take_from(w, p->workers[v = fk__victim_pick(&w->victims)], &s))) {
-            FK__WSTAT(w, leaps);
-            w->hungry_since = 0;
-            if (FK__ACCT_ON(w)) {
-                fk__acct_event(w, FK__TEV_LEAP, v, 0);
-                fk__acct_to(w, FK_TIME_WORK, "leapt child", 0);
-            }
-            run_record(w, &s);
-            FK__ACCT(w, FK_TIME_WAIT);
-            fails = 0;
+        if (!leap(w, atomic_load_explicit(&f->thief, memory_order_relaxed), &fails, &s, &v)) {
+            fk__cpu_pause();
             continue;
         }
-        backoff(fails);
+        FK__WSTAT(w, leaps);
+        w->hungry_since = 0;
+        if (FK__ACCT_ON(w)) {
+            fk__acct_event(w, FK__TEV_LEAP, v, 0);
+            fk__acct_to(w, FK_TIME_WORK, "leapt child", 0);
+        }
+        run_record(w, &s);
+        FK__ACCT(w, FK_TIME_WAIT);
     }
     f->sync0 = 0; /* every thief is done with the cell: ready for the next scope */
     FK__ACCT(w, FK_TIME_WORK);

@@ -169,6 +169,7 @@ struct fk_pool {
     unsigned ngroups;
     fk__group *groups;
     fk__topo *topo; /* placement, NUMA nodes, victim groups (NULL with placement none) */
+    int crowded;    /* more workers than the CPUs this process may run on (its affinity) */
 
     /* Frame-stack memory held by the whole pool (slow paths only). */
     _Alignas(64) _Atomic int64_t stack_bytes;

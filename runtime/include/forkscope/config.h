@@ -178,14 +178,19 @@
 #ifndef FK_FORCE_SPACING_MAX_NS
 #define FK_FORCE_SPACING_MAX_NS 2000000u
 #endif
-/* Native frames: a join waiting for stolen children first steals back from their thief
+/* Native frames: a join waiting for stolen children steals back from their thief
  * (leapfrogging: only the awaited child's descendants, so the C stack grows only as deep as
- * the task tree).  After this many failed tries it also steals from anyone, but only
+ * the task tree), and after every FK_LEAP_TRIES failed tries once from anyone, but only
  * while the worker's C stack is shallower than FK_LEAP_RANDOM_STACK bytes (run-time
  * setting: fk_pool_opts.leap_stack_bytes, env FORKSCOPE_LEAP_STACK): that bounds the C
- * stack at that plus one task tree's depth of frames. */
+ * stack at that plus one task tree's depth of frames.  1: a steal from anyone after each
+ * failed leap.  Measured on a 16-core Xeon, UTS T3 at P = 16 (issue 19): 32 (Lace's
+ * LACE_LEAP_RANDOM cadence) left the joins waiting 30% of their time and 1.3x child-seg's
+ * time, 4 left 13-19%, 1 left 10% and child-seg's time; the thief of a scope's last
+ * stolen child (the one a join leaps to) has often finished it, and holds nothing of the
+ * scope's other children. */
 #ifndef FK_LEAP_TRIES
-#define FK_LEAP_TRIES 32
+#define FK_LEAP_TRIES 1
 #endif
 #ifndef FK_LEAP_RANDOM_STACK
 #define FK_LEAP_RANDOM_STACK (16u << 20)
