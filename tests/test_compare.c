@@ -12,12 +12,16 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <sys/stat.h>
 
 #include "harness/analyze/abtest.h"
+#include "harness/analyze/modes.h"
 #include "harness/cli/commands.h"
 #include "harness/report/analysis.h"
+#include "harness/report/report.h"
 #include "harness/util/errors.h"
 #include "harness/analyze/stats.h"
 #include "harness/run/sweep.h"
@@ -528,6 +532,316 @@ TEST(compare_errors) {
     remove_tmpdir();
 }
 
+/* ---- is a cell one distribution (harness/analyze/modes.h) ----------------------------------------- */
+
+/* One synthetic process: a level exp(level) and reps repetitions around it with log-normal noise
+ * sw, a fraction pslow of them slowed by up to 30% (an interrupt); its time_s (the median of the
+ * repetitions, as the drivers report) into *t and the repetitions appended at rep[*nr]. */
+static void synth_process(gsl_rng *g, double level, size_t reps, double sw, double pslow, double *t, double *rep,
+                          size_t *nr) {
+    double r[32];
+    for (size_t j = 0; j < reps; j++) {
+        r[j] = exp(level + gsl_ran_gaussian(g, sw)) * (gsl_rng_uniform(g) < pslow ? 1 + 0.3 * gsl_rng_uniform(g) : 1);
+        rep[(*nr)++] = r[j];
+    }
+    gsl_sort(r, 1, reps);
+    *t = gsl_stats_median_from_sorted_data(r, 1, reps);
+}
+
+typedef struct {
+    const char *name;
+    double sb, sw, pslow; /* between-process and within-process SD of log time; slow repetitions */
+    size_t reps;          /* repetitions per process (1: --reps 1, only the clusters can be tested) */
+} noise_model;
+
+/* Realistic one-distribution noise: a quiet machine; a typical one with interrupted
+ * repetitions; a noisy one (5% both ways); tight repetitions with processes 2% apart (ASLR);
+ * one repetition per process (the sweep's default) at 3%. */
+static const noise_model unimodal_models[] = {
+    {"quiet", 0.01, 0.01, 0, 5},          {"typical", 0.02, 0.02, 0.05, 5}, {"noisy", 0.05, 0.05, 0.05, 5},
+    {"tight reps", 0.02, 0.005, 0, 5},    {"--reps 1", 0.03, 0, 0, 1},
+};
+
+/* The fraction of n cells of k processes of model md that a detector flags, seeded. */
+static double flag_rate(const noise_model *md, size_t k, unsigned n, unsigned long seed, size_t *too_few) {
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, seed);
+    double t[64], rep[64 * 8];
+    size_t nrep[64];
+    unsigned flagged = 0;
+    *too_few = 0;
+    for (unsigned it = 0; it < n; it++) {
+        size_t nr = 0;
+        for (size_t i = 0; i < k; i++) {
+            synth_process(g, gsl_ran_gaussian(g, md->sb), md->reps, md->sw, md->pslow, &t[i], rep, &nr);
+            nrep[i] = md->reps;
+        }
+        hx_modes m;
+        hx_modes_judge(t, k, nrep, rep, &m);
+        flagged += hx_modes_flagged(m.verdict);
+        *too_few += m.verdict == HX_MODES_TOO_FEW;
+    }
+    gsl_rng_free(g);
+    return (double)flagged / n;
+}
+
+TEST(modes_unimodal_not_flagged) {
+    /* 1,000 cells per model and size: flagged in at most 1% of them (measured: docs/compare.md) */
+    static const size_t ks[] = {6, 8, 12, 20, 40};
+    for (size_t m = 0; m < sizeof unimodal_models / sizeof *unimodal_models; m++) {
+        printf("  %-11s", unimodal_models[m].name);
+        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+            size_t few;
+            double r = flag_rate(&unimodal_models[m], ks[i], 1000, 100 + 10 * m + i, &few);
+            printf(" k=%zu %.3f", ks[i], r);
+            ASSERT_MSG(r <= 0.01, "%s, %zu runs: flagged in %.3f of 1,000 one-distribution cells",
+                       unimodal_models[m].name, ks[i], r);
+            ASSERT_EQ(few, 0);
+        }
+        printf("\n");
+    }
+}
+
+TEST(modes_null_quantiles) {
+    /* the table of D: one normal sample of k runs (SD 20%, so the 10% floor on the centres does
+     * not bind) reaches it in about 1 of 1,000 samples */
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 5);
+    static const size_t ks[] = {4, 6, 12, 30};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        unsigned over = 0, n = 20000;
+        double t[64];
+        for (unsigned it = 0; it < n; it++) {
+            for (size_t j = 0; j < ks[i]; j++)
+                t[j] = exp(gsl_ran_gaussian(g, 0.2));
+            hx_modes m;
+            hx_modes_judge(t, ks[i], NULL, NULL, &m);
+            over += m.d >= hx_modes_d_critical(ks[i]);
+        }
+        printf("  k=%zu: D >= %.2f in %.4f of %u normal samples\n", ks[i], hx_modes_d_critical(ks[i]),
+               (double)over / n, n);
+        ASSERT_MSG(over <= n * 3 / 1000, "k=%zu: %u of %u", ks[i], over, n);
+    }
+    ASSERT(isinf(hx_modes_d_critical(3)));
+    ASSERT_NEAR(hx_modes_d_critical(1000), hx_modes_d_critical(40), 0);
+    gsl_rng_free(g);
+}
+
+/* The cell (cont-lin fib(36) on the 2-core AMD machines, ms) and child-lin's. */
+static const double lottery_ms[2][12] = {
+    {304, 313, 104, 304, 107, 98, 101, 271, 317, 102, 284, 297},
+    {418, 118, 115, 115, 114, 411, 401, 113, 402, 113, 419, 114},
+};
+
+TEST(modes_bimodal_lottery) {
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 17);
+    double t[12], rep[12 * 5];
+    size_t nrep[12];
+    for (int c = 0; c < 2; c++) {
+        size_t nr = 0;
+        for (size_t i = 0; i < 12; i++) { /* each process's 5 repetitions agree within about 2% */
+            synth_process(g, log(lottery_ms[c][i] / 1000), 5, 0.007, 0, &t[i], rep, &nr);
+            nrep[i] = 5;
+        }
+        hx_modes m;
+        char why[256];
+        hx_modes_judge(t, 12, nrep, rep, &m);
+        printf("  %s: %s: %s\n", c ? "child-lin" : "cont-lin", hx_modes_name(m.verdict),
+               hx_modes_describe(&m, why, sizeof why));
+        ASSERT_MSG(m.verdict == HX_MODES_BIMODAL, "verdict %s", hx_modes_name(m.verdict));
+        ASSERT_EQ(m.n[0], c ? 7 : 5);
+        ASSERT_EQ(m.n[1], c ? 5 : 7);
+        ASSERT_NEAR(m.median[0], c ? 0.114 : 0.1015, 0.005);
+        ASSERT_NEAR(m.median[1], c ? 0.411 : 0.3003, 0.01);
+        ASSERT(m.p < 1e-10 && m.sd_between > 0.3); /* the F test sees it too */
+        ASSERT_STR_CONTAINS(why, "two clusters: ");
+        /* without the repetitions (the sweep's --reps 1): the clusters alone still tell */
+        for (size_t i = 0; i < 12; i++)
+            t[i] = lottery_ms[c][i] / 1000;
+        hx_modes_judge(t, 12, NULL, NULL, &m);
+        ASSERT(m.verdict == HX_MODES_BIMODAL);
+        /* 6 runs of it (the fewest for "ok"): still two clusters */
+        hx_modes_judge(t, 6, NULL, NULL, &m);
+        ASSERT_MSG(m.verdict == HX_MODES_BIMODAL, "6 runs: %s (D %.2f)", hx_modes_name(m.verdict), m.d);
+    }
+    /* a coin toss between 1x and 3x, 12 runs, 3% noise, 1,000 cells: found in nearly all (the rest
+     * drew one side 0 or 1 times and are then between-process, or all alike) */
+    unsigned found = 0, flagged = 0;
+    for (unsigned it = 0; it < 1000; it++) {
+        size_t nr = 0;
+        for (size_t i = 0; i < 12; i++) {
+            synth_process(g, (gsl_rng_uniform(g) < 0.5 ? log(3) : 0) + gsl_ran_gaussian(g, 0.03), 5, 0.01, 0, &t[i],
+                          rep, &nr);
+            nrep[i] = 5;
+        }
+        hx_modes m;
+        hx_modes_judge(t, 12, nrep, rep, &m);
+        found += m.verdict == HX_MODES_BIMODAL;
+        flagged += hx_modes_flagged(m.verdict);
+    }
+    printf("  a 3x coin toss, 12 runs: bimodal in %u of 1,000 cells, flagged in %u\n", found, flagged);
+    ASSERT(found >= 980 && flagged >= 995);
+    gsl_rng_free(g);
+}
+
+TEST(modes_between_process_shift) {
+    /* 12 processes whose levels climb evenly by 40% (no gap, no two clusters), repetitions within
+     * 1%: between-process, not bimodal */
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 23);
+    double t[12], rep[12 * 5];
+    size_t nrep[12], nr = 0;
+    for (size_t i = 0; i < 12; i++) {
+        synth_process(g, log(0.2) + log(1.4) * (double)i / 11, 5, 0.01, 0, &t[i], rep, &nr);
+        nrep[i] = 5;
+    }
+    hx_modes m;
+    char why[256];
+    hx_modes_judge(t, 12, nrep, rep, &m);
+    printf("  a 40%% ramp: %s: %s\n", hx_modes_name(m.verdict), hx_modes_describe(&m, why, sizeof why));
+    ASSERT_MSG(m.verdict == HX_MODES_BETWEEN, "verdict %s (D %.2f)", hx_modes_name(m.verdict), m.d);
+    ASSERT(m.p < 1e-6 && m.sd_between > 0.08 && m.sd_within < 0.015);
+    ASSERT(isnan(m.median[0]) && m.n[0] == 0); /* no modes to name */
+    ASSERT_STR_CONTAINS(why, "beyond their repetitions");
+    /* the same ramp without repetitions: nothing to compare the processes with, and no clusters */
+    hx_modes_judge(t, 12, NULL, NULL, &m);
+    ASSERT_MSG(m.verdict == HX_MODES_OK, "no reps: %s", hx_modes_name(m.verdict));
+    /* processes 1% apart on a quiet machine (repetitions 0.3%): significant, below the floor */
+    nr = 0;
+    for (size_t i = 0; i < 12; i++)
+        synth_process(g, log(0.2) + gsl_ran_gaussian(g, 0.01), 5, 0.003, 0, &t[i], rep, &nr);
+    hx_modes_judge(t, 12, nrep, rep, &m);
+    ASSERT(m.p < 0.001);
+    ASSERT_MSG(m.verdict == HX_MODES_OK, "a 1%% shift: %s", hx_modes_name(m.verdict));
+    /* one process of 4 three times slower: flagged though 4 runs are too few to call "ok" */
+    nr = 0;
+    for (size_t i = 0; i < 4; i++)
+        synth_process(g, log(0.2) + (i == 2 ? log(3) : 0), 5, 0.01, 0, &t[i], rep, &nr);
+    hx_modes_judge(t, 4, nrep, rep, &m);
+    ASSERT_MSG(m.verdict == HX_MODES_BETWEEN, "1 of 4 slow: %s", hx_modes_name(m.verdict));
+    gsl_rng_free(g);
+}
+
+TEST(modes_too_few) {
+    double t[5] = {0.100, 0.101, 0.099, 0.102, 0.100};
+    hx_modes m;
+    for (size_t k = 1; k <= 5; k++) {
+        hx_modes_judge(t, k, NULL, NULL, &m);
+        ASSERT_MSG(m.verdict == HX_MODES_TOO_FEW, "%zu runs: %s", k, hx_modes_name(m.verdict));
+    }
+    char why[128];
+    ASSERT_STR_CONTAINS(hx_modes_describe(&m, why, sizeof why), "too few runs to tell (5; 6 needed)");
+    hx_modes_judge(t, 0, NULL, NULL, &m);
+    ASSERT(m.verdict == HX_MODES_NONE && !*hx_modes_name(m.verdict));
+    double two[4] = {0.1, 0.3, 0.1, 0.3}; /* 2 + 2: computable, but D must beat a normal sample of 4 */
+    hx_modes_judge(two, 4, NULL, NULL, &m);
+    ASSERT(m.verdict == HX_MODES_TOO_FEW || m.verdict == HX_MODES_BIMODAL);
+    for (int v = HX_MODES_OK; v < HX_MODES_N; v++)
+        ASSERT_EQ(hx_modes_parse(hx_modes_name((hx_modes_verdict)v)), v);
+    ASSERT_EQ(hx_modes_parse("nonsense"), HX_MODES_NONE);
+}
+
+/* A timed record with the driver's repetitions. */
+static void rec_reps(FILE *f, const char *var, int rep, const double *times, size_t n) {
+    double s[16];
+    memcpy(s, times, n * sizeof *s);
+    gsl_sort(s, 1, n);
+    fprintf(f,
+            "{\"schema\":1,\"run_id\":\"fib|%s|1#%d\",\"cell_id\":\"fib|%s|1\",\"benchmark\":\"fib\",\"kernel\":\"fib\","
+            "\"params\":{\"n\":36},\"variant\":\"%s\",\"workers\":1,\"rep\":%d,\"kind\":\"timed\",\"oversubscribed\":"
+            "false,\"status\":\"ok\",\"time_s\":%.9g,\"maxrss_kib\":6000,\"driver\":{\"times\":[",
+            var, rep, var, var, rep, gsl_stats_median_from_sorted_data(s, 1, n));
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%.9g", i ? "," : "", times[i]);
+    fputs("]}}\n", f);
+}
+
+TEST(modes_in_the_files) {
+    /* cont-lin-busy: the lottery; cont-seg-busy: one distribution; serial: 3 runs */
+    const char *dir = fresh_dir(0);
+    char d[PATH_MAX], p[PATH_MAX + 32], out[PATH_MAX], v[1024];
+    snprintf(d, sizeof d, "%s/r", dir);
+    FILE *f = make_results(d, "interleaved", "cpu X");
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 29);
+    for (int i = 0; i < 12; i++) {
+        double r[5];
+        for (int j = 0; j < 5; j++)
+            r[j] = lottery_ms[0][i] / 1000 * exp(gsl_ran_gaussian(g, 0.007));
+        rec_reps(f, "cont-lin-busy", i, r, 5);
+        for (int j = 0; j < 5; j++)
+            r[j] = 0.150 * exp(gsl_ran_gaussian(g, 0.01) + gsl_ran_gaussian(g, 0.007));
+        rec_reps(f, "cont-seg-busy", i, r, 5);
+        if (i < 3)
+            rec_reps(f, "serial", i, r, 5);
+    }
+    fclose(f);
+    gsl_rng_free(g);
+    ASSERT_EQ(hx_report_fit_dir(d), HX_OK);
+    snprintf(p, sizeof p, "%s/summary.csv", d);
+    hx_summary s;
+    char err[256];
+    ASSERT_EQ(hx_report_read_summary(p, &s, err, sizeof err), 0);
+    long lin = hx_stats_find(&s, "fib", "cont-lin-busy", 1), seg = hx_stats_find(&s, "fib", "cont-seg-busy", 1),
+         ser = hx_stats_find(&s, "fib", "serial", 1);
+    ASSERT(lin >= 0 && seg >= 0 && ser >= 0);
+    ASSERT(s.cells[lin].modes.verdict == HX_MODES_BIMODAL);
+    ASSERT(s.cells[lin].modes.n[0] == 5 && s.cells[lin].modes.n[1] == 7);
+    ASSERT_NEAR(s.cells[lin].modes.median[1] / s.cells[lin].modes.median[0], 2.95, 0.1);
+    ASSERT(s.cells[seg].modes.verdict == HX_MODES_OK);
+    ASSERT(s.cells[ser].modes.verdict == HX_MODES_TOO_FEW);
+    hx_stats_free(&s);
+    char *text = slurp(p);
+    ASSERT_STR_CONTAINS(text, ",modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,"
+                              "mode1_runs,mode2_median_s,mode2_runs\n");
+    free(text);
+    snprintf(p, sizeof p, "%s/report.md", d);
+    text = slurp(p);
+    ASSERT_STR_CONTAINS(text, "## One distribution per cell?");
+    ASSERT_STR_CONTAINS(text, "| fib \\| cont-lin-busy \\| 1 | 12 | **bimodal** | two clusters: 5 runs at 0.10");
+    ASSERT_STR_CONTAINS(text, "1 cell flagged; 1 one distribution as far as their runs tell; 1 with too few runs");
+    free(text);
+
+    /* compare: the verdict on the lottery is unreliable, and says why */
+    snprintf(out, sizeof out, "%s/cmp", dir);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "cont-seg-busy", "--b", "cont-lin-busy", "-o", out, NULL}), HX_OK);
+    csv_field(out, "time", "fib", 1, "reliable", v, sizeof v);
+    ASSERT_MSG(!strcmp(v, "no"), "reliable: %s", v);
+    csv_field(out, "time", "fib", 1, "modes_b", v, sizeof v);
+    ASSERT(!strcmp(v, "bimodal"));
+    csv_field(out, "time", "fib", 1, "modes_a", v, sizeof v);
+    ASSERT(!strcmp(v, "ok"));
+    csv_field(out, "time", "fib", 1, "flags", v, sizeof v);
+    ASSERT_STR_CONTAINS(v, "unreliable: B is not one distribution (bimodal): two clusters: 5 runs");
+    snprintf(p, sizeof p, "%s/compare.md", out);
+    text = slurp(p);
+    ASSERT_STR_CONTAINS(text, "(unreliable) |");
+    free(text);
+    /* two one-distribution sides: reliable */
+    snprintf(out, sizeof out, "%s/cmp2", dir);
+    ASSERT_EQ(compare((const char *[]){d, "--a", "cont-seg-busy", "--b", "serial", "-o", out, NULL}), HX_OK);
+    csv_field(out, "time", "fib", 1, "reliable", v, sizeof v);
+    ASSERT(!strcmp(v, "yes"));
+
+    /* run --dry-run -o DIR counts them */
+    snprintf(p, sizeof p, "%s/c.json", dir);
+    write_file(p, "{\"name\": \"syn\", \"benchmarks\": [{\"name\": \"fib\", \"kernel\": \"fib\", \"params\": {\"n\": 36}}],"
+                  " \"variants\": [\"cont-lin-busy\", \"cont-seg-busy\", \"serial\"], \"workers\": [1],"
+                  " \"repetitions\": 12}\n");
+    snprintf(out, sizeof out, "%s/plan.txt", dir);
+    FILE *plan = fopen(out, "w");
+    hx_sweep_opts o = {.config_path = p, .outdir = d, .dry_run = 1, .plan_out = plan};
+    ASSERT_EQ(hx_sweep_run(&o, NULL, 0), HX_OK);
+    fclose(plan);
+    text = slurp(out);
+    ASSERT_STR_CONTAINS(text, "fib|cont-lin-busy|1: bimodal: two clusters");
+    ASSERT_STR_CONTAINS(text, "One distribution per cell (earlier runs): 1 flagged (0 between-process, 1 bimodal), "
+                              "1 ok, 1 with too few runs to tell");
+    free(text);
+    remove_tmpdir();
+}
+
 int main(int argc, char **argv) {
     return test_main(argc, argv,
                      (struct test_case[]){
@@ -541,6 +855,12 @@ int main(int argc, char **argv) {
                          TEST_CASE(compare_drift_and_exponent, 30),
                          TEST_CASE(compare_errors, 10),
                          TEST_CASE(compare_real_sweep, 60),
+                         TEST_CASE(modes_unimodal_not_flagged, 60),
+                         TEST_CASE(modes_null_quantiles, 60),
+                         TEST_CASE(modes_bimodal_lottery, 30),
+                         TEST_CASE(modes_between_process_shift, 10),
+                         TEST_CASE(modes_too_few, 10),
+                         TEST_CASE(modes_in_the_files, 30),
                          {0},
                      });
 }

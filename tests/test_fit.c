@@ -299,12 +299,17 @@ TEST(fixture_summary_values) {
         "benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures,time_median,time_mean,"
         "time_sd,time_se,time_min,time_max,mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,"
         "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s,span_bound,burdened_bound,"
-        "work_s,search_s,steal_s,join_s,wait_s,fiber_s,sleep_s,workers_wall_s,inflation_ts,inflation_t1\n";
+        "work_s,search_s,steal_s,join_s,wait_s,fiber_s,sleep_s,workers_wall_s,inflation_ts,inflation_t1,"
+        "modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,mode2_median_s,"
+        "mode2_runs\n";
     ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);
     hx_summary s;
     ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
     ASSERT_EQ(s.ncells, 12);
+    for (size_t i = 0; i < s.ncells; i++) /* 3 runs a cell or fewer: too few to tell one distribution */
+        ASSERT_MSG(s.cells[i].modes.verdict == HX_MODES_TOO_FEW || (s.cells[i].n_ok == 0 && !s.cells[i].modes.verdict),
+                   "cell %zu: modes %s", i, hx_modes_name(s.cells[i].modes.verdict));
     /* fib serial P=1: times 1.00 1.02 0.98 -> median 1, sd 0.02; MRSS 2004 2000 2008 -> median
      * 2004, sd 4, se 4/sqrt(3) = 2.3094011; calibrate 1000 1004 1000 -> median 1000, mean
      * 1001.333, sd sqrt(32/3/2) = 2.3094011, se 1.3333333; mem 1004, se sqrt(16/3 + 16/9) =

@@ -78,6 +78,9 @@ typedef struct group {
     size_t bench_rank, variant_rank; /* order of first appearance */
     double *time, *mrss, *cpu;
     size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu;
+    size_t *nrep;     /* parallel to time: how many of the run's driver "times" are in rep */
+    double *rep;      /* every run's repetitions, one run after the other */
+    size_t nreps, cap_nrep, cap_rep;
     status_tally *tally;
     size_t ntally, cap_tally;
     double bd_sum[HX_BD_N]; /* the breakdowns of its runs that had one, summed */
@@ -312,6 +315,23 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
     return NULL;
 }
 
+/* The run's repetitions (its driver's "times", each > 0) appended to g->rep; none if the
+ * driver printed no such array or any entry is not a positive number. */
+static void take_reps(group *g, json_t *o) {
+    json_t *times = json_object_get(json_object_get(o, "driver"), "times");
+    size_t n = json_array_size(times);
+    for (size_t i = 0; i < n; i++) {
+        json_t *x = json_array_get(times, i);
+        if (!json_is_number(x) || !(json_number_value(x) > 0))
+            n = 0;
+    }
+    hx_grow(&g->nrep, &g->cap_nrep, g->ntime + 1, sizeof *g->nrep);
+    g->nrep[g->ntime] = n;
+    hx_grow(&g->rep, &g->cap_rep, g->nreps + n + 1, sizeof *g->rep);
+    for (size_t i = 0; i < n; i++)
+        g->rep[g->nreps++] = json_number_value(json_array_get(times, i));
+}
+
 /* A failed run: counted under its status, with the last line of its stderr. */
 static void tally_failure(group *g, const char *status, json_t *o) {
     status_tally *st = NULL;
@@ -379,6 +399,7 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
         tally_failure(g, r.status, o);
     } else {
         if (!r.calib) {
+            take_reps(g, o);
             hx_grow(&g->time, &g->cap_time, g->ntime + 1, sizeof *g->time);
             g->time[g->ntime++] = r.t;
             if (r.has_cpu) {
@@ -440,6 +461,7 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
     for (int k = 0; k < HX_BD_N; k++) /* (means: the parts add up to the wall) */
         c->bd[k] = g->nbd ? g->bd_sum[k] / (double)g->nbd : NAN;
     c->inflation_ts = c->inflation_t1 = NAN;
+    hx_modes_judge(g->time, g->ntime, g->nrep, g->rep, &c->modes);
     if (g->ncpu) {
         hx_sample u;
         hx_stats_describe(g->cpu, g->ncpu, &u);
@@ -480,6 +502,8 @@ static void free_loader(loader *L) {
         free(g->kernel);
         free(g->variant);
         free(g->time);
+        free(g->nrep);
+        free(g->rep);
         free(g->cpu);
         free(g->mrss);
         for (size_t j = 0; j < g->ntally; j++) {
@@ -561,6 +585,8 @@ int hx_stats_load(const char *path, hx_summary *out, FILE *warn, const char *pro
             out->uncalibrated++;
         if (c->n_ok == 1)
             out->se_missing++;
+        out->modes_flagged += hx_modes_flagged(c->modes.verdict);
+        out->modes_too_few += c->modes.verdict == HX_MODES_TOO_FEW;
     }
     /* failures in the order of the cells, calibrate cells after */
     for (int pass = 0; pass < 2; pass++) {

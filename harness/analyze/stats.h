@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "harness/analyze/modes.h"
+
 /* ---- descriptive statistics --------------------------------------------------------------- */
 
 /* One sample's summary.  sd is the sample standard deviation (n - 1 in the denominator),
@@ -64,6 +66,8 @@ typedef struct hx_cell {
                            workers, the mean over the runs that measured it; NAN if none did */
     double inflation_ts, inflation_t1; /* bd[HX_BD_WORK] / T_s and / the variant's T_1 (NAN
                                           without the breakdown or the time) */
+    hx_modes modes; /* is the cell one distribution (modes.h): from its runs' time_s and their
+                       drivers' "times" (each process's repetitions) */
 } hx_cell;
 
 /* Failed runs of one cell with one status (for report.md's list of failures). */
@@ -95,6 +99,8 @@ typedef struct hx_summary {
     size_t calib_runs;     /* calibrate runs with status ok */
     size_t uncalibrated;   /* timed cells with an MRSS but no calibrate cell to subtract */
     size_t se_missing;     /* cells with one successful run (no standard error) */
+    size_t modes_flagged;  /* cells whose modes verdict is between-process or bimodal */
+    size_t modes_too_few;  /* cells with too few runs to tell */
 } hx_summary;
 
 /* Reads path (a raw.jsonl, see results.h) and reduces it to cells.  A line that is not valid

@@ -11,6 +11,7 @@
 #include "harness/analyze/abtest.h"
 #include "harness/util/errors.h"
 #include "harness/analyze/fit.h"
+#include "harness/analyze/modes.h"
 #include "harness/report/plot.h"
 #include "harness/report/report.h"
 #include "harness/analyze/stats.h"
@@ -110,6 +111,8 @@ typedef struct run {
     int calib;
     int has_bd;
     double bd[HX_BD_N]; /* where its workers' time went (the config's "breakdown"), s a repetition */
+    size_t nrep;  /* its driver's "times" (the process's repetitions), owned; 0 if none */
+    double *reps;
 } run;
 
 typedef struct side {
@@ -134,6 +137,7 @@ static void side_free(side *s) {
     for (size_t i = 0; i < s->n; i++) {
         free(s->runs[i].bench);
         free(s->runs[i].variant);
+        free(s->runs[i].reps);
     }
     free(s->runs);
     free(s->calib);
@@ -157,7 +161,7 @@ static void take_record(side *s, json_t *o, size_t line) {
     hx_grow(&s->runs, &s->cap, s->n + 1, sizeof *s->runs);
     run *r = &s->runs[s->n++];
     *r = (run){hx_xstrdup(bench), hx_xstrdup(var), (long)json_integer_value(w), (long)json_integer_value(rep), t,
-               rss, line, calib, 0, {0}};
+               rss, line, calib, 0, {0}, 0, NULL};
     int hb = hx_stats_read_breakdown(o, r->bd);
     if (hb < 0) { /* (as fit: a malformed record is left out) */
         free(r->bench);
@@ -167,6 +171,14 @@ static void take_record(side *s, json_t *o, size_t line) {
         return;
     }
     r->has_bd = hb == 1;
+    json_t *times = json_object_get(json_object_get(o, "driver"), "times");
+    size_t nt = json_array_size(times);
+    for (size_t i = 0; i < nt; i++)
+        if (!(json_number_value(json_array_get(times, i)) > 0))
+            nt = 0; /* (not a positive number: no repetitions known) */
+    r->reps = nt ? hx_xmalloc(nt * sizeof *r->reps) : NULL;
+    for (size_t i = 0; i < nt; i++)
+        r->reps[r->nrep++] = json_number_value(json_array_get(times, i));
 }
 
 /* Loads DIR/raw.jsonl, the sweep's order from config.json, env.json and the memory fits. */
@@ -250,6 +262,9 @@ typedef struct sample {
     size_t n, cap;
     double bd_sum[HX_BD_N]; /* the breakdowns of its runs that have one, summed */
     size_t nbd;
+    size_t *nrep;  /* per run: its repetitions in reps (modes.h's input) */
+    double *reps;
+    size_t nreps;
 } sample;
 
 static void sample_add(sample *s, const run *r, double mem) {
@@ -260,6 +275,11 @@ static void sample_add(sample *s, const run *r, double mem) {
         s->rep = hx_xrealloc(s->rep, s->cap * sizeof *s->rep);
         s->ord = hx_xrealloc(s->ord, s->cap * sizeof *s->ord);
     }
+    s->nrep = hx_xrealloc(s->nrep, s->cap * sizeof *s->nrep);
+    s->nrep[s->n] = r->nrep;
+    s->reps = hx_xrealloc(s->reps, (s->nreps + r->nrep + 1) * sizeof *s->reps);
+    for (size_t i = 0; i < r->nrep; i++)
+        s->reps[s->nreps++] = r->reps[i];
     s->t[s->n] = r->t;
     s->m[s->n] = mem;
     s->rep[s->n] = r->rep;
@@ -275,6 +295,8 @@ static void sample_add(sample *s, const run *r, double mem) {
 static double bd_mean(const sample *s, int k) { return s->nbd ? s->bd_sum[k] / (double)s->nbd : NAN; }
 
 static void sample_free(sample *s) {
+    free(s->nrep);
+    free(s->reps);
     free(s->t);
     free(s->m);
     free(s->rep);
@@ -295,7 +317,9 @@ typedef struct ccell {
     sample a, b;
     int uncalibrated;
     metric time, mem;
-    char flags[512];
+    hx_modes modes_a, modes_b; /* is each side's cell one distribution (modes.h) */
+    int unreliable;            /* one side is not: the time verdict is marked unreliable */
+    char flags[1024];
 } ccell;
 
 typedef struct comparison {
@@ -478,6 +502,23 @@ static void reliability(const comparison *c, ccell *x) {
         flag(x, "measured on different machines or builds: %s", c->env_diff);
 }
 
+/* Each side's cell judged by modes.h: a side that is not one distribution makes the time
+ * verdict unreliable (its median and the rank tests describe a mixture), and the flags say
+ * which side and its modes. */
+static void modes_check(ccell *x) {
+    hx_modes_judge(x->a.t, x->a.n, x->a.nrep, x->a.reps, &x->modes_a);
+    hx_modes_judge(x->b.t, x->b.n, x->b.nrep, x->b.reps, &x->modes_b);
+    for (int s = 0; s < 2; s++) {
+        const hx_modes *m = s ? &x->modes_b : &x->modes_a;
+        char why[256];
+        if (!hx_modes_flagged(m->verdict))
+            continue;
+        x->unreliable = 1;
+        flag(x, "unreliable: %s is not one distribution (%s): %s", s ? "B" : "A", hx_modes_name(m->verdict),
+             hx_modes_describe(m, why, sizeof why));
+    }
+}
+
 static const char *verdict(const metric *m, double band, double alpha, int memory) {
     if (!m->ok)
         return "inconclusive";
@@ -615,7 +656,8 @@ static void csv_metric(FILE *f, const ccell *x, const metric *m, const char *nam
     fprintf(f, ",%d", m->t.exact);
     put_num6(f, exp(m->boot_lo));
     put_num6(f, exp(m->boot_hi));
-    fprintf(f, ",%s,\"%s\"\n", m->verdict, x->flags);
+    fprintf(f, ",%s,\"%s\",%s,%s,%s\n", m->verdict, x->flags, hx_modes_name(x->modes_a.verdict),
+            hx_modes_name(x->modes_b.verdict), m == &x->time ? (x->unreliable ? "no" : "yes") : "");
 }
 
 static int write_csv(const comparison *c, const char *dir, const expo *e, size_t ne) {
@@ -624,7 +666,7 @@ static int write_csv(const comparison *c, const char *dir, const expo *e, size_t
     if (!f)
         return -errno;
     fputs("metric,benchmark,variant_a,variant_b,workers,design,n_a,n_b,estimate,lo,hi,scale,p,p_holm,p_b_faster,"
-          "exact,boot_lo,boot_hi,verdict,flags\n",
+          "exact,boot_lo,boot_hi,verdict,flags,modes_a,modes_b,reliable\n",
           f);
     for (size_t i = 0; i < c->n; i++) {
         csv_metric(f, &c->cells[i], &c->cells[i].time, "time");
@@ -638,7 +680,7 @@ static int write_csv(const comparison *c, const char *dir, const expo *e, size_t
         fputs(",difference", f);
         put_num6(f, e[i].p);
         fputs(",,,0,,", f);
-        fprintf(f, ",%s,\"n_a = %.3f +- %.3f, n_b = %.3f +- %.3f\"\n", e[i].verdict, e[i].na, e[i].na_se, e[i].nb,
+        fprintf(f, ",%s,\"n_a = %.3f +- %.3f, n_b = %.3f +- %.3f\",,,\n", e[i].verdict, e[i].na, e[i].na_se, e[i].nb,
                 e[i].nb_se);
     }
     return hx_atomic_commit(f, tmp, path);
@@ -673,7 +715,8 @@ static void md_table(FILE *f, const comparison *c, int which) {
             fprintf(f, " %.2f |", m->t.p_faster);
         else
             fputs(" – |", f);
-        fprintf(f, " **%s** | %s |\n", m->verdict, which ? "" : x->flags);
+        fprintf(f, " **%s**%s | %s |\n", m->verdict, !which && x->unreliable ? " (unreliable)" : "",
+                which ? "" : x->flags);
     }
     double g, lo, hi;
     size_t k;
@@ -773,6 +816,15 @@ static int write_md(const comparison *c, const char *dir, const expo *e, size_t 
                "otherwise **inconclusive** (more runs would tell: see the flags).\n",
             c->o.alpha, c->n, 100 * c->o.noise);
     fprintf(f, "- Memory: peak RSS minus the variant's calibrate run at the same P (as in summary.csv).\n");
+    size_t unreliable = 0;
+    for (size_t i = 0; i < c->n; i++)
+        unreliable += c->cells[i].unreliable;
+    fprintf(f, "- One distribution per cell: a side whose processes disagree far beyond their repetitions "
+               "(between-process) or whose runs form two clusters (bimodal) makes the cell's time verdict "
+               "**unreliable** (its median and the rank tests describe a mixture: which cluster each run fell in, "
+               "not the variant); %zu of the %zu cells %s, the flags say why (docs/compare.md, \"Is a cell one "
+               "distribution?\").\n",
+            unreliable, c->n, unreliable == 1 ? "is" : "are");
     if (*c->env_diff)
         fprintf(f, "- **Warning**: the sweeps differ in %s; their differences are not the variants' alone.\n",
                 c->env_diff);
@@ -946,6 +998,7 @@ int hx_cmd_compare(int argc, char **argv) {
         test_metric(&c, &c.cells[i], 0, &c.cells[i].time);
         test_metric(&c, &c.cells[i], 1, &c.cells[i].mem);
         reliability(&c, &c.cells[i]);
+        modes_check(&c.cells[i]);
     }
     judge(&c, 0);
     judge(&c, 1);

@@ -64,6 +64,20 @@ static const struct dcol {
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
 
+/* After them: "modes" (the verdict's name), then these (modes.h), then mode1_runs, mode2_runs
+ * after each cluster's median. */
+static const struct dcol modes_dcols[] = {
+    {"modes_p", offsetof(hx_cell, modes.p)},
+    {"modes_sd_between", offsetof(hx_cell, modes.sd_between)},
+    {"modes_sd_within", offsetof(hx_cell, modes.sd_within)},
+    {"modes_d", offsetof(hx_cell, modes.d)},
+    {"modes_ratio", offsetof(hx_cell, modes.ratio)},
+    {"mode1_median_s", offsetof(hx_cell, modes.median[0])},
+    {"mode2_median_s", offsetof(hx_cell, modes.median[1])},
+};
+#define NMCOLS (sizeof modes_dcols / sizeof *modes_dcols)
+static const char *const mode_runs_cols[2] = {"mode1_runs", "mode2_runs"};
+
 static const struct dcol fit_dcols[] = {
     {"m1_kib", offsetof(hx_fit, m1)}, {"a", offsetof(hx_fit, a)},       {"a_se", offsetof(hx_fit, a_se)},
     {"b", offsetof(hx_fit, b)},       {"b_se", offsetof(hx_fit, b_se)}, {"n", offsetof(hx_fit, n)},
@@ -82,6 +96,10 @@ int hx_report_write_summary(const char *path, const hx_summary *s) {
     fputs("benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures", f);
     for (size_t k = 0; k < NDCOLS; k++)
         fprintf(f, ",%s", summary_dcols[k].name);
+    fputs(",modes", f);
+    for (size_t k = 0; k < NMCOLS; k++)
+        fprintf(f, ",%s%s%s", modes_dcols[k].name, k >= NMCOLS - 2 ? "," : "",
+                k >= NMCOLS - 2 ? mode_runs_cols[k - (NMCOLS - 2)] : "");
     fputc('\n', f);
     for (size_t i = 0; i < s->ncells; i++) {
         hx_cell *c = &s->cells[i];
@@ -95,6 +113,15 @@ int hx_report_write_summary(const char *path, const hx_summary *s) {
         for (size_t k = 0; k < NDCOLS; k++) {
             fputc(',', f);
             hx_csv_num(f, *dfield(c, summary_dcols[k].off));
+        }
+        fprintf(f, ",%s", hx_modes_name(c->modes.verdict));
+        for (size_t k = 0; k < NMCOLS; k++) {
+            fputc(',', f);
+            hx_csv_num(f, *dfield(c, modes_dcols[k].off));
+            if (k >= NMCOLS - 2 && c->modes.n[k - (NMCOLS - 2)])
+                fprintf(f, ",%zu", c->modes.n[k - (NMCOLS - 2)]);
+            else if (k >= NMCOLS - 2)
+                fputc(',', f);
         }
         fputc('\n', f);
     }
@@ -128,6 +155,28 @@ int hx_report_write_fits(const char *path, const hx_fit *fits, size_t n) {
 }
 
 
+/* The modes columns of one row into c->modes (optional columns: absent, the verdict is none):
+ * NULL, or the name of the column that does not parse. */
+static const char *read_modes(hx_cell *c, char **fields, size_t nf, long cmode, const long *cm, const long *cruns) {
+    hx_modes *m = &c->modes;
+    memset(m, 0, sizeof *m);
+    m->verdict = cmode >= 0 ? hx_modes_parse(hx_csv_field(fields, nf, cmode)) : HX_MODES_NONE;
+    for (size_t k = 0; k < NMCOLS; k++) {
+        double *d = dfield(c, modes_dcols[k].off);
+        *d = NAN;
+        if (cm[k] >= 0 && !hx_csv_parse_num(hx_csv_field(fields, nf, cm[k]), d))
+            return modes_dcols[k].name;
+    }
+    for (int k = 0; k < 2; k++) {
+        const char *v = cruns[k] >= 0 ? hx_csv_field(fields, nf, cruns[k]) : "";
+        long n = 0;
+        if (*v && (!hx_csv_parse_long(v, &n) || n < 0))
+            return mode_runs_cols[k];
+        m->n[k] = (size_t)n;
+    }
+    return NULL;
+}
+
 int hx_report_read_summary(const char *path, hx_summary *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     hx_csv_table t;
@@ -137,9 +186,13 @@ int hx_report_read_summary(const char *path, hx_summary *out, char *err, size_t 
     long cb = hx_csv_col(&t, "benchmark"), ck = hx_csv_col(&t, "kernel"), cv = hx_csv_col(&t, "variant"),
          cw = hx_csv_col(&t, "workers"), co = hx_csv_col(&t, "oversubscribed"), cok = hx_csv_col(&t, "n_ok"),
          cnf = hx_csv_col(&t, "n_failed"), cf = hx_csv_col(&t, "failures");
-    long cd[NDCOLS];
+    long cd[NDCOLS], cm[NMCOLS], cmode = hx_csv_col(&t, "modes"), cruns[2];
     for (size_t k = 0; k < NDCOLS; k++)
         cd[k] = hx_csv_col(&t, summary_dcols[k].name);
+    for (size_t k = 0; k < NMCOLS; k++)
+        cm[k] = hx_csv_col(&t, modes_dcols[k].name);
+    for (int k = 0; k < 2; k++)
+        cruns[k] = hx_csv_col(&t, mode_runs_cols[k]);
     if (cb < 0 || cv < 0 || cw < 0) {
         hx_csv_free(&t);
         return hx_errf(err, errlen, "%s: not a summary.csv (no benchmark, variant or workers column)", path);
@@ -166,6 +219,8 @@ int hx_report_read_summary(const char *path, hx_summary *out, char *err, size_t 
             if (cd[k] >= 0 && !hx_csv_parse_num(hx_csv_field(fields, nf, cd[k]), d))
                 bad = summary_dcols[k].name;
         }
+        if (!bad)
+            bad = read_modes(c, fields, nf, cmode, cm, cruns);
         if (bad || !*hx_csv_field(fields, nf, cb) || !*hx_csv_field(fields, nf, cv)) {
             for (size_t j = 0; j < out->ncells; j++) {
                 free(out->cells[j].benchmark);
@@ -705,6 +760,46 @@ static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, s
     fputc('\n', f);
 }
 
+/* "One distribution per cell?": the cells flagged by modes.h's tests, with their modes, and
+ * how many had too few runs to tell. */
+static void write_modes(FILE *f, const hx_summary *s) {
+    fputs("## One distribution per cell?\n\n"
+          "A cell's median and standard error assume its runs come from one distribution.  A cell is "
+          "flagged **between-process** when its processes disagree far beyond the spread of the repetitions "
+          "inside each (an F test on log times, p < 0.001, with a between-process SD of at least 5% and twice "
+          "the within-process one; it needs the drivers' repetitions, `--reps`), and **bimodal** when its runs "
+          "form two clusters (the best split into two groups of at least 2 runs, separated beyond what one "
+          "normal sample of as many runs shows once in 1,000, with centres at least 10% apart).  Fewer than 6 "
+          "runs are too few to tell.  Its median then describes no run: compare such cells with care "
+          "(docs/compare.md, \"Is a cell one distribution?\").\n\n",
+          f);
+    char why[256];
+    size_t ok = 0, flagged = 0, few = 0;
+    for (size_t i = 0; i < s->ncells; i++) {
+        flagged += hx_modes_flagged(s->cells[i].modes.verdict);
+        few += s->cells[i].modes.verdict == HX_MODES_TOO_FEW;
+        ok += s->cells[i].modes.verdict == HX_MODES_OK;
+    }
+    if (flagged)
+        fputs("| cell | runs | verdict | modes |\n|---|---:|---|---|\n", f);
+    for (size_t i = 0; i < s->ncells; i++) {
+        const hx_cell *c = &s->cells[i];
+        if (!hx_modes_flagged(c->modes.verdict))
+            continue;
+        fputs("| ", f);
+        md_cell(f, c->benchmark);
+        fputs(" \\| ", f);
+        md_cell(f, c->variant);
+        fprintf(f, " \\| %ld | %zu | **%s** | %s |\n", c->workers, c->modes.runs, hx_modes_name(c->modes.verdict),
+                hx_modes_describe(&c->modes, why, sizeof why));
+    }
+    if (flagged)
+        fputc('\n', f);
+    fprintf(f, "%zu cell%s flagged; %zu one distribution as far as their runs tell; %zu with too few runs to tell "
+               "(fewer than %d).\n\n",
+            flagged, flagged == 1 ? "" : "s", ok, few, HX_MODES_MIN_RUNS);
+}
+
 static void write_failures(FILE *f, const hx_summary *s) {
     fputs("## Failures\n\n", f);
     if (!s->nfailures) {
@@ -757,6 +852,7 @@ int hx_report_write_md(const char *path, const char *dir, const hx_summary *s, c
     hx_breakdown_write_md(f, s);
     hx_overhead_write_md(f, dir);
     write_fit_tables(f, s, fits, nfits);
+    write_modes(f, s);
     write_failures(f, s);
     if (s->nwarnings) {
         fputs("## Warnings while reading raw.jsonl\n\n", f);
@@ -1008,6 +1104,10 @@ int hx_report_fit_dir(const char *dir) {
                nfits - ok, md);
         if (!s.calib_runs && s.ncells)
             printf("  note: no calibrate runs, so memory is the raw MRSS (not calibrated)\n");
+        if (s.modes_flagged)
+            printf("  note: %zu cell%s not one distribution (between-process or bimodal): report.md, \"One "
+                   "distribution per cell?\"\n",
+                   s.modes_flagged, s.modes_flagged == 1 ? " is" : "s are");
         if (ok) {
             printf("\nTable II: fitted exponents n of the memory power law MRSS = a + b·M1·P^n (Eq. 17)\n");
             write_table2(stdout, &s, fits, nfits, 0);

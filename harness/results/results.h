@@ -82,6 +82,16 @@
  * repetition summed over the workers, the mean over the cell's runs (means, so that the parts
  * add up to workers_wall_s, about P x T_P); inflation_ts, inflation_t1: work_s / T_s and work_s /
  * the variant's own time at P = 1 (work inflation).  Empty without a breakdown.
+ * modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,
+ * mode2_median_s,mode2_runs (appended after inflation_t1): is the cell one distribution
+ * (harness/analyze/modes.h, docs/compare.md): modes "ok", "too-few" (fewer than 6 runs and no
+ * flag: too few runs to tell), "between-process" (the processes disagree far beyond the
+ * repetitions inside each: the drivers' "times"), "bimodal" (the runs form two clusters), or
+ * empty without a successful run; modes_p, modes_sd_between, modes_sd_within: the F test across
+ * processes on log times and the SDs of log time between and within processes (empty unless 3
+ * runs have >= 2 repetitions); modes_d, modes_ratio: Ashman's D of the best two-cluster split of
+ * the runs' log times and the ratio of its centres (empty below 4 runs); mode1_*, mode2_*: the
+ * two clusters' median time (s) and runs, fast then slow, only for a bimodal cell.
  * Empty fields where a value cannot be computed (no successful run, no serial cell).
  *
  * ---- DIR/fits.csv --------------------------------------------------------------------------
@@ -101,7 +111,8 @@
  * The experiment, the machine (from env.json), one results table per benchmark, the work
  * and span (from span.csv) with the bounds and any cell that beats its bound, a Table II
  * style table of fitted exponents n +- error (benchmarks x variants), "Where the time goes" (the
- * breakdown, harness/report/breakdown.c), and the failures.
+ * breakdown, harness/report/breakdown.c), "One distribution per cell?" (the cells summary.csv's
+ * modes flags, with their modes, and how many had too few runs to tell), and the failures.
  */
 #ifndef HX_RESULTS_H
 #define HX_RESULTS_H

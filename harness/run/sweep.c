@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "harness/analyze/abtest.h"
+#include "harness/analyze/modes.h"
 #include "harness/config/command.h"
 #include "harness/config/config.h"
 #include "harness/run/envinfo.h"
@@ -616,6 +617,59 @@ static void print_power(FILE *out, const sweep *s) {
                  "  well above it, or more rounds\n");
 }
 
+/* ---- is each cell one distribution ------------------------------------------------------------ */
+
+/* The earlier runs of the planned timed cell with id `id` judged by modes.h (time_s, and the
+ * driver's "times" as the process's repetitions). */
+static void judge_cell(json_t *done, const char *id, hx_modes *m) {
+    size_t n = json_array_size(done), k = 0, nr = 0;
+    double *t = hx_xmalloc((n + 1) * sizeof *t), *rep = NULL;
+    size_t *nrep = hx_xmalloc((n + 1) * sizeof *nrep), cap = 0;
+    for (size_t j = 0; j < n; j++) {
+        json_t *r = json_array_get(done, j), *times;
+        if (strcmp(hx_json_str(r, "cell_id", ""), id) || strcmp(hx_json_str(r, "status", ""), "ok") ||
+            hx_json_number(r, "time_s", &t[k]) != 1)
+            continue;
+        times = json_object_get(json_object_get(r, "driver"), "times");
+        size_t nt = json_array_size(times);
+        for (size_t i = 0; i < nt; i++)
+            if (!(json_number_value(json_array_get(times, i)) > 0))
+                nt = 0;
+        hx_grow(&rep, &cap, nr + nt + 1, sizeof *rep);
+        for (size_t i = 0; i < nt; i++)
+            rep[nr++] = json_number_value(json_array_get(times, i));
+        nrep[k++] = nt;
+    }
+    hx_modes_judge(t, k, nrep, rep, m);
+    free(t);
+    free(rep);
+    free(nrep);
+}
+
+/* For a dry run over earlier results: how many cells are not one distribution (modes.h), and
+ * which; nothing if there are no earlier runs. */
+static void print_modes(FILE *out, const sweep *s) {
+    if (!json_array_size(s->done_recs))
+        return;
+    size_t count[HX_MODES_N] = {0}, shown = 0;
+    char why[256];
+    for (size_t i = s->pl.ncalib; i < s->pl.ncells; i++) {
+        hx_modes m;
+        judge_cell(s->done_recs, s->pl.cells[i].id, &m);
+        count[m.verdict]++;
+        if (hx_modes_flagged(m.verdict) && shown++ < 20)
+            fprintf(out, "%s  %s: %s: %s\n", shown == 1 ? "\nNot one distribution in the earlier runs:\n" : "",
+                    s->pl.cells[i].id, hx_modes_name(m.verdict), hx_modes_describe(&m, why, sizeof why));
+    }
+    if (shown > 20)
+        fprintf(out, "  ... and %zu more\n", shown - 20);
+    fprintf(out,
+            "%sOne distribution per cell (earlier runs): %zu flagged (%zu between-process, %zu bimodal), %zu ok, "
+            "%zu with too few runs to tell (fewer than %d), %zu without a successful run\n",
+            shown ? "" : "\n", count[HX_MODES_BETWEEN] + count[HX_MODES_BIMODAL], count[HX_MODES_BETWEEN],
+            count[HX_MODES_BIMODAL], count[HX_MODES_OK], count[HX_MODES_TOO_FEW], HX_MODES_MIN_RUNS,
+            count[HX_MODES_NONE]);
+}
 
 /* ---- the sweep -------------------------------------------------------------------------------- */
 
@@ -1088,6 +1142,7 @@ int hx_sweep_run(const hx_sweep_opts *o, char *dir_out, size_t dirlen) {
         print_plan(o->plan_out ? o->plan_out : stdout, &s, s.already, measured);
         if (s.cfg->order == HX_ORDER_PAIRED || s.cfg->order == HX_ORDER_INTERLEAVED)
             print_power(o->plan_out ? o->plan_out : stdout, &s);
+        print_modes(o->plan_out ? o->plan_out : stdout, &s);
         goto out;
     }
     if ((rc = sweep_select(&s)) || (rc = sweep_start(&s)))
