@@ -407,6 +407,10 @@ static void write_machine(FILE *f, const json_t *env) {
     fprintf(f, "- Git revision: %s%s\n", s ? s : "unknown", json_is_true(json_object_get(env, "git_dirty")) ? " (with uncommitted changes)" : "");
     if ((s = hx_json_str(env, "forkscope_version", NULL)))
         fprintf(f, "- forkscope version: %s\n", s);
+    json_t *bundle = json_object_get(env, "bundle");
+    if ((s = hx_json_str(bundle, "build_id", NULL)))
+        fprintf(f, "- Bundle (make bundle): build id %s, built %s; needs glibc %s or later\n", s,
+                hx_json_str(bundle, "built", "?"), hx_json_str(bundle, "glibc_required", "?"));
     if ((s = hx_json_str(env, "config_file", NULL)))
         fprintf(f, "- Configuration file: %s\n", s);
     json_t *lo = json_object_get(env, "peers_left_out");
