@@ -249,13 +249,20 @@ DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 #   PEER_SRC_p       our kernels for it                PEER_FLAGS_p  what its code is compiled with
 PEERS_DIR ?=
 PEERS     := lace fibril taskflow libfork-busy libfork-lazy
+# The instruction set the peers whose own builds say -march=native (Lace, libfork) are built
+# for: a stated baseline rather than this machine's, so that their drivers run on the
+# machine a bundle is carried to (make bundle: its BUNDLE.txt states it).  x86-64-v3: AVX2,
+# BMI2, FMA (Haswell, Zen 1 and later); PEER_MARCH=native for the peers' own choice.
+# forkscope's own builds take no -march (x86-64, the compiler's default).
+PEER_MARCH ?= x86-64-v3
 PEERS_ABS := $(if $(PEERS_DIR),$(abspath $(PEERS_DIR)))
 # Lace (github.com/trolando/lace): one C file; its CMake Release build compiles it with
-# -O3 -DNDEBUG -pipe -march=native, and its lace_config.h with every option OFF (0).
+# -O3 -DNDEBUG -pipe -march=native (here -march=$(PEER_MARCH)), and its lace_config.h with
+# every option OFF (0).
 PEER_CHECKOUT_lace := lace
 PEER_CHECK_lace    := src/lace.h
 PEER_SRC_lace      := peers/lace.c
-LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
+LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=$(PEER_MARCH) -pthread
 PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
 CC_lace            := $(CC)
 # (-MD after the -MMD of CFLAGS_BASE: the peer's -isystem headers are dependencies too)
@@ -291,7 +298,7 @@ PEER_LIBS_taskflow     := -lstdc++
 # with clang++-19 (Debian's clang-19, installed by setup; g++ 12 makes it 1.4x slower), hwloc
 # on as its CMake build turns it on when hwloc is found.  Two drivers: busy and lazy pools.
 LIBFORK_CXX   := clang++-19
-LIBFORK_FLAGS := $(LIBFORK_CXX) -std=c++23 -O3 -DNDEBUG -march=native -pthread -DLF_USE_HWLOC
+LIBFORK_FLAGS := $(LIBFORK_CXX) -std=c++23 -O3 -DNDEBUG -march=$(PEER_MARCH) -pthread -DLF_USE_HWLOC
 $(foreach p,libfork-busy libfork-lazy,$(eval PEER_CHECKOUT_$(p) := libfork)$(eval PEER_CHECK_$(p) := include/libfork.hpp) \
   $(eval PEER_SRC_$(p) := peers/libfork.cpp)$(eval PEER_LIBS_$(p) := -lstdc++))
 PEER_FLAGS_libfork-busy := $(LIBFORK_FLAGS)
