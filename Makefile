@@ -16,6 +16,9 @@
 #   make check-selftest  the summary of make check fails on what it must (sabotaged copies)
 #   make peers PEERS_DIR=DIR        peer drivers (fk-bench-lace) from the checkouts in DIR
 #   make check-peers PEERS_DIR=DIR  build and test them (make check PEERS_DIR=DIR includes it)
+#   make bundle       build/forkscope-bundle-<rev>.tar.gz: forkscope, every driver (the peers
+#                     with PEERS_DIR=DIR), their libraries, configs and plots, for a machine
+#                     without a compiler (docs/bundle.md)
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -433,7 +436,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: peers check-peers all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
+.PHONY: peers check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -456,6 +459,14 @@ all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(cal
 setup:
 	@scripts/setup.sh
 
+# A relocatable tarball of this build (scripts/bundle.sh, docs/bundle.md): bin/forkscope,
+# libexec/forkscope/ (every driver in build/bin; the peers when built, or with PEERS_DIR=DIR
+# built first), lib/ (the shared libraries they load beyond glibc, found by $ORIGIN run
+# paths), share/forkscope/ (configs, gnuplot scripts, BUNDLE.txt: build id, glibc floor).
+BUNDLE := $(BUILD)/forkscope-bundle-$(GIT_REV).tar.gz
+bundle: $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
+	@BUILD=$(BUILD) scripts/bundle.sh $(BUNDLE)
+
 # ---- make check: the suites, what each promises to run, and their summary ---------------------
 # SUITE_<name> lists what suite <name> runs (a test binary, BIN::CASE,... for some of its
 # cases, or a script that prints "N passed, N failed"); check-<name> runs exactly that list,
@@ -468,7 +479,7 @@ setup:
 MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
-                 scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh
+                 scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/bundle-test.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh
