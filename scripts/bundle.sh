@@ -84,10 +84,16 @@ patchelf --set-rpath '$ORIGIN/../lib' "$root/bin/forkscope"
 for f in "$root"/libexec/forkscope/*; do patchelf --set-rpath '$ORIGIN/../../lib' "$f"; done
 for f in "$root"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
 
-peers=$(for d in $drivers; do case $d in fk-bench-lace|fk-bench-fibril|fk-bench-taskflow|fk-bench-libfork-*) echo -n "${d#fk-bench-} ";; esac; done)
-# (the flags each peer driver records for its JSON: the -march it was built with)
-peer_march=$(for d in $drivers; do case $d in fk-bench-lace|fk-bench-fibril|fk-bench-taskflow|fk-bench-libfork-*)
-                 grep -ao -- '-march=[A-Za-z0-9_.-]*' "$bin/$d" | sort -u | sed "s/^/${d#fk-bench-} /";; esac; done | tr '\n' ';') || true
+peers="" peer_march=""
+for d in $drivers; do
+    case $d in fk-bench-lace|fk-bench-fibril|fk-bench-taskflow|fk-bench-libfork-*) ;; *) continue ;; esac
+    p=${d#fk-bench-}
+    # (the flags make peers compiled its code with, as its driver records them for the JSON)
+    m=$(sed -n 's/.*bench_peer_flags\[\] = "\(.*\)";/\1/p' "$build/peers/$p/peerinfo.c" 2>/dev/null | grep -o -- '-march=[^ ]*' | head -1) || true
+    [ -e "$build/peers/$p/peerinfo.c" ] || m="flags unknown"
+    peers="${peers:+$peers }$p"
+    peer_march="${peer_march:+$peer_march, }$p ${m:-no -march}"
+done
 (cd "$root" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | LC_ALL=C sort | xargs sha256sum) > "$root/share/forkscope/SHA256SUMS"
 build_id=$(sha256sum < "$root/share/forkscope/SHA256SUMS" | cut -c1-16)
 {
