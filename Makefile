@@ -16,6 +16,9 @@
 #   make check-selftest  the summary of make check fails on what it must (sabotaged copies)
 #   make peers PEERS_DIR=DIR        peer drivers (fk-bench-lace) from the checkouts in DIR
 #   make check-peers PEERS_DIR=DIR  build and test them (make check PEERS_DIR=DIR includes it)
+#   make bundle       build/forkscope-bundle-<rev>.tar.gz: forkscope, every driver (the peers
+#                     with PEERS_DIR=DIR), their libraries, configs and plots, for a machine
+#                     without a compiler (docs/bundle.md)
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make clean
 #
@@ -249,13 +252,20 @@ DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 #   PEER_SRC_p       our kernels for it                PEER_FLAGS_p  what its code is compiled with
 PEERS_DIR ?=
 PEERS     := lace fibril taskflow libfork-busy libfork-lazy
+# The instruction set the peers whose own builds say -march=native (Lace, libfork) are built
+# for: a stated baseline rather than this machine's, so that their drivers run on the
+# machine a bundle is carried to (make bundle: its BUNDLE.txt states it).  x86-64-v3: AVX2,
+# BMI2, FMA (Haswell, Zen 1 and later); PEER_MARCH=native for the peers' own choice.
+# forkscope's own builds take no -march (x86-64, the compiler's default).
+PEER_MARCH ?= x86-64-v3
 PEERS_ABS := $(if $(PEERS_DIR),$(abspath $(PEERS_DIR)))
 # Lace (github.com/trolando/lace): one C file; its CMake Release build compiles it with
-# -O3 -DNDEBUG -pipe -march=native, and its lace_config.h with every option OFF (0).
+# -O3 -DNDEBUG -pipe -march=native (here -march=$(PEER_MARCH)), and its lace_config.h with
+# every option OFF (0).
 PEER_CHECKOUT_lace := lace
 PEER_CHECK_lace    := src/lace.h
 PEER_SRC_lace      := peers/lace.c
-LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=native -pthread
+LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=$(PEER_MARCH) -pthread
 PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
 CC_lace            := $(CC)
 # (-MD after the -MMD of CFLAGS_BASE: the peer's -isystem headers are dependencies too)
@@ -291,7 +301,7 @@ PEER_LIBS_taskflow     := -lstdc++
 # with clang++-19 (Debian's clang-19, installed by setup; g++ 12 makes it 1.4x slower), hwloc
 # on as its CMake build turns it on when hwloc is found.  Two drivers: busy and lazy pools.
 LIBFORK_CXX   := clang++-19
-LIBFORK_FLAGS := $(LIBFORK_CXX) -std=c++23 -O3 -DNDEBUG -march=native -pthread -DLF_USE_HWLOC
+LIBFORK_FLAGS := $(LIBFORK_CXX) -std=c++23 -O3 -DNDEBUG -march=$(PEER_MARCH) -pthread -DLF_USE_HWLOC
 $(foreach p,libfork-busy libfork-lazy,$(eval PEER_CHECKOUT_$(p) := libfork)$(eval PEER_CHECK_$(p) := include/libfork.hpp) \
   $(eval PEER_SRC_$(p) := peers/libfork.cpp)$(eval PEER_LIBS_$(p) := -lstdc++))
 PEER_FLAGS_libfork-busy := $(LIBFORK_FLAGS)
@@ -426,7 +436,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: peers check-peers all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
+.PHONY: peers check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -449,6 +459,14 @@ all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(cal
 setup:
 	@scripts/setup.sh
 
+# A relocatable tarball of this build (scripts/bundle.sh, docs/bundle.md): bin/forkscope,
+# libexec/forkscope/ (every driver in build/bin; the peers when built, or with PEERS_DIR=DIR
+# built first), lib/ (the shared libraries they load beyond glibc, found by $ORIGIN run
+# paths), share/forkscope/ (configs, gnuplot scripts, BUNDLE.txt: build id, glibc floor).
+BUNDLE := $(BUILD)/forkscope-bundle-$(GIT_REV).tar.gz
+bundle: $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
+	@BUILD=$(BUILD) scripts/bundle.sh $(BUNDLE)
+
 # ---- make check: the suites, what each promises to run, and their summary ---------------------
 # SUITE_<name> lists what suite <name> runs (a test binary, BIN::CASE,... for some of its
 # cases, or a script that prints "N passed, N failed"); check-<name> runs exactly that list,
@@ -461,7 +479,8 @@ setup:
 MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
-                 scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/deep-join-test.sh
+                 scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/deep-join-test.sh \
+                 scripts/bundle-test.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh

@@ -1,13 +1,13 @@
 #!/bin/sh
 # Installs the Debian packages forkscope needs, and only those that are missing (clang-19:
-# the libfork peer, C++23, built by make peers).
+# the libfork peer, C++23, built by make peers; patchelf: make bundle's run paths).
 # Quick when everything is present: one dpkg-query, no network.
 set -eu
 
 PKGS="gcc make clang libomp-dev nettle-dev libhwloc-dev hwloc libpapi-dev papi-tools
       libjansson-dev libgsl-dev r-mathlib libtbb-dev g++ gnuplot-nox libtsan2 libasan8 libubsan1 valgrind
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user slurm-wlm munge iproute2 util-linux spin bc python3
-      libclang-rt-14-dev clang-19"
+      libclang-rt-14-dev clang-19 patchelf"
 
 missing=""
 for p in $PKGS; do

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct axis_value {
@@ -231,12 +232,10 @@ const char *hx_variant_class(const hx_variant *v) {
     return "parallel";
 }
 
-int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
-    const char *over = hx_env("FORKSCOPE_DRIVER");
-    if (over && *over)
-        return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -ENAMETOOLONG;
-    if (v->drivers[0])
-        return (size_t)snprintf(buf, len, "%s/%s", v->drivers, v->driver) < len ? 0 : -ENAMETOOLONG;
+/* This build's drivers directory: ../libexec/forkscope beside the executable's directory when
+ * that is a directory (an installed tree or make bundle's: bin/forkscope,
+ * libexec/forkscope/fk-bench-*), else the executable's own directory (build/bin). */
+static int drivers_dir(char *buf, size_t len) {
     char self[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0)
@@ -246,7 +245,25 @@ int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
     if (!slash)
         return -ENOENT;
     *slash = 0;
-    return (size_t)snprintf(buf, len, "%s/%s", self, v->driver) < len ? 0 : -ENAMETOOLONG;
+    char libexec[PATH_MAX + 24], real[PATH_MAX];
+    struct stat st;
+    snprintf(libexec, sizeof libexec, "%s/../libexec/forkscope", self);
+    if (realpath(libexec, real) && !stat(real, &st) && S_ISDIR(st.st_mode)) /* (bin/.. resolved: paths in env.json read plainly) */
+        return (size_t)snprintf(buf, len, "%s", real) < len ? 0 : -ENAMETOOLONG;
+    return (size_t)snprintf(buf, len, "%s", self) < len ? 0 : -ENAMETOOLONG;
+}
+
+int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len) {
+    const char *over = hx_env("FORKSCOPE_DRIVER");
+    if (over && *over)
+        return (size_t)snprintf(buf, len, "%s", over) < len ? 0 : -ENAMETOOLONG;
+    if (v->drivers[0])
+        return (size_t)snprintf(buf, len, "%s/%s", v->drivers, v->driver) < len ? 0 : -ENAMETOOLONG;
+    char dir[PATH_MAX];
+    int rc = drivers_dir(dir, sizeof dir);
+    if (rc)
+        return rc;
+    return (size_t)snprintf(buf, len, "%s/%s", dir, v->driver) < len ? 0 : -ENAMETOOLONG;
 }
 
 void hx_variants_print(FILE *out) {

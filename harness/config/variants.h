@@ -47,8 +47,9 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen);
 const char *hx_variant_class(const hx_variant *v);
 
 /* Writes the path of v's driver into buf: $FORKSCOPE_DRIVER if set (one executable for
- * every variant, for tests), else v->drivers/DRIVER for another build, else the driver next
- * to this executable (the directory of /proc/self/exe).  0, -ENAMETOOLONG if the path does not fit, or -errno (-ENOENT) if
+ * every variant, for tests), else v->drivers/DRIVER for another build, else this build's:
+ * in ../libexec/forkscope beside the executable's directory (/proc/self/exe) when there is
+ * one (an installed tree, make bundle's), else next to the executable (build/bin).  0, -ENAMETOOLONG if the path does not fit, or -errno (-ENOENT) if
  * /proc/self/exe is unreadable. */
 int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len);
 

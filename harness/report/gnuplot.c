@@ -55,8 +55,13 @@ static int find_scripts(char *out, size_t len, char *looked, size_t looklen) {
                 snprintf(out, len, "%s", cand);
                 return 0;
             }
+            /* an installed tree or make bundle's: bin/forkscope, share/forkscope/plots */
+            if (!hx_path_join(cand, exe, "share/forkscope/plots", "") && is_script_dir(cand)) {
+                snprintf(out, len, "%s", cand);
+                return 0;
+            }
         }
-        snprintf(looked, looklen, "plots/ above %.*s, ", (int)n, exe);
+        snprintf(looked, looklen, "plots/ and share/forkscope/plots/ above %.*s, ", (int)n, exe);
     }
     if (is_script_dir("plots")) {
         snprintf(out, len, "plots");

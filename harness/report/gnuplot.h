@@ -1,8 +1,10 @@
 /* gnuplot.h — gnuplot for every command that draws (plot, compare): the program and its
  * terminals, the scripts, one figure drawn.
  *
- * The scripts are looked up in $FORKSCOPE_PLOTS, else in plots/ of the first ancestor of
- * the executable's directory that has one (build/bin/forkscope -> ./plots), else ./plots. */
+ * The scripts are looked up in $FORKSCOPE_PLOTS, else in plots/ or share/forkscope/plots/ of
+ * the first ancestor of the executable's directory that has one (build/bin/forkscope ->
+ * ./plots; an installed tree or make bundle's, bin/forkscope -> share/forkscope/plots), else
+ * ./plots. */
 #ifndef HX_REPORT_GNUPLOT_H
 #define HX_REPORT_GNUPLOT_H
 

@@ -425,6 +425,18 @@ static void write_command(FILE *f, const json_t *v) {
     fputs(" | – ", f);
 }
 
+/* The build that ran: its git revision, forkscope's version, make bundle's build id. */
+static void write_build(FILE *f, const json_t *env) {
+    const char *s = hx_json_str(env, "git_revision", NULL);
+    fprintf(f, "- Git revision: %s%s\n", s ? s : "unknown", json_is_true(json_object_get(env, "git_dirty")) ? " (with uncommitted changes)" : "");
+    if ((s = hx_json_str(env, "forkscope_version", NULL)))
+        fprintf(f, "- forkscope version: %s\n", s);
+    json_t *bundle = json_object_get(env, "bundle");
+    if ((s = hx_json_str(bundle, "build_id", NULL)))
+        fprintf(f, "- Bundle (make bundle): build id %s, built %s; needs glibc %s or later\n", s,
+                hx_json_str(bundle, "built", "?"), hx_json_str(bundle, "glibc_required", "?"));
+}
+
 static void write_machine(FILE *f, const json_t *env) {
     fputs("## Machine\n\n", f);
     if (!env) {
@@ -458,10 +470,7 @@ static void write_machine(FILE *f, const json_t *env) {
         }
         fputc('\n', f);
     }
-    s = hx_json_str(env, "git_revision", NULL);
-    fprintf(f, "- Git revision: %s%s\n", s ? s : "unknown", json_is_true(json_object_get(env, "git_dirty")) ? " (with uncommitted changes)" : "");
-    if ((s = hx_json_str(env, "forkscope_version", NULL)))
-        fprintf(f, "- forkscope version: %s\n", s);
+    write_build(f, env);
     if ((s = hx_json_str(env, "config_file", NULL)))
         fprintf(f, "- Configuration file: %s\n", s);
     json_t *lo = json_object_get(env, "peers_left_out");

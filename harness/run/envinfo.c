@@ -53,6 +53,33 @@ static json_t *string_or_null(char *s) {
     return j ? j : json_null();
 }
 
+/* make bundle's record of the build (share/forkscope/BUNDLE.txt beside bin/, written by
+ * scripts/bundle.sh): its "key: value" lines as an object of strings, or NULL when this
+ * executable is not in a bundle (an installed tree without one, build/bin). */
+static json_t *bundle_record(const char *exe_dir) {
+    char path[PATH_MAX + 40];
+    snprintf(path, sizeof path, "%s/../share/forkscope/BUNDLE.txt", exe_dir);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    json_t *b = json_object();
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *colon = strstr(line, ": ");
+        if (line[0] == '#' || !colon || colon == line || strspn(line, "abcdefghijklmnopqrstuvwxyz_") != (size_t)(colon - line))
+            continue;
+        *colon = 0;
+        json_object_set_new(b, line, json_string(colon + 2));
+    }
+    fclose(f);
+    if (!json_object_get(b, "build_id")) { /* (not one of ours: say nothing rather than something wrong) */
+        json_decref(b);
+        return NULL;
+    }
+    return b;
+}
+
 int hx_envinfo_topology(char *buf, size_t len) {
     hwloc_topology_t topo;
     if (hwloc_topology_init(&topo))
@@ -140,22 +167,33 @@ json_t *hx_envinfo_collect(const char *config_file) {
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     json_object_set_new(env, "memory_bytes", pages > 0 && psize > 0 ? json_integer((json_int_t)pages * psize) : json_null());
 
-    /* The git tree the executable was built in. */
+    /* The git tree the executable was built in, or make bundle's record of it. */
     char self[PATH_MAX], cmd[PATH_MAX + 128];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     char *rev = NULL, *dirty = NULL;
+    json_t *bundle = NULL;
     if (n > 0) {
         self[n] = 0;
         char *slash = strrchr(self, '/');
         if (slash)
             *slash = 0;
-        if (!strchr(self, '\'')) {
+        if (!(bundle = bundle_record(self)) && !strchr(self, '\'')) {
             snprintf(cmd, sizeof cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", self);
             rev = first_line(cmd);
             snprintf(cmd, sizeof cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null", self);
             dirty = rev ? first_line(cmd) : NULL;
         }
     }
+    /* Run from make bundle's tree: its build id, and the revision it was built from (not a
+     * git tree's, even if it was unpacked inside one). */
+    const char *brev = bundle ? hx_json_str(bundle, "git_revision", NULL) : NULL;
+    if (brev) {
+        size_t bl = strlen(brev);
+        int bdirty = bl > 6 && !strcmp(brev + bl - 6, "-dirty");
+        rev = strndup(brev, bdirty ? bl - 6 : bl);
+        dirty = bdirty ? strdup("yes") : NULL;
+    }
+    json_object_set_new(env, "bundle", bundle ? bundle : json_null());
     json_object_set_new(env, "git_dirty", json_boolean(dirty != NULL));
     free(dirty);
     json_object_set_new(env, "git_revision", string_or_null(rev));

@@ -11,7 +11,9 @@
  * date, host, kernel, cpu_model, cores, topology (hwloc summary, e.g. "Package:1 NUMANode:1
  * Core:2 PU:2"; hwloc honours HWLOC_XMLFILE / HWLOC_SYNTHETIC), hwloc_version,
  * memory_bytes, git_revision (null outside a git work tree) and git_dirty of the tree the
- * executable was built in, compilers {gcc, clang} (first line of --version, null if
+ * executable was built in, bundle (make bundle's record, share/forkscope/BUNDLE.txt beside
+ * bin/: its build id, revision, glibc floor, ...; git_revision then comes from it; null
+ * outside a bundle), compilers {gcc, clang} (first line of --version, null if
  * absent), forkscope_version, config_file.  Never fails: what cannot be found is null. */
 json_t *hx_envinfo_collect(const char *config_file);
 

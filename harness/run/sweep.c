@@ -849,7 +849,7 @@ static void env_first_record(sweep *s, json_t *env) {
 /* A resumed sweep keeps env.json's first record, warns about what changed and appends the
  * resume (now: this machine's record now). */
 static void env_note_resume(sweep *s, json_t *env, json_t *now) {
-    static const char *const keys[] = {"host", "cpu_model", "cores", "git_revision", "drivers"};
+    static const char *const keys[] = {"host", "cpu_model", "cores", "git_revision", "bundle", "drivers"};
     for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
         if (!json_equal(json_object_get(env, keys[k]), json_object_get(now, keys[k])))
             fprintf(stderr, "forkscope: warning: resuming with a different %s than the sweep started with\n", keys[k]);

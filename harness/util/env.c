@@ -8,7 +8,7 @@
 
 const hx_envvar hx_envvars[] = {
     {"FORKSCOPE_DRIVER", "PATH",
-     "run PATH as the driver of every variant (for tests); by default fk-bench-* next to this executable"},
+     "run PATH as the driver of every variant (for tests); by default fk-bench-* in ../libexec/forkscope if there is one (an installed tree, make bundle's), else next to this executable"},
     {"FORKSCOPE_MEMLIMIT", "auto|cgroup|cgroup-v2|cgroup-v1|poll",
      "how the per-run memory limit is enforced: auto (or cgroup) tries cgroup v2, then v1, then polls; "
      "cgroup-v2 and cgroup-v1 force one (polling if it is unusable); poll reads /proc/PID/statm every "
