@@ -430,8 +430,6 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The median, and the least, of the repetitions' own works (the last one's included), each
- * its raw time less `hook` for each of its hooks (in time; in strands, its count). */
 static double median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
@@ -442,6 +440,9 @@ static double rep_work(struct rep_raw r, double hook) {
     return w > 0 ? w : 0; /* (hook <= every strand's raw per hook: below 0 by rounding only) */
 }
 
+/* The median of the repetitions' own works (the last one's included), each its raw time less
+ * `hook` for each of its hooks (in strands: its count); their least in *least, the median raw
+ * time in *raw. */
 static double median_work(double hook, double *least, double *raw) {
     size_t n = S.nworks;
     double *v = malloc(2 * (n + 1) * sizeof *v), *u = v + n + 1;

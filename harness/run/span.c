@@ -47,6 +47,8 @@ static void span_help(FILE *out) {
             "--burden-ns calibrate: measure the burden first, on runtime variant --burden-variant V\n"
             "(default cont-lin-busy): two equal busy loops of ~0.15 ms forked and joined, 200 times,\n"
             "at P = 1 and 2, burden = T2 - T1/2 a fork-join; --calibrate-burden only prints it.\n"
+            "Strands finer than the clock resolves (fib's): the times print \"not resolved\" (null with\n"
+            "--json) and the bounds use the DAG in strands; docs/span.md says how work is measured.\n"
             "--json prints the driver's JSON with \"projection\".\n");
 }
 
