@@ -443,7 +443,7 @@ TEST(fallbacks_said) {
  * the residue taken off every strand took the work to 0.  With the residue inflated 8 times
  * (FORKSCOPE_SPAN_RESIDUE_SCALE), no strand is taken below 0: fib(18)'s work is above 0 and
  * at least its strands' raw time less the least a strand took a hook, for each hook; and
- * leaves of 1 ms keep their work and parallelism. */
+ * leaves of 1 ms keep their work, resolved. */
 TEST(inflated_residue) {
     fk_pool *p = one_worker();
     fk_span_result s, s1;
@@ -475,8 +475,8 @@ TEST(inflated_residue) {
     ASSERT_EQ(fk_span_get(&s), 0);
     ASSERT_MSG(s.resolved && s.min_work >= 16e6 && s.work >= 16e6, "fan of 16 leaves of 1 ms, residue x8: work %.0f, "
                "strand-median %.0f ns, resolved %d", s.work, s.min_work, s.resolved);
-    ASSERT_TIMING(s.min_work / s.span > 14.5 && s.min_work / s.span < 16.01,
-                  "fan of 16 leaves of 1 ms, residue x8: parallelism %.2f", s.min_work / s.span);
+    /* (its parallelism is time_known_dags' timing check: preemption on a loaded machine
+     * lengthens a leaf, and only lengthens it) */
     unsetenv("FORKSCOPE_SPAN_RESIDUE_SCALE");
     fk_pool_destroy(p);
 }
