@@ -250,6 +250,11 @@ static json_t *span_json(void) {
                           "last_span", r.last_span, "resolved", r.resolved);
     if (o && r.unit == FK_SPAN_TIME) {
         json_object_set_new(o, "hook_ns", json_real(r.hook));
+        json_object_set_new(o, "hook_calibrated_ns", json_real(r.hook_calibrated));
+        json_object_set_new(o, "hook_bound_ns", json_real(r.hook_bound));
+        json_object_set_new(o, "clock_resolution_ns", json_real(r.clock_resolution));
+        json_object_set_new(o, "raw_work", json_real(r.raw_work));
+        json_object_set_new(o, "hooks", json_integer((json_int_t)r.hooks));
         json_object_set_new(o, "min_work", json_real(r.min_work));
     }
     if (o && r.strand_span > 0)

@@ -23,8 +23,15 @@
  * one worker (what T1 pays for it), not the hooks: every hook stops the clock on entry and
  * starts it on exit, and what is left of a hook in the strand around it (the call, the
  * return, a read of the clock: a few ns, which fib's strands of about 1 ns do not dwarf) is
- * measured on empty strands (calibrate_strand) and taken off once for each hook in a strand
- * (a strand may come out a little below 0: the sums stay unbiased).
+ * taken off once for each hook in a strand: the residue measured on empty strands
+ * (calibrate_strand), but never more than the least any strand of the measurement took a
+ * hook (hook_bound: a hook cannot leave more in a strand than the whole strand took).  So no
+ * strand comes out below 0, and a repetition's work is at least its strands' raw time less
+ * hook_bound for each hook.  A calibration that over-estimates the residue (a host whose
+ * clock costs more in a tight loop than in real code; FORKSCOPE_SPAN_RESIDUE_SCALE inflates
+ * it in tests) can no longer take a program's work to 0: subtracting it from every strand
+ * and clamping the sum at 0 did.  Where what is left is not clearly above the residue or the
+ * clock's resolution, the figures are flagged not resolved (resolved()).
  *
  * Time is noisy where it matters most: an interrupt in any strand lands on some path, and
  * the span is the longest.  A measurement over several repetitions of one program
@@ -68,7 +75,12 @@ enum { EV_ENTER, EV_STRAND, EV_FORK_END, EV_CALL_END, EV_JOIN, EV_LEAVE };
 static struct {
     fk_span_unit unit;
     double burden;   /* per fork, in the unit of the costs (ticks or strands) */
-    double hook;     /* ticks a strand's time holds of the hooks (one repetition's estimate) */
+    double hook;     /* ticks taken off a strand for each hook: min(hook_cal, hook_bound) so far */
+    double hook_cal; /* the residue calibrated on empty strands (times FORKSCOPE_SPAN_RESIDUE_SCALE) */
+    double hook_bound; /* the least ticks any strand of the measurement took a hook (raw / (1 + inner)) */
+    double tick_res; /* the clock's resolution: the least step between two reads, ticks */
+    double raw;      /* this repetition's strands' ticks, the hooks' residues in them */
+    uint64_t hooks;  /* the residues in them: one a strand, one for each hook inside it */
     uint64_t last;   /* when the last hook ended */
     uint64_t acc;    /* the strand running now: ticks outside hooks since it started */
     unsigned inner;  /* hooks inside it that end no strand (enter, fork_end, call_end) */
@@ -87,8 +99,8 @@ static struct {
     unsigned rep;
     int log_state; /* 0 logging/matching, 1 over the cap, 2 a repetition's DAG differed, 3 a
                       strand too long for the log */
-    double min_span, min_bspan, min_work; /* least over the repetitions of each one's own */
-    double *works;                        /* each finished repetition's own work */
+    double min_span, min_bspan; /* least over the repetitions of each one's own */
+    struct rep_raw { double raw; uint64_t hooks; } *works; /* each finished repetition's */
     size_t nworks, workscap;
 } S;
 
@@ -106,6 +118,16 @@ static size_t log_cap_bytes(void) {
     const char *e = getenv("FORKSCOPE_SPAN_LOG_MIB");
     long v = e ? strtol(e, NULL, 10) : 0;
     return (size_t)(v > 0 ? v : FK_SPAN_LOG_MIB) << 20;
+}
+
+/* FORKSCOPE_SPAN_RESIDUE_SCALE: the calibrated residue multiplied by this (default 1), for
+ * tests: a host whose clock costs more, or whose calibration over-estimates what the hooks
+ * leave in real strands. */
+static double residue_scale(void) {
+    const char *e = getenv("FORKSCOPE_SPAN_RESIDUE_SCALE");
+    char *end;
+    double v = e ? strtod(e, &end) : 1;
+    return e && end != e && !*end && v >= 0 && v <= 1e6 ? v : 1;
 }
 
 /* Logs an event (first repetition) or checks it against the log (later ones). */
@@ -193,7 +215,16 @@ static inline void strand_end(span_rec *f) {
     double d = 1;
     if (S.unit == FK_SPAN_TIME) {
         log_cost(S.acc);
-        d = (double)S.acc - S.hook * (1 + S.inner);
+        double a = (double)S.acc, n = 1 + S.inner;
+        if (a < S.hook_bound * n) { /* (the bound only falls: the strands before took more off) */
+            S.hook_bound = a / n;
+            if (S.hook_bound < S.hook)
+                S.hook = S.hook_bound;
+        }
+        d = a - S.hook * n;
+        d = d > 0 ? d : 0; /* (S.hook <= a / n: below 0 by rounding only) */
+        S.raw += a;
+        S.hooks += 1 + S.inner;
         S.acc = 0;
     }
     S.inner = 0;
@@ -338,6 +369,20 @@ static double calibrate_strand(unsigned reps) {
     return ok ? sum / CAL_STRANDS : 0;
 }
 
+/* The clock's resolution in ticks: the least step between two reads that differ, of 16 (the
+ * TSC's is its read's cost, a few ns; a coarse clock's its tick). */
+static double clock_resolution(void) {
+    uint64_t best = UINT64_MAX;
+    for (int k = 0; k < 16; k++) {
+        uint64_t t0 = fk__clock_now(), t1;
+        while ((t1 = fk__clock_now()) == t0)
+            ;
+        if (t1 - t0 < best)
+            best = t1 - t0;
+    }
+    return (double)best;
+}
+
 void fk_span_reset(fk_span_unit unit, double burden) {
     if (S.depth) /* (the hooks would lose their shadow stack) */
         fk__misuse("fk_span_reset while a root runs", "span", __FILE__, __LINE__);
@@ -351,8 +396,16 @@ void fk_span_reset(fk_span_unit unit, double burden) {
     S.burden = unit == FK_SPAN_STRANDS ? burden : burden / ns_per_tick;
     /* (each empty strand's median of 3: one preemption in a single pass would be charged
      * to every strand) */
-    S.hook = unit == FK_SPAN_TIME ? calibrate_strand(3) : 0;
-    S.min_span = S.min_bspan = S.min_work = INFINITY;
+    S.hook_cal = unit == FK_SPAN_TIME ? calibrate_strand(3) * residue_scale() : 0;
+    S.hook = S.hook_cal;
+    S.hook_bound = INFINITY;
+    S.tick_res = unit == FK_SPAN_TIME ? clock_resolution() : 0;
+    S.min_span = S.min_bspan = INFINITY;
+}
+
+/* This repetition's raw work and hooks (in strands: the count, and no hooks). */
+static struct rep_raw this_rep(void) {
+    return (struct rep_raw){S.unit == FK_SPAN_STRANDS ? S.work : S.raw, S.hooks};
 }
 
 /* The end of a repetition: the least of the repetitions' own figures so far. */
@@ -361,17 +414,15 @@ static void rep_done(void) {
         S.min_span = S.span;
     if (S.bspan < S.min_bspan)
         S.min_bspan = S.bspan;
-    if (S.work < S.min_work)
-        S.min_work = S.work;
     if (S.nworks == S.workscap) {
         size_t cap = S.workscap ? 2 * S.workscap : 16;
-        double *w = realloc(S.works, cap * sizeof *w);
+        struct rep_raw *w = realloc(S.works, cap * sizeof *w);
         if (!w)
             return; /* (the median then leaves this one out) */
         S.works = w;
         S.workscap = cap;
     }
-    S.works[S.nworks++] = S.work;
+    S.works[S.nworks++] = this_rep();
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -379,17 +430,33 @@ static int cmp_double(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The median of the repetitions' own works (the last one's included). */
-static double median_work(void) {
-    size_t n = S.nworks;
-    double *v = malloc((n + 1) * sizeof *v);
-    if (!v)
-        return S.work;
-    if (n)
-        memcpy(v, S.works, n * sizeof *v);
-    v[n++] = S.work;
+static double median(double *v, size_t n) {
     qsort(v, n, sizeof *v, cmp_double);
-    double m = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static double rep_work(struct rep_raw r, double hook) {
+    double w = r.raw - hook * (double)r.hooks;
+    return w > 0 ? w : 0; /* (hook <= every strand's raw per hook: below 0 by rounding only) */
+}
+
+/* The median of the repetitions' own works (the last one's included), each its raw time less
+ * `hook` for each of its hooks (in strands: its count); their least in *least, the median raw
+ * time in *raw. */
+static double median_work(double hook, double *least, double *raw) {
+    size_t n = S.nworks;
+    double *v = malloc(2 * (n + 1) * sizeof *v), *u = v + n + 1;
+    if (!v)
+        return *least = *raw = rep_work(this_rep(), hook);
+    *least = INFINITY;
+    for (size_t i = 0; i <= n; i++) {
+        struct rep_raw r = i < n ? S.works[i] : this_rep();
+        v[i] = rep_work(r, hook);
+        u[i] = r.raw;
+        *least = v[i] < *least ? v[i] : *least;
+    }
+    double m = median(v, n + 1);
+    *raw = median(u, n + 1);
     free(v);
     return m;
 }
@@ -400,8 +467,8 @@ void fk_span_next_rep(void) {
         S.log_state = 2; /* this repetition made fewer events than the first */
     S.rep++;
     S.pos = S.cpos = 0;
-    S.work = S.span = S.bspan = S.sspan = 0;
-    S.strands = S.forks = S.roots = S.inner_total = 0;
+    S.work = S.span = S.bspan = S.sspan = S.raw = 0;
+    S.strands = S.forks = S.roots = S.inner_total = S.hooks = 0;
 }
 
 /* The DAG of the log evaluated again with each strand's median time less `hook` (into S's
@@ -425,6 +492,7 @@ static void replay(double hook) {
         case EV_JOIN:
         case EV_LEAVE: {
             double d = strand_time(c++) - hook * (1 + inner);
+            d = d > 0 ? d : 0; /* (hook <= any strand's least raw per hook: rounding only) */
             inner = 0;
             f->contin += d;
             f->bcontin += d;
@@ -447,15 +515,16 @@ static void replay(double hook) {
     }
 }
 
-/* Whether the clock resolves the strands: on average at least twice what is taken off each
- * (the hooks' residue, once for the strand and once for each hook inside it).  The residue
- * is known to a few ns only, so finer strands (fib's, UTS's) come out at any value from 0 to
- * several times their true cost. */
+/* Whether the clock resolves the strands: what is left of them is at least twice what is
+ * uncertain in it, for each hook the residue taken off or the clock's resolution, whichever
+ * is more (once for each strand and once for each hook inside it).  The residue is known to a
+ * few ns only, so finer strands (fib's, UTS's) come out at any value from 0 to several times
+ * their true cost; and a clock that steps coarser than the strands cannot time them. */
 static int resolved(double work_ticks) {
-    if (!S.strands)
+    if (!S.strands || !S.hooks)
         return 0;
-    double per = S.hook * (1 + (double)S.inner_total / (double)S.strands);
-    return work_ticks / (double)S.strands >= 2 * per;
+    double per = S.hook > S.tick_res ? S.hook : S.tick_res;
+    return work_ticks >= 2 * per * (double)S.hooks;
 }
 
 int fk_span_get(fk_span_result *r) {
@@ -473,7 +542,8 @@ int fk_span_get(fk_span_result *r) {
     r->roots = S.roots;
     r->burden = S.burden * k;
     r->last_span = S.span * k;
-    r->work = median_work() * k;
+    double least_work, raw;
+    r->work = median_work(S.hook, &least_work, &raw) * k;
     r->strand_work = (double)S.strands; /* (the last repetition's DAG in strands) */
     r->strand_span = S.sspan;
     if (S.unit == FK_SPAN_STRANDS) {
@@ -491,27 +561,27 @@ int fk_span_get(fk_span_result *r) {
         r->min_work = S.work * k;
         r->span = S.span * k;
         r->burdened_span = S.bspan * k;
-        r->hook = S.hook * k;
-        r->resolved = resolved(r->work / k);
         S.work = work, S.span = span, S.bspan = bspan, S.sspan = sspan, S.forks = forks;
     } else {
         r->method = log_state == 1   ? FK_SPAN_REP_MIN_LOG_FULL
                     : log_state == 3 ? FK_SPAN_REP_MIN_LONG_STRAND
                                      : FK_SPAN_REP_MIN_DAG_VARIED;
-        r->min_work = (S.work < S.min_work ? S.work : S.min_work) * k;
+        /* (the works again with the final residue; the spans as each repetition had them, its
+         * strands less the residue as low as it had fallen then: at least 0 each) */
+        r->min_work = least_work * k;
         r->span = (S.span < S.min_span ? S.span : S.min_span) * k;
         r->burdened_span = (S.bspan < S.min_bspan ? S.bspan : S.min_bspan) * k;
-        r->hook = S.hook * k;
-        r->resolved = resolved(r->work / k);
     }
-    /* (strands finer than the clock may sum to a little below 0 once the hooks' cost is
-     * off: not resolved, and shown as 0) */
-    if (r->work < 0 || r->min_work < 0 || r->span < 0) {
-        r->resolved = 0;
-        r->work = r->work < 0 ? 0 : r->work;
-        r->min_work = r->min_work < 0 ? 0 : r->min_work;
-        r->span = r->span < 0 ? 0 : r->span;
-        r->burdened_span = r->burdened_span < 0 ? 0 : r->burdened_span;
+    if (S.unit == FK_SPAN_TIME) {
+        /* (both works: the median of the repetitions' sums holds their interrupts, which a
+         * single preempted repetition of fine strands would pass off as resolved time) */
+        r->resolved = resolved((r->work < r->min_work ? r->work : r->min_work) / k);
+        r->raw_work = raw * k;
+        r->hooks = S.hooks;
+        r->hook = S.hook * k;
+        r->hook_calibrated = S.hook_cal * k;
+        r->hook_bound = (isfinite(S.hook_bound) ? S.hook_bound : S.hook_cal) * k;
+        r->clock_resolution = S.tick_res * k;
     }
     return 0;
 }

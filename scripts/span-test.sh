@@ -32,13 +32,18 @@ print("; ".join(errs))' $n 2>&1)
     else bad "fib($n) in strands: $why: $(echo "$out" | head -3)"; fi
 done
 
-# every kernel on the span driver, in time
-for spec in "fib --n 18" "integrate --n 100" "matmul --n 64" "nqueens --n 7" "uts --preset T1" "uts --preset T3 --reps 1" \
-            "balanced --n 32 --iters 1000" "imbalanced --n 32" "heat --n 64 --steps 4 --strips 8" "bfs --n 4096" \
-            "mergesort --n 100000"; do
-    out=$("$bin/fk-bench-span" --kernel $spec --reps 2 2>&1)
-    rc=$?
-    why=$(echo "$out" | python3 -c '
+# every kernel on the span driver, in time; then again with the hooks' calibrated residue
+# inflated 8 times (FORKSCOPE_SPAN_RESIDUE_SCALE): a host whose clock costs more, or whose
+# calibration over-estimates what the hooks leave in the strands, must not read a work of 0
+driver_checks() { # LABEL, then the environment's assignments
+    local label=$1 spec out rc why
+    shift
+    for spec in "fib --n 18" "integrate --n 100" "matmul --n 64" "nqueens --n 7" "uts --preset T1" "uts --preset T3 --reps 1" \
+                "balanced --n 32 --iters 1000" "imbalanced --n 32" "heat --n 64 --steps 4 --strips 8" "bfs --n 4096" \
+                "mergesort --n 100000"; do
+        out=$(env "$@" "$bin/fk-bench-span" --kernel $spec --reps 2 2>&1)
+        rc=$?
+        why=$(echo "$out" | python3 -c '
 import json, sys
 d = json.load(sys.stdin); s = d["span"]
 errs = []
@@ -48,10 +53,36 @@ if not (s["work"] > 0 and 0 < s["span"] <= s["work"] * 1.0001): errs.append("wor
 if s["burdened_span"] < s["span"]: errs.append("burdened span %s below the span %s" % (s["burdened_span"], s["span"]))
 g = s.get("dag_in_strands")
 if not g or not (1 <= g["span"] <= g["work"]) or g["work"] != s["strands"]: errs.append("dag_in_strands %r, strands %r" % (g, s["strands"]))
+# the residue taken off is at most what any strand took a hook, so the work is at least the
+# raw time of the strands less that for each hook
+h, hb, hc = s["hook_ns"], s["hook_bound_ns"], s["hook_calibrated_ns"]
+if not (h <= hb * (1 + 1e-9) and h <= hc * (1 + 1e-9)): errs.append("residue %s above its bound %s or the calibrated %s" % (h, hb, hc))
+if s["work"] < s["raw_work"] - s["hooks"] * hb - 1e-6 * s["raw_work"]: errs.append("work %s below raw %s less %s hooks of %s" % (s["work"], s["raw_work"], s["hooks"], hb))
+if s["resolved"] and not s["min_work"] > 0: errs.append("resolved with a strand-median work of %s" % s["min_work"])
 print("; ".join(errs))' 2>&1)
-    if [ $rc -eq 0 ] && [ -z "$why" ]; then ok "span driver: $spec"
-    else bad "span driver: $spec: exit $rc: $why $(echo "$out" | tail -2)"; fi
-done
+        if [ $rc -eq 0 ] && [ -z "$why" ]; then ok "span driver$label: $spec"
+        else bad "span driver$label: $spec: exit $rc: $why $(echo "$out" | tail -2)"; fi
+    done
+}
+driver_checks ""
+driver_checks " (residue x8)" FORKSCOPE_SPAN_RESIDUE_SCALE=8
+# not resolved: the times null in span --json, the bounds from the DAG in strands
+out=$(FORKSCOPE_SPAN_RESIDUE_SCALE=8 "$bin/forkscope" span --kernel fib --n 18 --json --project 2,100000 2>&1)
+why=$(echo "$out" | python3 -c '
+import json, sys
+d = json.load(sys.stdin); s = d["span"]; errs = []
+if s["resolved"]: errs.append("fib(18) resolved (hook %s ns)" % s["hook_ns"])
+for k in ("work", "min_work", "span", "burdened_span", "parallelism", "burdened_parallelism"):
+    if s[k] is not None: errs.append("%s %r, want null" % (k, s[k]))
+if not s["raw_work"] > 0: errs.append("raw_work %r" % s["raw_work"])
+g = s["dag_in_strands"]
+if [r["speedup_bound"] for r in d["projection"]] != [2, g["parallelism"]]: errs.append("projection %r" % d["projection"])
+print("; ".join(errs))' 2>&1)
+if [ -z "$why" ]; then ok "span --json (residue x8): fib(18) not resolved, its times null, bounds from the DAG in strands"
+else bad "span --json fib 18 (residue x8): $why: $(echo "$out" | tail -3)"; fi
+out=$(FORKSCOPE_SPAN_RESIDUE_SCALE=8 "$bin/forkscope" span --kernel fib --n 18 2>&1)
+if echo "$out" | grep -q "^  work  *not resolved" && echo "$out" | grep -q "^  span  *not resolved"; then ok "span's text: not resolved"
+else bad "span's text, not resolved: $out"; fi
 
 # refusals
 out=$("$bin/forkscope" span --kernel fib --workers 2 2>&1); rc=$?
@@ -132,6 +163,8 @@ h = rows.get("imb", {}); f = rows.get("fib", {}); w = rows.get("sw", {})
 if h.get("status") != "ok" or h.get("resolved") != "1": errs.append("imb %s" % h)
 elif not 1.4 <= float(h["bound_parallelism"]) <= 1.6: errs.append("imb's parallelism %s, expected 1.5" % h["bound_parallelism"])
 if f.get("status") != "ok" or float(f.get("strand_parallelism") or 0) <= 2: errs.append("fib %s" % f)
+elif f.get("resolved") == "0" and any(f[k] for k in ("work_s", "min_work_s", "span_s", "burdened_span_s", "parallelism", "burdened_parallelism")):
+    errs.append("fib not resolved, with times: %s" % f)
 bf = h.get("burden_from", "")
 if not (bf.startswith("calibrated on cont-lin-busy: median of 3 pairs ") or bf.startswith("the default: the calibration on cont-lin-busy failed (")) or not float(h.get("burden_s") or -1) >= 0:
     errs.append("imb's burden: %r, %r s" % (h.get("burden_from"), h.get("burden_s")))

@@ -108,7 +108,8 @@
  * Written by `forkscope run` (or `forkscope slurm merge`, on the merging node) after the
  * timed runs if the config has "span": one row per benchmark it names, appended as each is
  * measured, a failed one measured again on --resume (the last row counts); columns in
- * harness/run/span.h.
+ * harness/run/span.h (a row whose strands the clock did not resolve has its times and
+ * parallelisms empty, and bounds with the DAG in strands).
  *
  * ---- DIR/report.md -------------------------------------------------------------------------
  * The experiment, the machine (from env.json), one results table per benchmark, the work

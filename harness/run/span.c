@@ -47,6 +47,8 @@ static void span_help(FILE *out) {
             "--burden-ns calibrate: measure the burden first, on runtime variant --burden-variant V\n"
             "(default cont-lin-busy): two equal busy loops of ~0.15 ms forked and joined, 200 times,\n"
             "at P = 1 and 2, burden = T2 - T1/2 a fork-join; --calibrate-burden only prints it.\n"
+            "Strands finer than the clock resolves (fib's): the times print \"not resolved\" (null with\n"
+            "--json) and the bounds use the DAG in strands; docs/span.md says how work is measured.\n"
             "--json prints the driver's JSON with \"projection\".\n");
 }
 
@@ -333,6 +335,11 @@ static int span_measure(const span_opts *o, const char *burden, json_t **doc) {
     return HX_OK;
 }
 
+/* The figures of the driver's "span" that are times or made of them: null (span --json) or
+ * empty (span.csv) where the clock does not resolve the strands. */
+static const char *const unresolved_times[] = {"work", "min_work", "span", "burdened_span", "last_span",
+                                               "parallelism", "burdened_parallelism", NULL};
+
 /* The measurement of doc as a table, with the bounds of proj. */
 static void span_print(const json_t *doc, const json_t *proj) {
     const json_t *sp = json_object_get(doc, "span"), *dag = json_object_get(sp, "dag_in_strands");
@@ -356,26 +363,38 @@ static void span_print(const json_t *doc, const json_t *proj) {
         first = 0;
     }
     printf("), verified: %s\n", json_is_true(json_object_get(doc, "verified")) ? "yes" : "NO");
-    printf("  work                 %14.4f %s (a repetition's, median)\n", work * scale, u);
-    if (!strands)
-        printf("  strand-median work   %14.4f %s (each strand's median time: what the span is made of)\n",
-               mwork * scale, u);
-    printf("  span                 %14.4f %s\n", span * scale, u);
-    printf("  parallelism          %14.1f\n", num(sp, "parallelism"));
-    printf("  burdened span        %14.4f %s (a burden of %g %s a fork)\n", bspan * scale, u,
-           num(sp, "burden") * (strands ? 1 : 1e-3), strands ? "strands" : "us");
-    printf("  burdened parallelism %14.1f\n", num(sp, "burdened_parallelism"));
+    if (resolved) {
+        printf("  work                 %14.4f %s (a repetition's, median)\n", work * scale, u);
+        if (!strands)
+            printf("  strand-median work   %14.4f %s (each strand's median time: what the span is made of)\n",
+                   mwork * scale, u);
+        printf("  span                 %14.4f %s\n", span * scale, u);
+        printf("  parallelism          %14.1f\n", num(sp, "parallelism"));
+        printf("  burdened span        %14.4f %s (a burden of %g %s a fork)\n", bspan * scale, u,
+               num(sp, "burden") * (strands ? 1 : 1e-3), strands ? "strands" : "us");
+        printf("  burdened parallelism %14.1f\n", num(sp, "burdened_parallelism"));
+    } else { /* (the times: the strands' raw time is all the clock says) */
+        printf("  work                 %14s    (the strands' raw time %.4f ms, the residue of %.0f hooks in it)\n",
+               "not resolved", num(sp, "raw_work") * 1e-6, num(sp, "hooks"));
+        printf("  strand-median work   %14s\n", "not resolved");
+        printf("  span                 %14s\n", "not resolved");
+        printf("  parallelism          %14s\n", "not resolved");
+        printf("  burdened span        %14s    (a burden of %g us a fork)\n", "not resolved", num(sp, "burden") * 1e-3);
+        printf("  burdened parallelism %14s\n", "not resolved");
+    }
     printf("  strands %.0f, forks %.0f; %s, %d repetitions\n", num(sp, "strands"), num(sp, "forks"),
            hx_json_str(sp, "method", "?"), (int)num(sp, "reps"));
     if (dag && !strands)
         printf("  the DAG in strands: work %.0f, span %.0f, parallelism %.1f\n", num(dag, "work"), num(dag, "span"),
                num(dag, "parallelism"));
     if (!resolved)
-        printf("  NOTE: the strands average %.2f ns, less than twice the hooks' residue taken off each (%.1f ns a\n"
-               "  hook, for the strand and each hook inside it): the clock does not resolve them, and the times\n"
-               "  above mean little.  The bounds below use the DAG in strands (every strand alike); there is no\n"
-               "  burdened estimate.\n",
-               num(sp, "strands") > 0 ? work / num(sp, "strands") : 0, num(sp, "hook_ns"));
+        printf("  NOTE: what is left of the strands once the hooks' residue is off (%.2f ns a strand on average)\n"
+               "  is less than twice what is uncertain in it (%.1f ns a hook: the residue taken off, %.1f ns, or\n"
+               "  the clock's step, %.1f ns, for the strand and each hook inside it): the clock does not resolve\n"
+               "  them.  The bounds below use the DAG in strands (every strand alike); no burdened estimate.\n",
+               num(sp, "strands") > 0 ? (mwork < work ? mwork : work) / num(sp, "strands") : 0,
+               fmax(num(sp, "hook_ns"), num(sp, "clock_resolution_ns")), num(sp, "hook_ns"),
+               num(sp, "clock_resolution_ns"));
     printf("  %8s  %14s  %16s\n", "workers", "speedup bound", "burdened estimate");
     for (size_t k = 0; k < json_array_size(proj); k++) {
         const json_t *r = json_array_get(proj, k);
@@ -429,6 +448,11 @@ int hx_cmd_span(int argc, char **argv) {
     }
     int ok = json_is_true(json_object_get(doc, "verified"));
     if (o.json_out) {
+        json_t *spw = json_object_get(doc, "span");
+        if (!resolved) /* (the times mean nothing: null; the raw time and the DAG in strands kept) */
+            for (const char *const *t = unresolved_times; *t; t++)
+                if (json_object_get(spw, *t))
+                    json_object_set_new(spw, *t, json_null());
         json_object_set_new(doc, "projection", proj);
         char *s = json_dumps(doc, JSON_INDENT(1));
         if (s)
@@ -473,9 +497,10 @@ static void span_row(FILE *f, const hx_bench *b, const char *status, char *note,
         fprintf(f, ",%s,", strands ? "strands" : "s");
         hx_csv_str(f, hx_json_str(sp, "method", "?"));
         fprintf(f, ",%d,%.0f", resolved, num(sp, "reps"));
-        double v[] = {num(sp, "work") * k, mwork * k, num(sp, "span") * k, num(sp, "burdened_span") * k,
-                      num(sp, "burden") * k, num(sp, "parallelism"), num(sp, "burdened_parallelism"),
-                      num(sp, "strands"), num(sp, "forks"), spar,
+        double t = resolved ? 1 : NAN; /* (not resolved: the times empty) */
+        double v[] = {num(sp, "work") * k * t, mwork * k * t, num(sp, "span") * k * t,
+                      num(sp, "burdened_span") * k * t, num(sp, "burden") * k, num(sp, "parallelism") * t,
+                      num(sp, "burdened_parallelism") * t, num(sp, "strands"), num(sp, "forks"), spar,
                       resolved || !dag ? num(sp, "parallelism") : spar};
         for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
             fputc(',', f);

@@ -18,7 +18,9 @@ int hx_cmd_span(int argc, char **argv);
  * each other: not run; note says why) | timeout | memory | crash | error.  Times in seconds (the
  * driver's ns); parallelism = strand-median work / span; strand_parallelism: the DAG's in
  * strands (every strand alike); bound_parallelism: what the bounds use -- parallelism if
- * resolved (the clock resolved the strands), else strand_parallelism; burden_from: "given",
+ * resolved (the clock resolved the strands), else strand_parallelism; not resolved, the
+ * times (work_s, min_work_s, span_s, burdened_span_s) and parallelism, burdened_parallelism
+ * are empty (they mean nothing; docs/span.md); burden_from: "given",
  * "the default" (the driver's, 5000 ns; with the reason if a calibration failed) or
  * "calibrated on V: ..." (hx_span_calibrate_burden).
  * A benchmark with an ok or unsupported row is not measured again (a resumed sweep); a failed

@@ -19,6 +19,9 @@ const hx_envvar hx_envvars[] = {
     {"FORKSCOPE_SPAN_LOG_MIB", "N",
      "the span build's per-strand log in MiB (default 1024; beyond it span falls back to the least of the "
      "repetitions); read by the fk-bench-span driver"},
+    {"FORKSCOPE_SPAN_RESIDUE_SCALE", "X",
+     "multiply the span build's calibrated hook residue by X (default 1), for tests: a host whose clock costs "
+     "more; read by the fk-bench-span driver"},
     {NULL, NULL, NULL},
 };
 

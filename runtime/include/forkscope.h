@@ -421,9 +421,13 @@ int fk_pool_trace_write(const fk_pool *pool, FILE *out, const char *const *meta,
  * (default FK_SPAN_LOG_MIB; ~14 bytes a strand), a strand of over a second, or a repetition
  * whose DAG differs, falls back to the least of the repetitions' own figures, and says so.
  * A strand's time leaves out the hooks' own time, but holds what is left of each hook
- * around it (a call, a return, a read of the clock: `hook`, measured on empty strands and
- * taken off for each); strands not at least twice that (fib's are about 1 ns) are not
- * resolved by the clock: `resolved` says so, and the DAG in strands is given beside.
+ * around it (a call, a return, a read of the clock): `hook` is taken off for each, the residue
+ * measured on empty strands but never more than the least time any strand took a hook
+ * (`hook_bound`), so that no strand is taken below 0 and a repetition's work is never less
+ * than its strands' raw time less hook_bound a hook, on any host.  Where what is left is not
+ * at least twice the residue or the clock's resolution for each hook (fib's strands are
+ * about 1 ns), the clock does not resolve the strands: `resolved` says so, the times mean
+ * little, and the DAG in strands is given beside.
  * Other builds: fk_span_enabled() is 0 and fk_span_get fails. */
 typedef enum { FK_SPAN_TIME, FK_SPAN_STRANDS } fk_span_unit;
 typedef enum {
@@ -441,11 +445,20 @@ typedef struct fk_span_result {
                              measured against: parallelism = min_work / span); strands: work */
     double span, burdened_span, burden;
     double last_span;                         /* the last repetition's own span, unfiltered */
-    double hook;       /* time: what the hooks add to each strand's time (taken off), ns */
-    int resolved;      /* time: strands average at least twice what is taken off each (`hook`
-                          for the strand and for each hook inside it); if not, the clock
-                          cannot resolve them and the times mean little: the DAG's shape in
-                          strands below still holds */
+    double hook;       /* time: what is taken off a strand for each hook (for the strand and
+                          each hook inside it), ns: min(hook_calibrated, hook_bound) */
+    double hook_calibrated; /* time: the hooks' residue measured on empty strands, ns */
+    double hook_bound; /* time: the least any strand of the measurement took a hook, ns (no
+                          hook leaves more in a strand than the strand took) */
+    double clock_resolution; /* time: the least step between two reads of the clock, ns */
+    double raw_work;   /* time: the median of the repetitions' strands' raw times, ns (work
+                          >= raw_work - hooks * hook_bound) */
+    uint64_t hooks;    /* time: the residues taken off in the last repetition (a strand's
+                          and one for each hook inside it) */
+    int resolved;      /* time: the work is at least twice what is uncertain in it (for each
+                          hook, `hook` or the clock's resolution, whichever is more); if not,
+                          the clock cannot resolve the strands and the times mean little: the
+                          DAG's shape in strands below still holds */
     double strand_work, strand_span; /* the DAG in strands (the last repetition's), in every unit */
     uint64_t strands, forks, roots;           /* of the last repetition */
     unsigned reps;                            /* repetitions combined */
