@@ -173,6 +173,10 @@ TEST(shipped_configs_validate) {
  * baselines. */
 TEST(quick_config_shape) {
     hx_config cfg;
+    load_ok("configs/scaling.json", 16, &cfg);
+    for (int k = 0; k < HX_NCLASS; k++)
+        ASSERT_EQ(cfg.preps[k], 3);
+    hx_config_free(&cfg);
     load_ok("configs/quick.json", 2, &cfg);
     ASSERT(!strcmp(cfg.name, "quick"));
     const char *variants[] = {"cont-seg-busy", "child-seg-busy", "serial", "omp", "omp-llvm", "tbb"};
@@ -476,7 +480,8 @@ TEST(span_key) {
 }
 
 /* "process_reps": the drivers' --reps, per class like "repetitions"; 1 where absent (one
- * timed repetition a process, as before the key); the quick run leaves it at 1. */
+ * timed repetition a process, as before the key); the shipped scaling sweep asks for 3 in
+ * every class (modes.h's between-process test needs them), the quick run leaves it at 1. */
 TEST(process_reps_key) {
     static const char head[] = "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": "
                                "[\"serial\", \"cont-seg-busy\", \"tbb\"], \"workers\": [1]";
@@ -517,6 +522,10 @@ TEST(process_reps_key) {
         hx_config_diag_free(&d);
     }
     hx_config cfg;
+    load_ok("configs/scaling.json", 16, &cfg);
+    for (int k = 0; k < HX_NCLASS; k++)
+        ASSERT_EQ(cfg.preps[k], 3);
+    hx_config_free(&cfg);
     load_ok("configs/quick.json", 2, &cfg);
     for (int k = 0; k < HX_NCLASS; k++)
         ASSERT_EQ(cfg.preps[k], 1);
