@@ -867,7 +867,8 @@ static void env_first_record(sweep *s, json_t *env) {
                         json_pack("{s:s, s:s}", "launcher",
                                   "each run is a fresh driver process forked by a small launcher process; "
                                   "maxrss from wait4() on it",
-                                  "runs", "--reps 1 --warmup W per process"));
+                                  "runs", "--reps R --warmup W per process (R, W: the config's process_reps "
+                                          "and warmup; time_s is the median of the R)"));
 }
 
 /* A resumed sweep keeps env.json's first record, warns about what changed and appends the
