@@ -173,6 +173,10 @@ TEST(shipped_configs_validate) {
  * baselines. */
 TEST(quick_config_shape) {
     hx_config cfg;
+    load_ok("configs/scaling.json", 16, &cfg);
+    for (int k = 0; k < HX_NCLASS; k++)
+        ASSERT_EQ(cfg.preps[k], 3);
+    hx_config_free(&cfg);
     load_ok("configs/quick.json", 2, &cfg);
     ASSERT(!strcmp(cfg.name, "quick"));
     const char *variants[] = {"cont-seg-busy", "child-seg-busy", "serial", "omp", "omp-llvm", "tbb"};
@@ -475,6 +479,59 @@ TEST(span_key) {
     }
 }
 
+/* "process_reps": the drivers' --reps, per class like "repetitions"; 1 where absent (one
+ * timed repetition a process, as before the key); the shipped scaling sweep asks for 3 in
+ * every class (modes.h's between-process test needs them), the quick run leaves it at 1. */
+TEST(process_reps_key) {
+    static const char head[] = "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": "
+                               "[\"serial\", \"cont-seg-busy\", \"tbb\"], \"workers\": [1]";
+    static const struct {
+        const char *v, *want; /* v: NULL = the key absent; want: NULL = valid */
+        unsigned s, p, b;
+    } cases[] = {
+        {NULL, NULL, 1, 1, 1},
+        {"3", NULL, 3, 3, 3},
+        {"{\"parallel\": 4}", NULL, 1, 4, 1},
+        {"{\"serial\": 2, \"baseline\": 5}", NULL, 2, 1, 5},
+        {"0", "process_reps: 0 is out of range (expected an integer in [1, 1000000])", 0, 0, 0},
+        {"2.5", "process_reps: expected an integer >= 1 or {\"serial\": n, \"parallel\": n, \"baseline\": n}, got 2.5",
+         0, 0, 0},
+        {"{\"parallel\": 0}", "process_reps.parallel: 0 is out of range", 0, 0, 0},
+        {"{}", "process_reps: empty object", 0, 0, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s%s}", head, cases[i].v ? ", \"process_reps\": " : "",
+                 cases[i].v ? cases[i].v : "");
+        hx_config cfg;
+        hx_diag d = {0};
+        int rc = load_text(text, &cfg, &d);
+        char *all = joined(&d);
+        if (!cases[i].want) {
+            ASSERT_MSG(rc == 0, "process_reps %s: %s", cases[i].v, all);
+            ASSERT_MSG(cfg.preps[HX_CLASS_SERIAL] == cases[i].s && cfg.preps[HX_CLASS_PARALLEL] == cases[i].p &&
+                           cfg.preps[HX_CLASS_BASELINE] == cases[i].b,
+                       "process_reps %s: %u/%u/%u", cases[i].v, cfg.preps[0], cfg.preps[1], cfg.preps[2]);
+            ASSERT_EQ(cfg.reps[HX_CLASS_PARALLEL], 5); /* processes per cell: untouched */
+            hx_config_free(&cfg);
+        } else {
+            ASSERT_MSG(rc == HX_ECONFIG && strstr(all, cases[i].want) && d.n == 1,
+                       "process_reps %s: status %d, errors:\n%s\nwanted: %s", cases[i].v, rc, all, cases[i].want);
+        }
+        free(all);
+        hx_config_diag_free(&d);
+    }
+    hx_config cfg;
+    load_ok("configs/scaling.json", 16, &cfg);
+    for (int k = 0; k < HX_NCLASS; k++)
+        ASSERT_EQ(cfg.preps[k], 3);
+    hx_config_free(&cfg);
+    load_ok("configs/quick.json", 2, &cfg);
+    for (int k = 0; k < HX_NCLASS; k++)
+        ASSERT_EQ(cfg.preps[k], 1);
+    hx_config_free(&cfg);
+}
+
 /* "breakdown": true, false or a list of names; a wrong name or value is named. */
 TEST(breakdown_key) {
     static const char head[] = "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}, {\"name\": \"T1\", \"kernel\": "
@@ -732,6 +789,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(bad_configs_give_expected_errors, 20),
                          TEST_CASE(instructions_parser, 10),
                          TEST_CASE(breakdown_key, 10),
+                         TEST_CASE(process_reps_key, 10),
                          TEST_CASE(span_key, 10),
                          TEST_CASE(unreadable_config_is_io_error, 5),
                          TEST_CASE(shipped_configs_validate, 20),

@@ -40,18 +40,48 @@ extern char **environ;
  *                             (with FK_TEST_HOG_LOG=FILE: "MIB SECONDS" appended per MiB)
  *                    --n 4    wrong answer (3)   --n 8   5000 bytes of stderr, succeeds
  *                                                   --n 9   succeeds if FK_TEST_ENV=yes, else exit 2
- *   anything else             succeeds at once */
+ *                    --n 10   a coin toss per process (FK_TEST_COIN=FILE counts the tosses):
+ *                             each of its --reps repetitions 10 ms (heads) or 30 ms (tails),
+ *                             +-1% (printed, not slept)
+ *   anything else             succeeds at once
+ * Without --account it prints --reps R times (all t but the coin's). */
 
 static int fake_account; /* --account times was given: print a breakdown */
 static int fake_lazy;    /* --sched lazy */
+static unsigned fake_reps = 1; /* --reps */
+static double fake_coin = -1; /* the coin's time of this process, s (-1: not the coin) */
+static unsigned long long fake_toss; /* which toss this process is */
+
+static unsigned long long splitmix(unsigned long long x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+    return x ^ (x >> 31);
+}
+
+/* The fake's "times" (and "cpu_times", halved): R repetitions of t, or the coin's. */
+static void fake_times(const char *key, double t, double scale) {
+    printf(",\"%s\":[", key);
+    for (unsigned r = 0; r < fake_reps; r++) {
+        double x = t;
+        if (fake_coin > 0) /* +-1% a repetition, the same in every run of the test */
+            x = fake_coin * (0.99 + 0.02 * (double)(splitmix(fake_toss * 64 + r) >> 11) / 9007199254740992.0);
+        printf("%s%.9f", r ? "," : "", x * scale);
+    }
+    printf("]");
+}
 
 /* With --account times the driver reports 2 repetitions and their breakdown, summed: work
  * P s, search 0.5, steal 0.1, join 0.2, sleep 0.2 (busy) or 0.6 (lazy) */
 static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
-    printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":%d,"
-           "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"},\"times\":[%.9f%s],\"warmup_times\":[],"
-           "\"cpu_times\":[%.9f],\"verified\":%s,\"answer\":0",
-           kernel, n, workers, fake_account ? 2 : 1, t, fake_account ? ",0" : "", t / 2, verified ? "true" : "false");
+    printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":%u,"
+           "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"}",
+           kernel, n, workers, fake_account ? 2 : fake_reps);
+    if (fake_account)
+        printf(",\"times\":[%.9f,0],\"cpu_times\":[%.9f]", t, t / 2);
+    else
+        fake_times("times", t, 1), fake_times("cpu_times", t, 0.5);
+    printf(",\"warmup_times\":[],\"verified\":%s,\"answer\":0", verified ? "true" : "false");
     if (fake_account) {
         double sleep = fake_lazy ? 0.6 : 0.2;
         printf(",\"breakdown\":{\"seconds\":{\"work\":%u,\"search\":0.5,\"steal\":0.1,\"join\":0.2,\"wait\":0,"
@@ -77,6 +107,8 @@ static int fake_driver(int argc, char **argv) {
             fake_account = !strcmp(argv[i + 1], "times");
         else if (!strcmp(argv[i], "--sched"))
             fake_lazy = !strcmp(argv[i + 1], "lazy");
+        else if (!strcmp(argv[i], "--reps"))
+            fake_reps = (unsigned)atoi(argv[i + 1]);
     }
     double t0 = test_now();
     if (!strcmp(kernel, "calibrate")) {
@@ -135,6 +167,17 @@ static int fake_driver(int argc, char **argv) {
             return 2;
         }
         break;
+    case 10: { /* the toss count in FK_TEST_COIN's file: runs are one at a time */
+        const char *path = getenv("FK_TEST_COIN");
+        FILE *f = path ? fopen(path, "r+") : NULL;
+        if (!f || fscanf(f, "%llu", &fake_toss) != 1)
+            return 2;
+        rewind(f);
+        fprintf(f, "%llu\n", fake_toss + 1);
+        fclose(f);
+        fake_coin = splitmix(fake_toss ^ 0xC0FFEEULL) & 1 ? 0.030 : 0.010;
+        break;
+    }
     case 8:
         for (int i = 0; i < 100; i++)
             fprintf(stderr, "%049d\n", i);
@@ -1313,6 +1356,194 @@ TEST(breakdown_runs_and_summary) {
     free(cmp);
 }
 
+/* ---- repetitions inside each process ("process_reps") ------------------------------------------ */
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The coin sweep's records: every ok run's time_s is the median of its driver's "times", which
+ * hold `reps` repetitions; *heads / *tails count its processes at 10 / 30 ms (per variant:
+ * serial, cont-seg-busy). */
+static void check_coin_records(const char *out, unsigned reps, int heads[2], int tails[2]) {
+    json_t *recs = records(out);
+    size_t i;
+    json_t *r;
+    heads[0] = heads[1] = tails[0] = tails[1] = 0;
+    json_array_foreach(recs, i, r) {
+        ASSERT_MSG(!strcmp(sget(r, "status"), "ok"), "%s: %s", sget(r, "run_id"), sget(r, "status"));
+        json_t *d = json_object_get(r, "driver"), *times = json_object_get(d, "times");
+        ASSERT_EQ(json_integer_value(json_object_get(d, "reps")), reps); /* the driver got --reps */
+        ASSERT_EQ(json_array_size(times), reps);
+        double v[8], t = json_real_value(json_object_get(r, "time_s"));
+        for (unsigned k = 0; k < reps; k++)
+            v[k] = json_number_value(json_array_get(times, k));
+        qsort(v, reps, sizeof *v, cmp_double);
+        ASSERT_NEAR(t, v[reps / 2], 1e-12); /* odd counts: the middle one */
+        int serial = !strcmp(sget(r, "variant"), "serial");
+        heads[serial] += t < 0.02;
+        tails[serial] += t > 0.02;
+    }
+    json_decref(recs);
+}
+
+/* The coin sweep (fake nqueens 10: each process 10 or 30 ms by a coin toss, its repetitions
+ * within 1%): 12 processes a cell on serial and cont-seg-busy, `preps` timed repetitions each
+ * ("process_reps" absent when 0). */
+static void coin_sweep(const char *dir, const char *out, unsigned preps) {
+    char cfg[128], coin[128], text[512];
+    snprintf(cfg, sizeof cfg, "%s/coin.json", dir);
+    snprintf(coin, sizeof coin, "%s/tosses", dir);
+    write_text(coin, "0\n");
+    setenv("FK_TEST_COIN", coin, 1);
+    snprintf(text, sizeof text,
+             "{\"name\": \"coin\", \"benchmarks\": [{\"name\": \"coin\", \"kernel\": \"nqueens\", \"params\": "
+             "{\"n\": 10}}], \"variants\": [\"serial\", \"cont-seg-busy\"], \"workers\": [1], \"repetitions\": 12, "
+             "\"calibrate\": false%s%.0u}\n",
+             preps ? ", \"process_reps\": " : "", preps);
+    write_text(cfg, text);
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_OK);
+    unsetenv("FK_TEST_COIN");
+}
+
+/* Issue 19's case end to end: processes fast or slow by a coin toss, each process's
+ * repetitions agreeing.  With "process_reps": 3 every driver runs --reps 3, each record's
+ * time_s is the median of its three, and fit's summary.csv counts processes (n_ok 12, the
+ * median over their time_s), flags the cell (bimodal: two clusters) with the between-process
+ * test's numbers filled in (its F test had 12 groups); --dry-run -o DIR and compare read the
+ * same values.  With the default (one repetition) the F test has nothing to weigh against. */
+TEST(process_reps_end_to_end) {
+    use_fake_driver();
+    char dir[64], out[128], out1[128], path[200], err[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(out1, sizeof out1, "%s/out1", dir);
+    coin_sweep(dir, out, 3);
+    int heads[2], tails[2];
+    check_coin_records(out, 3, heads, tails);
+    for (int v = 0; v < 2; v++) /* (a fixed sequence of tosses: both faces in both cells) */
+        ASSERT_MSG(heads[v] >= 3 && tails[v] >= 3, "variant %d: %d heads, %d tails", v, heads[v], tails[v]);
+    ASSERT_EQ(hx_report_fit_dir(out), HX_OK);
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    hx_summary s;
+    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    long k = hx_stats_find(&s, "coin", "cont-seg-busy", 1);
+    ASSERT(k >= 0);
+    const hx_cell *c = &s.cells[k];
+    ASSERT_EQ(c->n_ok, 12); /* processes, not 36 repetitions */
+    ASSERT_MSG(hx_modes_flagged(c->modes.verdict), "modes %s", hx_modes_name(c->modes.verdict));
+    ASSERT_MSG(c->modes.verdict == HX_MODES_BIMODAL, "modes %s", hx_modes_name(c->modes.verdict));
+    ASSERT_MSG(c->modes.p < 1e-6 && c->modes.sd_within < 0.02 && c->modes.sd_between > 0.3,
+               "F test p %g, SD within %g, between %g", c->modes.p, c->modes.sd_within, c->modes.sd_between);
+    ASSERT_EQ(c->modes.n[0], (size_t)heads[0]);
+    ASSERT_NEAR(c->modes.median[0], 0.010, 0.0002);
+    ASSERT_NEAR(c->modes.median[1], 0.030, 0.0005);
+    hx_stats_free(&s);
+
+    /* --dry-run over the results: the plan says 3, and the earlier runs are judged alike */
+    char planpath[200], cfg[128];
+    snprintf(planpath, sizeof planpath, "%s/plan.txt", dir);
+    snprintf(cfg, sizeof cfg, "%s/coin.json", dir);
+    FILE *plan = fopen(planpath, "w");
+    hx_sweep_opts o = {.config_path = cfg, .outdir = out, .dry_run = 1, .plan_out = plan};
+    ASSERT_EQ(hx_sweep_run(&o, NULL, 0), HX_OK);
+    fclose(plan);
+    char *text = read_text(planpath, NULL);
+    ASSERT_STR_CONTAINS(text, "Process reps (timed repetitions in each process; a run's time is their median): "
+                              "serial 3, parallel 3, baseline 3");
+    ASSERT_STR_CONTAINS(text, "coin|cont-seg-busy|1: bimodal");
+    ASSERT_STR_CONTAINS(text, "Runs: 24 (24 timed, 0 calibrate); 24 already in raw.jsonl, 0 to go");
+    free(text);
+
+    /* compare: 12 runs a side (one value a process), both sides flagged */
+    char *cargv[] = {(char *)"compare", out, (char *)"--a", (char *)"serial", (char *)"--b", (char *)"cont-seg-busy",
+                     NULL};
+    int crc = hx_cmd_compare(6, cargv);
+    ASSERT_MSG(crc == HX_OK || crc == HX_ETOOL, "compare: %d", crc);
+    snprintf(path, sizeof path, "%s/compare-cont-seg-busy-vs-serial/compare.csv", out);
+    char *csv = read_text(path, NULL);
+    ASSERT_MSG(csv, "no %s", path);
+    ASSERT_STR_CONTAINS(csv, "time,coin,serial,cont-seg-busy,1,");
+    char *line = strstr(csv, "time,coin,");
+    ASSERT_MSG(line && strstr(line, ",12,12,") && strstr(line, ",bimodal,bimodal,no"), "compare.csv: %s", csv);
+    free(csv);
+
+    /* the default, one repetition a process: the same tosses, no within-process spread */
+    coin_sweep(dir, out1, 0);
+    check_coin_records(out1, 1, heads, tails);
+    ASSERT_EQ(hx_report_fit_dir(out1), HX_OK);
+    snprintf(path, sizeof path, "%s/summary.csv", out1);
+    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    c = &s.cells[hx_stats_find(&s, "coin", "cont-seg-busy", 1)];
+    ASSERT_EQ(c->n_ok, 12);
+    ASSERT_MSG(isnan(c->modes.p) && isnan(c->modes.sd_within), "F test p %g without repetitions", c->modes.p);
+    hx_stats_free(&s);
+}
+
+/* The plan: each cell's preps by class (calibrate cells too; a command variant 1); the
+ * estimate counts the timed repetitions (3 of them: three times one's kernel time, the process
+ * start once); a command variant's sweep says the key does not reach it and runs it once. */
+TEST(process_reps_plan) {
+    char dir[64], cfg[128], out[128], cmd[PATH_MAX], text[2 * PATH_MAX + 1024];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/p.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    ASSERT(realpath("tests/fixtures/cmd", cmd));
+    double est[2][8];
+    for (int pass = 0; pass < 2; pass++) {
+        snprintf(text, sizeof text,
+                 "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 20}}], \"variants\": "
+                 "[\"cont-seg-busy\", \"serial\", \"tbb\", {\"name\": \"ok\", \"command\": {\"fib\": "
+                 "[\"%s/fib-ok.sh\", \"{workers}\", \"{n}\"]}, \"calibrate\": [\"%s/nothing.sh\"], \"time\": "
+                 "{\"regex\": \"Time: ([0-9.]+)\"}, \"answer\": {\"regex\": \"fib\\\\([0-9]+\\\\) = ([0-9]+)\"}}], "
+                 "\"workers\": [1], \"repetitions\": 2%s}\n",
+                 cmd, cmd, pass ? ", \"process_reps\": {\"parallel\": 3, \"baseline\": 3}" : "");
+        write_text(cfg, text);
+        hx_config c;
+        hx_diag d = {0};
+        ASSERT_EQ(hx_config_load(cfg, 2, &c, &d), 0);
+        hx_plan p;
+        ASSERT_EQ(hx_plan_build(&c, &p), 0);
+        ASSERT(p.ncells <= 8);
+        for (size_t i = 0; i < p.ncells; i++) {
+            const hx_plan_cell *x = &p.cells[i];
+            unsigned want = !pass || x->var->kind == HX_VARIANT_SERIAL || x->var->kind == HX_VARIANT_COMMAND ? 1 : 3;
+            ASSERT_MSG(x->preps == want, "%s: preps %u, wanted %u", x->id, x->preps, want);
+            est[pass][i] = hx_plan_estimate(x, 2);
+            if (pass && x->bench && x->var->kind == HX_VARIANT_RUNTIME) /* start 0.03 s, then 3x */
+                ASSERT_NEAR(est[1][i] - 0.03, 3 * (est[0][i] - 0.03), 1e-12);
+            if (pass && x->preps == 1)
+                ASSERT_NEAR(est[1][i], est[0][i], 1e-12);
+        }
+        hx_plan_free(&p);
+        hx_config_free(&c);
+        hx_config_diag_free(&d);
+    }
+    /* the command variant alone, run: once a process, and stderr says so */
+    snprintf(text, sizeof text,
+             "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 20}}], \"variants\": "
+             "[{\"name\": \"ok\", \"command\": {\"fib\": [\"%s/fib-ok.sh\", \"{workers}\", \"{n}\"]}, \"time\": "
+             "{\"regex\": \"Time: ([0-9.]+)\"}, \"answer\": {\"regex\": \"fib\\\\([0-9]+\\\\) = ([0-9]+)\"}}], "
+             "\"workers\": [1], \"repetitions\": 2, \"process_reps\": 3}\n",
+             cmd);
+    write_text(cfg, text);
+    char *log = NULL;
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, &log), HX_OK);
+    ASSERT_STR_CONTAINS(log, "forkscope: note: ok: command variant, runs once a process (\"process_reps\" 3 does "
+                             "not apply)");
+    free(log);
+    json_t *recs = records(out);
+    size_t i;
+    json_t *r;
+    json_array_foreach(recs, i, r) {
+        ASSERT(!strcmp(sget(r, "status"), "ok"));
+        ASSERT_NEAR(json_real_value(json_object_get(r, "time_s")), 0.0125, 0);
+    }
+    ASSERT_EQ(json_array_size(recs), 2);
+    json_decref(recs);
+}
+
 /* ---- progress during a long run ------------------------------------------------------------------ */
 
 static void count_tick(void *arg) { ++*(int *)arg; }
@@ -1615,6 +1846,8 @@ int main(int argc, char **argv) {
                          TEST_CASE(command_expected_answers, 10),
                          TEST_CASE(record_and_env_fields, 20),
                          TEST_CASE(breakdown_runs_and_summary, 30),
+                         TEST_CASE(process_reps_end_to_end, 60),
+                         TEST_CASE(process_reps_plan, 30),
                          TEST_CASE(long_run_ticks, 20),
                          TEST_CASE(maxrss_is_the_drivers_own, 30),
                          {0},

@@ -405,7 +405,7 @@ static void check_workers(vctx *c, json_t *list, hx_config *cfg) {
     cfg->nworkers = n;
 }
 
-/* "repetitions" / "warmup": an integer, or {"serial": n, "parallel": n, "baseline": n}. */
+/* "repetitions" / "warmup" / "process_reps": an integer, or {"serial": n, "parallel": n, "baseline": n}. */
 static void check_per_class(vctx *c, const char *key, json_t *v, long long lo, unsigned out[HX_NCLASS]) {
     static const char *const classes[] = {"serial", "parallel", "baseline", NULL};
     char buf[96];
@@ -749,6 +749,12 @@ static void check_warmup(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) 
     check_per_class(c, r->key, v, 0, cfg->warmup);
 }
 
+/* "process_reps": the driver's --reps, timed repetitions inside each process (the spread
+ * modes.h's between-process test weighs the processes against). */
+static void check_process_reps(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
+    check_per_class(c, r->key, v, 1, cfg->preps);
+}
+
 static void check_time_limit(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     char buf[96];
     if (!json_is_number(v))
@@ -1008,6 +1014,7 @@ static const key_rule rules[] = { /* in the order a user reads them in the unkno
     {"workers", check_top_workers, "missing (expected a non-empty list of worker counts)", 0},
     {"repetitions", check_reps, NULL, 0},
     {"warmup", check_warmup, NULL, 0},
+    {"process_reps", check_process_reps, NULL, 0},
     {"time_limit_s", check_time_limit, NULL, 0},
     {"memory_limit_mib", check_memory_limit, NULL, 0},
     {"order", check_order, NULL, 0},
@@ -1098,7 +1105,7 @@ static void validate(vctx *c, json_t *root, hx_config *cfg) {
     cfg->span_burden_ns = -1;
     cfg->seed = 1;
     for (int k = 0; k < HX_NCLASS; k++)
-        cfg->reps[k] = 5, cfg->warmup[k] = 0;
+        cfg->reps[k] = 5, cfg->warmup[k] = 0, cfg->preps[k] = 1;
     for (size_t i = 0; i < NRULES; i++) {
         json_t *v = json_object_get(root, rules[i].key);
         if (v)

@@ -31,7 +31,7 @@ void hx_config_diag_free(hx_diag *d);
 
 /* ---- the configuration ------------------------------------------------------------------------ */
 
-/* Repetition classes: which count of "repetitions"/"warmup" a variant uses. */
+/* Repetition classes: which count of "repetitions"/"warmup"/"process_reps" a variant uses. */
 enum { HX_CLASS_SERIAL, HX_CLASS_PARALLEL, HX_CLASS_BASELINE, HX_NCLASS };
 int hx_config_variant_class(const hx_variant *v); /* HX_CLASS_* of a variant */
 
@@ -68,6 +68,9 @@ typedef struct hx_config {
     size_t ndropped;
     unsigned cores;    /* online CPUs the expansion used ("cores", oversubscription) */
     unsigned reps[HX_NCLASS], warmup[HX_NCLASS];
+    unsigned preps[HX_NCLASS]; /* "process_reps": timed repetitions inside each driver process (its
+                                  --reps; default 1); a run's time_s is their median (results.h).
+                                  Command variants run their command once a process: not theirs */
     double time_limit_s;              /* per run; 0 = none */
     unsigned long long memory_limit_mib; /* per run; 0 = none */
     hx_order order;

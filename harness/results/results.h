@@ -36,7 +36,8 @@
  *   "params": {kernel option: value} as given to the driver
  *   "variant": "cont-seg-busy" | ... | "serial" | "omp" | "omp-llvm"
  *   "workers": integer P
- *   "rep": integer, the repetition index within the cell (from 0)
+ *   "rep": integer, the repetition index within the cell (from 0): which of its processes
+ *          ("repetitions"), not a repetition inside the driver ("process_reps")
  *   "kind": "timed" | "calibrate"
  *   "oversubscribed": bool (P > online cores)
  *   "status": "ok"       driver exited 0, answer verified
@@ -51,8 +52,11 @@
  *   "cgroup_peak_kib": the run's memory.peak under a cgroup-v2 memory limit (all it was
  *                  charged, page cache included), in KiB; null elsewhere
  *   "user_s", "sys_s": CPU time of that process (wait4)
- *   "time_s": the timed repetition's time from the driver (median of its "times" if it ran
- *             several), or null if the run failed
+ *   "time_s": the run's one time: the median of the driver's "times", its timed repetitions
+ *             (the config's "process_reps", default 1; a command variant's: its time regex or
+ *             wall time, once), or null if the run failed.  Every statistic over a cell (fit's
+ *             summary.csv, compare, --dry-run's estimate of the noise) reads this one value per
+ *             process; only modes.h's between-process test reads the "times" themselves
  *   "cpu_s": the CPU time (user + system, all threads) the driver's process spent during the
  *            timed repetition (median of its "cpu_times"), or null: what busy workers burn
  *            beside the time (the lazy scheduler's point); records from older drivers lack it

@@ -37,6 +37,7 @@ static int add_cell(plan *p, size_t cap, const hx_config *cfg, const hx_bench *b
     int cls = hx_config_variant_class(v);
     c->reps = cfg->reps[cls];
     c->warmup = cfg->warmup[cls];
+    c->preps = v->kind == HX_VARIANT_COMMAND ? 1 : cfg->preps[cls];
     c->oversub = P > cfg->cores;
     if (hx_variant_driver_path(v, c->driver, sizeof c->driver))
         snprintf(c->driver, sizeof c->driver, "%s", v->driver);
@@ -259,6 +260,6 @@ double hx_plan_estimate(const hx_plan_cell *c, unsigned cores) {
      * stealing 4.5x (a thief that finds nothing yields and retries), cont-seg and TBB 1.2-1.5x. */
     double k = !strcmp(c->var->base, "omp-llvm") ? 1 : !strncmp(c->var->base, "child-", 6) ? 0.4 : 0.1;
     double over = c->workers > cores ? 1 + k * ((double)c->workers / cores - 1) : 1;
-    return start + untimed + (c->warmup + 1) * ts * f * over / (par > 0 ? par : 1);
+    return start + untimed + (c->warmup + c->preps) * ts * f * over / (par > 0 ? par : 1);
 }
 

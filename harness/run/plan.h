@@ -15,6 +15,8 @@ typedef struct hx_plan_cell {
     const hx_bench *bench; /* NULL for a calibrate cell */
     const hx_variant *var;
     unsigned workers, reps, warmup;
+    unsigned preps;        /* timed repetitions inside each run: the driver's --reps (the config's
+                              "process_reps"); 1 for a command variant, whose command runs once */
     int oversub;           /* workers > the configuration's cores */
     char driver[PATH_MAX];
     double est_s;          /* estimated wall time of one run */

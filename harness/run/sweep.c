@@ -152,8 +152,9 @@ static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
         argv[k++] = strdup("--resume");
         argv[k++] = strdup(c->var->resume);
     }
-    argv[k++] = strdup("--reps");
-    argv[k++] = strdup("1");
+    argv[k++] = strdup("--reps"); /* the config's "process_reps": time_s is their median */
+    if (asprintf(&argv[k++], "%u", c->preps ? c->preps : 1) < 0)
+        argv[k - 1] = NULL;
     argv[k++] = strdup("--warmup");
     if (asprintf(&argv[k++], "%u", warmup) < 0)
         argv[k - 1] = NULL;
@@ -418,6 +419,7 @@ static int probe_drivers(sweep *s, json_t *env) {
         memset(&c, 0, sizeof c);
         c.var = var;
         c.workers = 1;
+        c.preps = 1;
         snprintf(c.id, sizeof c.id, "calibrate|%s|1", var->name);
         if (hx_variant_driver_path(var, c.driver, sizeof c.driver)) {
             fprintf(stderr, "forkscope: cannot locate the driver of %s (/proc/self/exe unreadable?)\n", var->name);
@@ -473,6 +475,29 @@ static int probe_drivers(sweep *s, json_t *env) {
 
 /* ---- the plan, printed ------------------------------------------------------------------------ */
 
+/* "process_reps" does not reach a command variant: its command runs once a process (no
+ * within-process spread for modes.h).  One line naming them, if the config has any and asks
+ * for more than one repetition. */
+static void command_reps_note(FILE *out, const hx_config *cfg, const char *prefix) {
+    size_t n = 0;
+    for (size_t v = 0; v < cfg->nvariants; v++)
+        if (cfg->variants[v].kind == HX_VARIANT_COMMAND && cfg->preps[HX_CLASS_BASELINE] > 1)
+            fprintf(out, "%s%s", n++ ? ", " : prefix, cfg->variants[v].name);
+    if (n)
+        fprintf(out, ": command variant%s, run%s once a process (\"process_reps\" %u does not apply)\n",
+                n > 1 ? "s" : "", n > 1 ? "" : "s", cfg->preps[HX_CLASS_BASELINE]);
+}
+
+/* The plan's repetition lines: processes per cell, warm-up and timed repetitions in each. */
+static void print_reps(FILE *out, const hx_config *cfg) {
+    fprintf(out, "Repetitions: serial %u, parallel %u, baseline %u; warm-up (in the same process) %u/%u/%u\n",
+            cfg->reps[0], cfg->reps[1], cfg->reps[2], cfg->warmup[0], cfg->warmup[1], cfg->warmup[2]);
+    fprintf(out, "Process reps (timed repetitions in each process; a run's time is their median): serial %u, "
+                 "parallel %u, baseline %u\n",
+            cfg->preps[0], cfg->preps[1], cfg->preps[2]);
+    command_reps_note(out, cfg, "  ");
+}
+
 static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_results) {
     const hx_config *cfg = s->cfg;
     const plan *p = &s->pl;
@@ -488,8 +513,7 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
             fprintf(out, " %u", cfg->dropped[i]);
         fprintf(out, "\n");
     }
-    fprintf(out, "Repetitions: serial %u, parallel %u, baseline %u; warm-up (in the same process) %u/%u/%u\n",
-            cfg->reps[0], cfg->reps[1], cfg->reps[2], cfg->warmup[0], cfg->warmup[1], cfg->warmup[2]);
+    print_reps(out, cfg);
     static const char *const orders[] = {"grouped", "interleaved", "shuffled", "paired"};
     fprintf(out, "Order: %s", orders[cfg->order]);
     if (cfg->order == HX_ORDER_SHUFFLED || cfg->order == HX_ORDER_PAIRED)
@@ -843,7 +867,8 @@ static void env_first_record(sweep *s, json_t *env) {
                         json_pack("{s:s, s:s}", "launcher",
                                   "each run is a fresh driver process forked by a small launcher process; "
                                   "maxrss from wait4() on it",
-                                  "runs", "--reps 1 --warmup W per process"));
+                                  "runs", "--reps R --warmup W per process (R, W: the config's process_reps "
+                                          "and warmup; time_s is the median of the R)"));
 }
 
 /* A resumed sweep keeps env.json's first record, warns about what changed and appends the
@@ -906,6 +931,7 @@ static int write_env(sweep *s, int fresh) {
         if (!s->cfg->benchmarks[b].variants)
             fprintf(stderr, "forkscope: left out: benchmark %s, whose own \"variants\" names only peers that are not "
                             "built\n", s->cfg->benchmarks[b].name);
+    command_reps_note(stderr, s->cfg, "forkscope: note: ");
     json_t *now = fresh ? NULL : hx_envinfo_collect(s->cfg->path);
     int rc = probe_drivers(s, now ? now : s->envinfo);
     if (!rc) {

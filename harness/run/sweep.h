@@ -3,7 +3,8 @@
  * The plan: cells = benchmark x variant x workers (the serial variant only at P = 1),
  * plus, if "calibrate" is on, one calibrate cell per variant x workers with as many
  * repetitions as that variant's cells.  Each repetition is one run: a fresh driver
- * process with --reps 1 --warmup W, started through the launcher (harness/run/launch.h), and
+ * process with --reps R --warmup W ("process_reps", "warmup"; R is 1 unless the config
+ * says, and the run's time_s is the median of its R), started through the launcher (harness/run/launch.h), and
  * one line of DIR/raw.jsonl (harness/results/results.h), appended and fsync'd when it ends.
  * Runs go in the configured order: grouped (cell by cell), interleaved (repetition 0 of
  * every cell, then repetition 1, ...), shuffled (a permutation seeded by "seed"), or paired
