@@ -45,9 +45,11 @@
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "place.h"
 #include "worker.h"
 #include "chaos.h"
 
@@ -71,12 +73,13 @@ static uint64_t publish_count(uint64_t n) { return (FK_PUBLISH_ONE || n < 2) ? (
 _Static_assert(sizeof(fk__dqbuf) <= DQ_HEADER, "the deque buffer header fits a cache line");
 
 /* The slots start right after the page offset of the owner's hot cache line (fk__tls), for
- * the reason given in stack.c (4K aliasing); `skew` bytes of the allocation before the
- * header make it so. */
+ * the reason given in stack.c (4K aliasing), in a mapping placed at FK__PLACE_DEQUE modulo
+ * FK_PLACE_ALIGN (place.h: the same layout in every launch); `skew` bytes of the mapping
+ * before the header make the first. */
 static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) {
     uintptr_t want = ((uintptr_t)w->hot + 64) & (4096 - 64);
-    size_t bytes = (4096 + DQ_HEADER + cap * sizeof(fk__slot) + 4095) & ~(size_t)4095; /* C11: a multiple */
-    char *m = aligned_alloc(4096, bytes);
+    size_t bytes = (4096 + DQ_HEADER + cap * sizeof(fk__slot) + 4095) & ~(size_t)4095;
+    char *m = fk__place_map(bytes, 0, FK__PLACE_DEQUE);
     if (!m)
         return NULL;
     uintptr_t skew = (want + 4096 - DQ_HEADER) & (4096 - 64);
@@ -84,6 +87,7 @@ static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) {
     b->cap = cap;
     b->prev = NULL;
     b->mem = m;
+    b->mem_bytes = bytes;
     return b;
 }
 
@@ -165,7 +169,7 @@ int fk__deque_init(fk_worker *w) {
 void fk__deque_destroy(fk_worker *w) {
     for (fk__dqbuf *b = w->dq_cur, *prev; b; b = prev) {
         prev = b->prev;
-        free(b->mem);
+        munmap(b->mem, b->mem_bytes);
     }
     w->dq_cur = NULL;
 }

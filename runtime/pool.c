@@ -1,13 +1,15 @@
 /* pool.c — creating and destroying pools, options, statistics. */
 
 #include <ctype.h>
-#include <sched.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
+#include "place.h"
 #include "worker.h"
 
 /* ---- options ------------------------------------------------------------------------- */
@@ -238,9 +240,31 @@ static void free_workers(fk_pool *p, unsigned n) {
     for (unsigned i = 0; i < n; i++) {
         fk__victims_free(&p->workers[i]->victims); /* deque and stack: freed by the worker */
         fk__acct_worker_free(p->workers[i]);
+        if (p->workers[i]->cstack_map)
+            munmap(p->workers[i]->cstack_map, p->workers[i]->cstack_map_bytes);
         free(p->workers[i]);
     }
     free(p->workers);
+}
+
+/* Worker w's C stack: `bytes` (rounded up to pages) whose top lies at FK__PLACE_CSTACK_TOP
+ * modulo FK_PLACE_ALIGN (place.h: the thread's TLS, fk__tls among it, sits just below the
+ * top, so its address is then the same in every launch), with FK_CSTACK_GUARD_BYTES of
+ * inaccessible address space below it: a task frame bigger than a page still lands in the
+ * guard, where fk__cstack_overflow recognises the fault.  Set as attr's stack; the mapping
+ * is w's until free_workers. */
+static int map_cstack(fk_worker *w, size_t bytes, pthread_attr_t *attr) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    bytes = (bytes + page - 1) / page * page;
+    size_t total = bytes + FK_CSTACK_GUARD_BYTES;
+    char *m = fk__place_map(total, total, FK__PLACE_CSTACK_TOP);
+    if (!m)
+        return -1;
+    w->cstack_map = m;
+    w->cstack_map_bytes = total;
+    if (mprotect(m, FK_CSTACK_GUARD_BYTES, PROT_NONE) || pthread_attr_setstack(attr, m + FK_CSTACK_GUARD_BYTES, bytes))
+        return -1;
+    return 0;
 }
 
 int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
@@ -333,18 +357,11 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         err = FK_EAGAIN;
         goto threads_failed;
     }
-    /* A large guard below each worker's C stack: a task frame bigger than one page still
-     * lands in it, where fk__cstack_overflow recognises the fault. */
-    if (pthread_attr_setstacksize(&attr, opts.thread_stack_bytes) ||
-        pthread_attr_setguardsize(&attr, FK_CSTACK_GUARD_BYTES)) {
-        pthread_attr_destroy(&attr);
-        err = FK_EINVAL;
-        goto threads_failed;
-    }
     fk__cstack_guard_install();
     unsigned running = 0;
     for (; running < p->n; running++)
-        if (pthread_create(&p->workers[running]->thread, &attr, fk__worker_main, p->workers[running]))
+        if (map_cstack(p->workers[running], opts.thread_stack_bytes, &attr) ||
+            pthread_create(&p->workers[running]->thread, &attr, fk__worker_main, p->workers[running]))
             break;
     pthread_attr_destroy(&attr);
 

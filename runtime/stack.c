@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "place.h"
 #include "worker.h"
 
 void fk__stack_account(fk_pool *pool, int64_t bytes) {
@@ -260,9 +261,9 @@ static char *mark_for(const fk__region *r, char *need) {
 }
 
 static fk__region *region_try_new(fk_worker *w) {
-    size_t size = w->pool->opts.linear_stack_bytes;
-    void *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (m == MAP_FAILED)
+    size_t size = (w->pool->opts.linear_stack_bytes + 4095) & ~(size_t)4095;
+    void *m = fk__place_map(size, 0, FK__PLACE_FRAMES); /* (the same layout every launch: place.h) */
+    if (!m)
         return NULL;
     fk__region *r = m;
     /* The first frames start half a page from the page offset of the owner's hot cache line

@@ -60,7 +60,8 @@ typedef struct fk__acct {
 typedef struct fk__dqbuf {
     uint64_t cap;
     struct fk__dqbuf *prev;
-    void *mem; /* the allocation (the header is placed inside it, see deque.c) */
+    void *mem; /* the mapping (the header is placed inside it, see deque.c) */
+    size_t mem_bytes;
     fk__slot slots[];
 } fk__dqbuf;
 
@@ -90,6 +91,8 @@ struct fk_worker {
 #endif
     char *stack_base;  /* near the bottom of the worker thread's C stack (leapfrogging's bound) */
     char *cstack_lo;   /* lowest usable address of the worker's C stack (0: unknown) */
+    char *cstack_map;  /* the C stack's mapping, guard included (pool.c: map_cstack), or NULL */
+    size_t cstack_map_bytes;
     fk__victims victims;
     fk__wstats st;
     uint64_t hungry_since; /* ns (monotonic) since which this thief has found no work, or 0 */

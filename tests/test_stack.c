@@ -4,6 +4,7 @@
  * cached, one more than twice its predecessor is freed, FILO contents survive, and the pool
  * gives all memory back (checked by LeakSanitizer in `make check-asan`).  Linear: one
  * region, reused, contents survive. */
+#include "runtime/place.h"
 #include "runtime/worker.h"
 #include "tests/testlib.h"
 
@@ -262,6 +263,72 @@ TEST(registers_survive_stacklet_swings) {
     fk_pool_destroy(p);
 }
 
+/* ---- placement (runtime/place.h, issue 19) ----------------------------------------------
+ * Each worker's hot memory sits at the same address modulo FK_PLACE_ALIGN whatever the
+ * sizes of its mappings and wherever address-space randomisation put them: its C stack's
+ * top, its deque buffer's mapping and (linear stacks) its frame region at their phases, and
+ * so fk__tls, just below the stack's top, at one phase for every worker of every pool.
+ * Pools of several sizes (the sizes issue 19 found fast or a coin toss) on 2 workers; a
+ * root on each worker reads its own worker's regions. */
+typedef struct {
+    fk_frame fk;
+} where_frame;
+
+typedef struct {
+    uintptr_t hot, cstack_top, deque, frames;
+} placed;
+
+FK_TASK(where_am_i, int, where_frame *f, (placed *, out)) {
+    FK_BEGIN(f);
+    fk_worker *w = FK__H->w;
+    out->hot = (uintptr_t)w->hot;
+    out->cstack_top = (uintptr_t)w->cstack_map + w->cstack_map_bytes;
+    out->deque = (uintptr_t)w->dq_cur->mem;
+    out->frames = FK_STACK == FK_STACK_LIN ? (uintptr_t)w->stk_cur : 0;
+    FK_RETURN(0);
+} FK_END
+
+TEST(hot_memory_placed) {
+    const size_t stacks[][2] = {{64u << 20, 64u << 20},          {100000000, 256u << 20},
+                                {256u << 20, (256u << 20) + 4096}, {(256u << 20) + 65536, 128u << 20},
+                                {128u << 20, 100000000}};
+    const uintptr_t mask = FK_PLACE_ALIGN - 1;
+    uintptr_t hot_phase = 0;
+    unsigned long unplaced = fk__place_unplaced();
+    for (size_t i = 0; i < sizeof stacks / sizeof stacks[0]; i++) {
+        fk_pool_opts o;
+        fk_pool_opts_init(&o);
+        o.workers = 2;
+        o.thread_stack_bytes = stacks[i][0];
+        o.linear_stack_bytes = stacks[i][1];
+        fk_pool *p;
+        ASSERT_EQ(fk_pool_create(&p, &o), 0);
+        for (int k = 0; k < 2; k++) {
+            placed at = {0};
+            int r = -1;
+            ASSERT_EQ(FK_RUN_ON(p, k, &r, where_am_i, &at), 0);
+            ASSERT_EQ(r, 0);
+            printf("  stacks %zu/%zu, worker %d: C stack top %#lx, fk__tls %#lx, deque %#lx, frames %#lx "
+                   "(phases %#lx %#lx %#lx %#lx)\n", stacks[i][0], stacks[i][1], k, (unsigned long)at.cstack_top,
+                   (unsigned long)at.hot, (unsigned long)at.deque, (unsigned long)at.frames,
+                   (unsigned long)(at.cstack_top & mask), (unsigned long)(at.hot & mask),
+                   (unsigned long)(at.deque & mask), (unsigned long)(at.frames & mask));
+            ASSERT_EQ(at.cstack_top & mask, FK__PLACE_CSTACK_TOP);
+            ASSERT_EQ(at.deque & mask, FK__PLACE_DEQUE);
+            if (FK_STACK == FK_STACK_LIN)
+                ASSERT_EQ(at.frames & mask, FK__PLACE_FRAMES);
+            ASSERT_MSG(at.hot < at.cstack_top && at.cstack_top - at.hot < 65536,
+                       "fk__tls at %#lx is not just below the C stack's top %#lx", (unsigned long)at.hot,
+                       (unsigned long)at.cstack_top);
+            if (!hot_phase)
+                hot_phase = at.hot & mask;
+            ASSERT_EQ(at.hot & mask, hot_phase);
+        }
+        fk_pool_destroy(p);
+    }
+    ASSERT_EQ(fk__place_unplaced(), unplaced); /* nothing fell back to an unplaced mapping */
+}
+
 int main(int argc, char **argv) {
     printf("# test_stack: variant %s\n", fk_build_variant());
     return test_main(argc, argv, (struct test_case[]){
@@ -269,6 +336,7 @@ int main(int argc, char **argv) {
         TEST_CASE(frames_survive_deep_recursion, 60),
         TEST_CASE(memory_returned, 60),
         TEST_CASE(registers_survive_stacklet_swings, 30),
+        TEST_CASE(hot_memory_placed, 60),
         {0},
     });
 }

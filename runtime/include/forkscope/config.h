@@ -138,6 +138,14 @@
 /* Fibers: the least stack a fiber gets (switch, signal frame, a few calls); a floor, not a setting. */
 #define FK__FIBER_MIN_STACK (16u << 10)
 
+/* Placement (runtime/place.h): every worker's C stack top, linear frame regions and deque
+ * buffers sit at fixed addresses modulo this power of two, in every launch; a placed
+ * mapping reserves this much more address space for a moment.  2^28 covers the address
+ * bits that L1 caches and their predictors index and hash (12-27 on AMD's way predictor). */
+#ifndef FK_PLACE_ALIGN
+#define FK_PLACE_ALIGN ((uintptr_t)1 << 28)
+#endif
+
 /* Guard region below each worker's C stack (address space only).  A fault in it is
  * reported as a C stack overflow naming FORKSCOPE_THREAD_STACK. */
 #ifndef FK_CSTACK_GUARD_BYTES
