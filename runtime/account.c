@@ -9,6 +9,15 @@
  *
  * Readers (any thread) copy a worker's counters under a sequence lock: the owner makes the
  * sequence odd, updates, makes it even; a reader retries a copy taken across an update.
+ * A reading counts the open period up to the reader's clock, and no part ever goes down
+ * between two readings: that needs the owner to close the period no earlier than any reader
+ * counted it.  The clocks cannot promise it (two CPUs' time-stamp counters may disagree by
+ * microseconds: a reader ahead of the owner saw a part go down 17 us in CI; and RDTSC is not
+ * ordered by the fences around it), so the owner does not compare clocks: each reader raises
+ * the worker's `seen` to the time it counted up to before it validates its copy, and the
+ * owner, after making the sequence odd, closes the period at max(its clock, seen).  A
+ * Dekker pair of seq_cst fences (F1 in fk__acct_to, F2 in snapshot) makes sure that a reader
+ * either retries or has its time seen by the move that closes the period.
  * With a trace, each move is also logged (FK__TEV_CAT), with each steal (FK__TEV_STEAL,
  * victim to thief) and leap; a full log counts what it drops. */
 #include <errno.h>
@@ -60,21 +69,29 @@ uint64_t fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) 
     unsigned cur = atomic_load_explicit(&a->cat, RLX);
     if (cur == cat && !name)
         return 0;
-    uint32_t s = atomic_load_explicit(&a->seq, RLX);
+    uint32_t s = atomic_load_explicit(&a->seq, RLX); /* (only the owner writes seq) */
     atomic_store_explicit(&a->seq, s + 1, RLX);
-    /* Odd before the clock is read and the counters change: a reader whose copy counted the
-     * current period up to some time either saw this store (and retries) or read its clock
-     * before ours, so the period is closed no earlier than the reader counted it (a part
-     * never goes down; readers rely on it). */
+    /* F1, pairs with F2 in snapshot.  Both are seq_cst, so one precedes the other in their
+     * single total order.  F2 first: our load of `seen` below returns that reader's time or a
+     * later (larger) one, since its raise of `seen` is sequenced before its F2.  F1 first:
+     * that reader's second load of seq, after its F2, returns our odd value or a later one,
+     * and it retries.  So a reading that stands counted the open period up to at most the
+     * time we close it with.  (F1 is also the seqlock writer's release fence: a reader that
+     * copies any of the stores below sees seq changed in its second look, through its F2.) */
     atomic_thread_fence(memory_order_seq_cst);
     uint64_t now = at ? at : fk__clock_now();
+    uint64_t seen = atomic_load_explicit(&a->seen, RLX); /* after F1: see above */
     uint64_t last = atomic_load_explicit(&a->last, RLX);
-    if (now < last) /* (a clock read before the last move: the period is empty) */
+    if (now < seen) /* (a reader's clock ahead of ours: the period lasts until its time) */
+        now = seen;
+    if (now < last) /* (our clock behind the last move's time: the period is empty) */
         now = last;
     atomic_store_explicit(&a->t[cur], atomic_load_explicit(&a->t[cur], RLX) + (now - last), RLX);
     atomic_store_explicit(&a->last, now, RLX);
     atomic_store_explicit(&a->cat, cat, RLX);
-    atomic_store_explicit(&a->seq, s + 2, memory_order_release); /* even after */
+    /* Even after; pairs with the acquire load of seq that begins a reader's copy: a reader
+     * that sees s + 2 copies these counters (or later ones). */
+    atomic_store_explicit(&a->seq, s + 2, memory_order_release);
     if (a->ev)
         log_event(a, FK__TEV_CAT, cat, name, 0, now);
     return now;
@@ -126,21 +143,38 @@ void fk__acct_worker_free(fk_worker *w) {
     w->acct.ev = NULL;
 }
 
-/* A consistent copy of w's counters, the current period counted up to now. */
-static void snapshot(const fk_worker *w, uint64_t *out) {
-    const fk__acct *a = &w->acct;
+/* A consistent copy of w's counters, the current period counted up to now: to the later of
+ * our clock and the latest time any reader counted it up to, which we raise `seen` to; the
+ * owner closes the period no earlier (fk__acct_to).  So no part goes down between two
+ * readings, whatever the clocks: a period's count only grows while it is open (each reading
+ * counts to the latest time counted so far, or later), and the count it is closed with is at
+ * least every count a reading took of it.  w's owner may be moving meanwhile. */
+static void snapshot(fk_worker *w, uint64_t *out) {
+    fk__acct *a = &w->acct;
     for (;;) {
+        /* Pairs with the owner's release store of the even seq: the copy below holds at least
+         * the counters of the move that stored s1. */
         uint32_t s1 = atomic_load_explicit(&a->seq, memory_order_acquire);
         if (s1 & 1) { /* (the owner is between two stores: a few instructions) */
             fk__cpu_pause();
             continue;
         }
-        uint64_t now = fk__clock_now();
         unsigned cat = atomic_load_explicit(&a->cat, RLX);
         uint64_t last = atomic_load_explicit(&a->last, RLX);
         for (int c = 0; c < FK_TIME_NCAT; c++)
             out[c] = atomic_load_explicit(&a->t[c], RLX);
-        atomic_thread_fence(memory_order_acquire); /* the copy before the second look */
+        uint64_t now = fk__clock_now();
+        /* Raise seen to now (relaxed: F2 below orders it before our second look at seq), or
+         * take the later time another reader counted to. */
+        uint64_t seen = atomic_load_explicit(&a->seen, RLX);
+        while (seen < now && !atomic_compare_exchange_weak_explicit(&a->seen, &seen, now, RLX, RLX))
+            ;
+        if (now < seen)
+            now = seen;
+        /* F2, pairs with F1 in fk__acct_to: either the move that closes the period we copied
+         * loads a seen >= now, or our load of seq below sees its odd store (see F1).  As an
+         * acquire fence it is also the seqlock reader's: the copy before the second look. */
+        atomic_thread_fence(memory_order_seq_cst);
         if (atomic_load_explicit(&a->seq, RLX) != s1) {
             fk__cpu_pause();
             continue;

@@ -62,6 +62,22 @@ static void setup(void) {
 
 void fk__clock_init(void) { pthread_once(&once, setup); }
 
+#if FK_CHAOS
+uint64_t fk__clock_chaos_skew(void) {
+    static _Thread_local uint64_t skew, drawn;
+    if (!drawn) { /* (xorshift of the thread's first raw clock read and the address of skew) */
+        uint64_t s = (fk__clock_raw() * 0x9e3779b97f4a7c15ull) ^ (uint64_t)(uintptr_t)&skew;
+        s |= 1;
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        skew = (uint64_t)((double)(s % (FK_CHAOS_CLOCK_SKEW_NS + 1)) / ns_per_tick);
+        drawn = 1;
+    }
+    return skew;
+}
+#endif
+
 double fk__clock_ns_per_tick(void) { return ns_per_tick; }
 
 void fk_clock_get(fk_clock_info *out) {

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "chaos.h"
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <x86intrin.h>
 #define FK__CLOCK_HAS_TSC 1
@@ -34,13 +36,30 @@ static inline uint64_t fk__clock_mono_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Now, in ticks.  After fk__clock_init. */
-static inline uint64_t fk__clock_now(void) {
+#if FK_CHAOS
+/* The chaos build: this thread's clock offset, ticks (0 to FK_CHAOS_CLOCK_SKEW_NS, drawn once
+ * per thread), so that two threads' clocks disagree as two CPUs' may. */
+uint64_t fk__clock_chaos_skew(void);
+#endif
+
+static inline uint64_t fk__clock_raw(void) {
 #if FK__CLOCK_HAS_TSC
     if (__builtin_expect(fk__clock_tsc, 1))
         return __rdtsc();
 #endif
     return fk__clock_mono_ns();
+}
+
+/* Now, in ticks.  After fk__clock_init.  Two threads' reads are not ordered like their
+ * other memory operations (RDTSC is not ordered by a fence or a locked instruction), and
+ * two CPUs' clocks need not agree: a protocol that compares times read on two threads
+ * must not rely on them (account.c does not). */
+static inline uint64_t fk__clock_now(void) {
+#if FK_CHAOS
+    return fk__clock_raw() + fk__clock_chaos_skew();
+#else
+    return fk__clock_raw();
+#endif
 }
 
 #endif

@@ -32,7 +32,8 @@ typedef struct fk__wstats {
 /* Per-worker time accounting (account.c).  The owner moves its worker from one category
  * (fk_time_cat) to the next at the scheduler's transitions: the time since `last` goes to
  * the category it leaves.  Readers (any thread) take a consistent copy under `seq` (odd
- * while the owner updates).  With a trace, each transition is also logged. */
+ * while the owner updates) and raise `seen` to the time they counted the open period up to.
+ * With a trace, each transition is also logged. */
 enum fk__tev_kind { FK__TEV_CAT, FK__TEV_STEAL, FK__TEV_LEAP };
 typedef struct fk__tev {
     uint64_t tick;
@@ -47,6 +48,8 @@ typedef struct fk__acct {
     _Atomic uint32_t cat;      /* the current category */
     _Atomic uint64_t last;     /* when it began (ticks) */
     _Atomic uint64_t t[FK_TIME_NCAT]; /* ticks of the categories' finished periods */
+    _Atomic uint64_t seen;     /* readers: the latest time a reading counted the open period up
+                                  to (ticks); the owner closes the period no earlier */
     fk__tev *ev;               /* the trace log (NULL: no trace), cap events */
     uint32_t cap;
     _Atomic uint32_t nev;      /* events logged (released after each is written) */
