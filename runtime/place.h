@@ -14,8 +14,9 @@
  * all launches on AMD EPYC, one process fast or slow throughout.  Here each region is cut
  * from a larger reservation so that a chosen offset of it lands on a chosen phase modulo
  * FK_PLACE_ALIGN: the layout of the hot lines is then one and the same in every launch
- * (tests/test_place.c checks the addresses).  Which layout is fastest on a given core is
- * a separate question; that it is the same every time is what a comparison needs. */
+ * (tests/test_stack.c, hot_memory_placed, checks the addresses).  Which layout is fastest
+ * on a given core is a separate question; that it is the same every time is what a
+ * comparison needs. */
 #ifndef FK_PLACE_H
 #define FK_PLACE_H
 
@@ -37,16 +38,12 @@
  * unreserved (MAP_NORESERVE), such that the mapping's byte `at` (page-aligned, at most
  * size) lies at an address congruent to `phase` (page-aligned) modulo FK_PLACE_ALIGN.
  * Returns the mapping, or NULL with errno set.  When the larger reservation that placement
- * needs is refused (an address-space limit) it maps `size` bytes anywhere and counts that
- * in fk__place_unplaced: the memory is still there, only its placement is not promised. */
+ * needs is refused (an address-space limit) it maps `size` bytes anywhere, counts that in
+ * fk__place_unplaced and says so once on stderr: the memory is still there, only its
+ * placement is not promised.  A size the reservation cannot hold fails with ENOMEM. */
 void *fk__place_map(size_t size, size_t at, uintptr_t phase);
 
 /* How many fk__place_map calls fell back to an unplaced mapping (process-wide). */
 unsigned long fk__place_unplaced(void);
-
-/* A's phase modulo FK_PLACE_ALIGN. */
-static inline uintptr_t fk__place_phase(const void *a) {
-    return (uintptr_t)a & (FK_PLACE_ALIGN - 1);
-}
 
 #endif

@@ -255,15 +255,17 @@ static void free_workers(fk_pool *p, unsigned n) {
  * is w's until free_workers. */
 static int map_cstack(fk_worker *w, size_t bytes, pthread_attr_t *attr) {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
-    bytes = (bytes + page - 1) / page * page;
+    bytes = (bytes + page - 1) / page * page; /* (fk_pool_create bounds bytes at 2^40) */
     size_t total = bytes + FK_CSTACK_GUARD_BYTES;
     char *m = fk__place_map(total, total, FK__PLACE_CSTACK_TOP);
     if (!m)
-        return -1;
+        return FK_ENOMEM;
     w->cstack_map = m;
     w->cstack_map_bytes = total;
-    if (mprotect(m, FK_CSTACK_GUARD_BYTES, PROT_NONE) || pthread_attr_setstack(attr, m + FK_CSTACK_GUARD_BYTES, bytes))
-        return -1;
+    if (mprotect(m, FK_CSTACK_GUARD_BYTES, PROT_NONE))
+        return FK_ENOMEM;
+    if (pthread_attr_setstack(attr, m + FK_CSTACK_GUARD_BYTES, bytes))
+        return FK_EINVAL;
     return 0;
 }
 
@@ -280,6 +282,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     if (opts.workers > FK_MAX_WORKERS || (opts.sched != FK_SCHED_BUSY && opts.sched != FK_SCHED_LAZY) ||
         (unsigned)opts.placement > FK_PLACE_NONE || (unsigned)opts.victims > FK_VICTIMS_UNIFORM ||
         opts.thread_stack_bytes < (64u << 10) || opts.linear_stack_bytes < (64u << 10) ||
+        opts.thread_stack_bytes > ((size_t)1 << 40) || opts.linear_stack_bytes > ((size_t)1 << 40) ||
         opts.stacklet_bytes > ((size_t)1 << 40) || opts.fiber_stack_bytes < (64u << 10) ||
         opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME ||
         (unsigned)opts.account > FK_ACCOUNT_TRACE)
@@ -359,8 +362,9 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     }
     fk__cstack_guard_install();
     unsigned running = 0;
+    int stack_err = 0;
     for (; running < p->n; running++)
-        if (map_cstack(p->workers[running], opts.thread_stack_bytes, &attr) ||
+        if ((stack_err = map_cstack(p->workers[running], opts.thread_stack_bytes, &attr)) ||
             pthread_create(&p->workers[running]->thread, &attr, fk__worker_main, p->workers[running]))
             break;
     pthread_attr_destroy(&attr);
@@ -368,7 +372,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     /* Wait until every worker has its deque and stack (or one failed). */
     pthread_mutex_lock(&p->lock);
     if (running < p->n && !p->start_err) {
-        p->start_err = FK_EAGAIN;
+        p->start_err = stack_err ? stack_err : FK_EAGAIN;
         pthread_cond_broadcast(&p->cond);
     }
     while (p->started < running)

@@ -532,8 +532,9 @@ static size_t c_stack_used(const fk_worker *w) {
 size_t fk__cstack_depth(void) { return c_stack_used(FK__H->w); }
 
 /* One attempt of a waiting join: a steal from the awaited child's thief t (1 + its id, or 0
- * for none yet), or every FK_LEAP_TRIES failures (*fails counts them), from anyone while
- * the C stack allows.  Which victim gave the slot: *from. */
+ * for none yet), or every FK_LEAP_TRIES failures (*fails counts them over the whole wait,
+ * successes between them or not), from anyone while the C stack allows.  Which victim gave
+ * the slot: *from. */
 static int leap(fk_worker *w, uint32_t t, unsigned *fails, fk__slot *s, unsigned *from) {
     fk_pool *p = w->pool;
     unsigned v = t ? t - 1 : w->id;

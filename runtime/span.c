@@ -446,8 +446,11 @@ static double rep_work(struct rep_raw r, double hook) {
 static double median_work(double hook, double *least, double *raw) {
     size_t n = S.nworks;
     double *v = malloc(2 * (n + 1) * sizeof *v), *u = v + n + 1;
-    if (!v)
-        return *least = *raw = rep_work(this_rep(), hook);
+    if (!v) { /* (out of memory: the last repetition alone) */
+        struct rep_raw r = this_rep();
+        *raw = r.raw;
+        return *least = rep_work(r, hook);
+    }
     *least = INFINITY;
     for (size_t i = 0; i <= n; i++) {
         struct rep_raw r = i < n ? S.works[i] : this_rep();

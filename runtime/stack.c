@@ -261,7 +261,7 @@ static char *mark_for(const fk__region *r, char *need) {
 }
 
 static fk__region *region_try_new(fk_worker *w) {
-    size_t size = (w->pool->opts.linear_stack_bytes + 4095) & ~(size_t)4095;
+    size_t size = (w->pool->opts.linear_stack_bytes + 4095) & ~(size_t)4095; /* (at most 2^40: pool.c) */
     void *m = fk__place_map(size, 0, FK__PLACE_FRAMES); /* (the same layout every launch: place.h) */
     if (!m)
         return NULL;

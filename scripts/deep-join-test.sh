@@ -10,17 +10,21 @@ BIN=${BIN:-build/bin}
 BOUND=1.3
 TREE=(--kernel uts --t 0 --b 2000 --q 0.2 --m 5 --r 2 --workers 8 --reps 1 --warmup 1)
 
-one() { # one() VARIANT: the run's time in seconds, or nothing
-    timeout 120 "$BIN/fk-bench-$1" "${TREE[@]}" 2>/dev/null |
-        python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["verified"]; print(d["times"][0])' 2>/dev/null
+one() { # one() VARIANT: the run's time in seconds, or its failure (the driver's last words) on stderr
+    local out err=$(mktemp)
+    out=$(timeout 120 "$BIN/fk-bench-$1" "${TREE[@]}" 2>"$err" |
+        python3 -c 'import json,sys; d=json.load(sys.stdin); assert d["verified"]; print(d["times"][0])' 2>/dev/null)
+    [ -n "$out" ] || echo "$1: $(tail -1 "$err")" >&2
+    rm -f "$err"
+    [ -n "$out" ] && echo "$out"
 }
 
 round() { # prints "RATIO NATIVE_MEDIAN SEG_MEDIAN", or fails
     local nat=() seg=() t
     for _ in 1 2 3 4 5; do
-        t=$(one child-native) && [ -n "$t" ] || { echo "child-native failed or did not verify"; return 2; }
+        t=$(one child-native 2>&1) && [ -n "$t" ] || { echo "child-native failed or did not verify: $t"; return 2; }
         nat+=("$t")
-        t=$(one child-seg) && [ -n "$t" ] || { echo "child-seg failed or did not verify"; return 2; }
+        t=$(one child-seg 2>&1) && [ -n "$t" ] || { echo "child-seg failed or did not verify: $t"; return 2; }
         seg+=("$t")
     done
     python3 - "$BOUND" "${nat[*]}" "${seg[*]}" <<'PY'

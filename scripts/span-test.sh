@@ -201,13 +201,14 @@ lines=$(wc -l < "$tmp/r/span.csv")
 if [ $? -eq 0 ] && [ "$(wc -l < "$tmp/r/span.csv")" = "$lines" ] && ! grep -q "span: imb" "$tmp/log2"; then
     ok "a resumed sweep does not measure work and span again"
 else bad "resume: span.csv $(wc -l < "$tmp/r/span.csv") lines (was $lines): $(tail -3 "$tmp/log2")"; fi
-# the check fires: imb's bound made 1.0 (its measured T1/T2 is about 1.5)
+# the check fires: imb's bound made 0.1 (its measured T1/T2 is about 1.5 on a quiet machine, and
+# above 0.5 on a loaded one: a bound of 1.0 was beaten by nothing there)
 cp "$tmp/r/span.csv" "$tmp/span.good"
-sed -i 's/^\(imb,.*,\)[0-9.e+-]*$/\11.0/' "$tmp/r/span.csv"
+sed -i 's/^\(imb,.*,\)[0-9.e+-]*$/\10.1/' "$tmp/r/span.csv"
 out=$("$bin/forkscope" fit "$tmp/r" 2>&1)
 if echo "$out" | grep -q "beat the work-span bound" && grep -q "^- imb / .* at P = 2: T1/T_P" "$tmp/r/report.md"; then
     ok "a bound below the measured T1/T2 is reported as beaten"
-else bad "a bound of 1.0: $out $(grep -A4 'beats the work-span' "$tmp/r/report.md")"; fi
+else bad "a bound of 0.1: $out $(grep -A4 'beats the work-span' "$tmp/r/report.md")"; fi
 # a failed measurement is measured again by a resumed sweep, and the last row counts; a row cut
 # short by a crash is not a row
 cp "$tmp/span.good" "$tmp/r/span.csv"

@@ -1919,6 +1919,13 @@ TEST(api_errors) {
     fk_pool_opts_init(&o);
     o.sched = (fk_sched)7;
     ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+    /* Sizes past what a placed mapping can reserve are refused, not wrapped around. */
+    fk_pool_opts_init(&o);
+    o.thread_stack_bytes = SIZE_MAX - 100;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+    fk_pool_opts_init(&o);
+    o.linear_stack_bytes = SIZE_MAX - 100;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
     ASSERT_STR_CONTAINS(fk_strerror(FK_EDEADLK), "worker");
     ASSERT_STR_CONTAINS(fk_err_name(FK_ENOMEM), "NOMEM");
     ASSERT_STR_CONTAINS(fk_strerror(12345), "unknown");

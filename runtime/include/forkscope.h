@@ -183,8 +183,8 @@ typedef struct fk_pool_opts {
                                   for each other's time slices). */
     fk_placement placement;    /* where worker k goes (and so its NUMA node and victim groups) */
     fk_victims victims;        /* whom an idle worker tries to steal from */
-    size_t thread_stack_bytes; /* native stack of each worker thread */
-    size_t linear_stack_bytes; /* FK_STACK_LIN: bytes reserved per frame stack */
+    size_t thread_stack_bytes; /* native stack of each worker thread (64 KiB to 1 TiB) */
+    size_t linear_stack_bytes; /* FK_STACK_LIN: bytes reserved per frame stack (64 KiB to 1 TiB) */
     size_t stacklet_bytes;     /* FK_STACK_SEG: size of a stack's first stacklet */
     size_t leap_stack_bytes;   /* native frames: a join that waits steals from workers other
                                   than its child's thief only while the worker's C stack is
