@@ -548,6 +548,15 @@ static void synth_process(gsl_rng *g, double level, size_t reps, double sw, doub
     *t = gsl_stats_median_from_sorted_data(r, 1, reps);
 }
 
+/* hx_modes_judge on repetitions laid one process after the other in rep (as synth_process
+ * appends them): each process's are pointed at. */
+static void judge_flat(const double *t, size_t k, const size_t *nrep, double *rep, hx_modes *m) {
+    double *each[64];
+    for (size_t i = 0, off = 0; i < k; off += nrep[i++])
+        each[i] = rep + off;
+    hx_modes_judge(t, k, nrep, each, m);
+}
+
 typedef struct {
     const char *name;
     double sb, sw, pslow; /* between-process and within-process SD of log time; slow repetitions */
@@ -577,7 +586,7 @@ static double flag_rate(const noise_model *md, size_t k, unsigned n, unsigned lo
             nrep[i] = md->reps;
         }
         hx_modes m;
-        hx_modes_judge(t, k, nrep, rep, &m);
+        judge_flat(t, k, nrep, rep, &m);
         flagged += hx_modes_flagged(m.verdict);
         *too_few += m.verdict == HX_MODES_TOO_FEW;
     }
@@ -646,7 +655,7 @@ TEST(modes_bimodal_lottery) {
         }
         hx_modes m;
         char why[256];
-        hx_modes_judge(t, 12, nrep, rep, &m);
+        judge_flat(t, 12, nrep, rep, &m);
         printf("  %s: %s: %s\n", c ? "child-lin" : "cont-lin", hx_modes_name(m.verdict),
                hx_modes_describe(&m, why, sizeof why));
         ASSERT_MSG(m.verdict == HX_MODES_BIMODAL, "verdict %s", hx_modes_name(m.verdict));
@@ -676,7 +685,7 @@ TEST(modes_bimodal_lottery) {
             nrep[i] = 5;
         }
         hx_modes m;
-        hx_modes_judge(t, 12, nrep, rep, &m);
+        judge_flat(t, 12, nrep, rep, &m);
         found += m.verdict == HX_MODES_BIMODAL;
         flagged += hx_modes_flagged(m.verdict);
     }
@@ -698,7 +707,7 @@ TEST(modes_between_process_shift) {
     }
     hx_modes m;
     char why[256];
-    hx_modes_judge(t, 12, nrep, rep, &m);
+    judge_flat(t, 12, nrep, rep, &m);
     printf("  a 40%% ramp: %s: %s\n", hx_modes_name(m.verdict), hx_modes_describe(&m, why, sizeof why));
     ASSERT_MSG(m.verdict == HX_MODES_BETWEEN, "verdict %s (D %.2f)", hx_modes_name(m.verdict), m.d);
     ASSERT(m.p < 1e-6 && m.sd_between > 0.08 && m.sd_within < 0.015);
@@ -711,14 +720,14 @@ TEST(modes_between_process_shift) {
     nr = 0;
     for (size_t i = 0; i < 12; i++)
         synth_process(g, log(0.2) + gsl_ran_gaussian(g, 0.01), 5, 0.003, 0, &t[i], rep, &nr);
-    hx_modes_judge(t, 12, nrep, rep, &m);
+    judge_flat(t, 12, nrep, rep, &m);
     ASSERT(m.p < 0.001);
     ASSERT_MSG(m.verdict == HX_MODES_OK, "a 1%% shift: %s", hx_modes_name(m.verdict));
     /* one process of 4 three times slower: flagged though 4 runs are too few to call "ok" */
     nr = 0;
     for (size_t i = 0; i < 4; i++)
         synth_process(g, log(0.2) + (i == 2 ? log(3) : 0), 5, 0.01, 0, &t[i], rep, &nr);
-    hx_modes_judge(t, 4, nrep, rep, &m);
+    judge_flat(t, 4, nrep, rep, &m);
     ASSERT_MSG(m.verdict == HX_MODES_BETWEEN, "1 of 4 slow: %s", hx_modes_name(m.verdict));
     gsl_rng_free(g);
 }

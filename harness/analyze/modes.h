@@ -56,9 +56,9 @@ typedef struct hx_modes {
 } hx_modes;
 
 /* Judges one cell: k runs, run i with time t[i] > 0 (its time_s) and nrep[i] repetitions
- * rep[off_i .. off_i + nrep[i]) > 0 (off_i = nrep[0] + ... + nrep[i-1]; nrep may be NULL: no
+ * rep[i][0 .. nrep[i]) > 0 (as hx_stats_read_reps gives them; nrep and rep may be NULL: no
  * repetitions known, only the clusters are tested).  Nothing is kept; out is filled. */
-void hx_modes_judge(const double *t, size_t k, const size_t *nrep, const double *rep, hx_modes *out);
+void hx_modes_judge(const double *t, size_t k, const size_t *nrep, double *const *rep, hx_modes *out);
 
 /* The D a cell of k runs must reach to be called bimodal: the 99.9% quantile of the best
  * split's D over normal samples of k runs (a table for k = 4..40, simulated; INFINITY below 4). */

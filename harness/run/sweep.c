@@ -22,6 +22,7 @@
 
 #include "harness/analyze/abtest.h"
 #include "harness/analyze/modes.h"
+#include "harness/analyze/stats.h"
 #include "harness/config/command.h"
 #include "harness/config/config.h"
 #include "harness/run/envinfo.h"
@@ -646,25 +647,20 @@ static void print_power(FILE *out, const sweep *s) {
 /* The earlier runs of the planned timed cell with id `id` judged by modes.h (time_s, and the
  * driver's "times" as the process's repetitions). */
 static void judge_cell(json_t *done, const char *id, hx_modes *m) {
-    size_t n = json_array_size(done), k = 0, nr = 0;
-    double *t = hx_xmalloc((n + 1) * sizeof *t), *rep = NULL;
-    size_t *nrep = hx_xmalloc((n + 1) * sizeof *nrep), cap = 0;
+    size_t n = json_array_size(done), k = 0;
+    double *t = hx_xmalloc((n + 1) * sizeof *t), **rep = hx_xmalloc((n + 1) * sizeof *rep);
+    size_t *nrep = hx_xmalloc((n + 1) * sizeof *nrep);
     for (size_t j = 0; j < n; j++) {
-        json_t *r = json_array_get(done, j), *times;
+        json_t *r = json_array_get(done, j);
         if (strcmp(hx_json_str(r, "cell_id", ""), id) || strcmp(hx_json_str(r, "status", ""), "ok") ||
             hx_json_number(r, "time_s", &t[k]) != 1)
             continue;
-        times = json_object_get(json_object_get(r, "driver"), "times");
-        size_t nt = json_array_size(times);
-        for (size_t i = 0; i < nt; i++)
-            if (!(json_number_value(json_array_get(times, i)) > 0))
-                nt = 0;
-        hx_grow(&rep, &cap, nr + nt + 1, sizeof *rep);
-        for (size_t i = 0; i < nt; i++)
-            rep[nr++] = json_number_value(json_array_get(times, i));
-        nrep[k++] = nt;
+        nrep[k] = hx_stats_read_reps(r, &rep[k]);
+        k++;
     }
     hx_modes_judge(t, k, nrep, rep, m);
+    for (size_t j = 0; j < k; j++)
+        free(rep[j]);
     free(t);
     free(rep);
     free(nrep);
