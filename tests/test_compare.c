@@ -714,6 +714,14 @@ TEST(modes_between_process_shift) {
     ASSERT(m.p < 1e-6 && m.sd_between > 0.08 && m.sd_within < 0.015);
     ASSERT(isnan(m.median[0]) && m.n[0] == 0); /* no modes to name */
     ASSERT_STR_CONTAINS(why, "beyond their repetitions");
+    /* a repetition of 0 (no log): its process is left out of the F test, the rest still tell */
+    double keep = rep[5 * 3 + 1];
+    rep[5 * 3 + 1] = 0;
+    judge_flat(t, 12, nrep, rep, &m);
+    ASSERT_EQ(m.groups, 11);
+    ASSERT_MSG(m.verdict == HX_MODES_BETWEEN && m.p < 1e-6 && isfinite(m.sd_within), "a 0 repetition: %s, p %g",
+               hx_modes_name(m.verdict), m.p);
+    rep[5 * 3 + 1] = keep;
     /* the same ramp without repetitions: nothing to compare the processes with, and no clusters */
     hx_modes_judge(t, 12, NULL, NULL, &m);
     ASSERT_MSG(m.verdict == HX_MODES_OK, "no reps: %s", hx_modes_name(m.verdict));

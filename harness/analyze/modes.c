@@ -24,14 +24,27 @@ int hx_modes_flagged(hx_modes_verdict v) { return v == HX_MODES_BETWEEN || v == 
 
 /* ---- between processes: one-way random-effects ANOVA on log times --------------------------- */
 
-/* The F test over the runs with >= 2 repetitions: p, sd_between, sd_within into m.  The
+/* 1 if run i is one of the F test's groups: >= 2 repetitions, each > 0 and finite (as the
+ * runs' times are filtered in hx_modes_judge: a repetition of 0 has no log; the readers of
+ * "times" already refuse one, but a caller's array is not trusted to). */
+static int is_group(const size_t *nrep, double *const *rep, size_t i) {
+    if (nrep[i] < 2)
+        return 0;
+    for (size_t j = 0; j < nrep[i]; j++)
+        if (!(rep[i][j] > 0 && isfinite(rep[i][j])))
+            return 0;
+    return 1;
+}
+
+/* The F test over the runs with >= 2 repetitions, all positive (is_group; a run with a
+ * non-positive repetition is left out of it): p, sd_between, sd_within into m.  The
  * between-process variance component is (MSB - MSW) / n0 with n0 = (N - sum n_i^2 / N) / (g - 1),
  * the mean group size corrected for unequal sizes (Searle, Casella & McCulloch, ch. 3). */
 static void anova(const size_t *nrep, double *const *rep, size_t k, hx_modes *m) {
     double grand = 0, ssw = 0, ssb = 0, sumsq_n = 0;
     size_t g = 0, N = 0;
     for (size_t i = 0; nrep && rep && i < k; i++)
-        if (nrep[i] >= 2) {
+        if (is_group(nrep, rep, i)) {
             g++;
             N += nrep[i];
             for (size_t j = 0; j < nrep[i]; j++)
@@ -42,7 +55,7 @@ static void anova(const size_t *nrep, double *const *rep, size_t k, hx_modes *m)
         return;
     grand /= (double)N;
     for (size_t i = 0; i < k; i++) {
-        if (nrep[i] < 2)
+        if (!is_group(nrep, rep, i))
             continue;
         double mean = 0;
         for (size_t j = 0; j < nrep[i]; j++)
