@@ -477,16 +477,25 @@ static int probe_drivers(sweep *s, json_t *env) {
 /* ---- the plan, printed ------------------------------------------------------------------------ */
 
 /* "process_reps" does not reach a command variant: its command runs once a process (no
- * within-process spread for modes.h).  One line naming them, if the config has any and asks
- * for more than one repetition. */
+ * within-process spread for modes.h).  One line naming those whose class (hx_config_variant_class)
+ * asks for more than one repetition, if the config has any. */
 static void command_reps_note(FILE *out, const hx_config *cfg, const char *prefix) {
     size_t n = 0;
-    for (size_t v = 0; v < cfg->nvariants; v++)
-        if (cfg->variants[v].kind == HX_VARIANT_COMMAND && cfg->preps[HX_CLASS_BASELINE] > 1)
-            fprintf(out, "%s%s", n++ ? ", " : prefix, cfg->variants[v].name);
-    if (n)
-        fprintf(out, ": command variant%s, run%s once a process (\"process_reps\" %u does not apply)\n",
-                n > 1 ? "s" : "", n > 1 ? "" : "s", cfg->preps[HX_CLASS_BASELINE]);
+    unsigned preps = 0; /* the named variants' "process_reps"; 0 if they differ */
+    for (size_t v = 0; v < cfg->nvariants; v++) {
+        const hx_variant *var = &cfg->variants[v];
+        unsigned p = cfg->preps[hx_config_variant_class(var)];
+        if (var->kind != HX_VARIANT_COMMAND || p <= 1)
+            continue;
+        fprintf(out, "%s%s", n++ ? ", " : prefix, var->name);
+        preps = n == 1 || p == preps ? p : 0;
+    }
+    if (!n)
+        return;
+    fprintf(out, ": command variant%s, run%s once a process (\"process_reps\" ", n > 1 ? "s" : "", n > 1 ? "" : "s");
+    if (preps)
+        fprintf(out, "%u ", preps);
+    fputs("does not apply)\n", out);
 }
 
 /* The plan's repetition lines: processes per cell, warm-up and timed repetitions in each. */
