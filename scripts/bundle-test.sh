@@ -5,7 +5,8 @@
 # library taken out; every run path is $ORIGIN-relative; BUNDLE.txt states the build id and
 # the glibc floor.  Then a tiny variant of configs/scaling.json (the bundle's copy) runs with
 # the bundle's forkscope from another directory, with the source tree hidden (a tmpfs over it,
-# in a mount namespace, where unshare allows; else not referenced), the drivers it ran are the
+# in a mount namespace; where unshare refuses, the sweep runs unhidden and the hiding is a
+# skip, source_hidden, which tests/skips expects), the drivers it ran are the
 # bundle's, env.json names the bundle's build, and `fit` runs on the results; its figures are
 # the speedup with the work-span bound and the breakdown.
 set -u
@@ -109,10 +110,13 @@ else
     "${run[@]}" run tiny.json -o res > run.out 2>&1
 fi
 rc=$?
-where=${hide:+source tree hidden by a tmpfs}
 if [ $rc -eq 0 ] && [ -s res/raw.jsonl ] && ! grep -q '"status": *"[^o]' res/raw.jsonl; then
-    ok "a tiny scaling sweep ran in $tmp/elsewhere with the bundle's forkscope (${where:-source tree not referenced}): $(wc -l < res/raw.jsonl) runs, all ok"
+    ok "a tiny scaling sweep ran in $tmp/elsewhere with the bundle's forkscope${hide:+ (source tree hidden by a tmpfs)}: $(wc -l < res/raw.jsonl) runs, all ok"
 else bad "the tiny scaling sweep: exit $rc: $(tail -5 run.out)"; fi
+if [ -z "$hide" ]; then # (the sweep above then could have read the source tree: not shown to need it)
+    echo "skip source_hidden: unshare refused a mount namespace (--mount --map-root-user), so the sweep ran with the source tree visible"
+    skip=$((skip + 1))
+fi
 
 why=$(python3 - res/env.json "$root" "$id" <<'PY'
 import json, os, sys

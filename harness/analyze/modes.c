@@ -24,32 +24,44 @@ int hx_modes_flagged(hx_modes_verdict v) { return v == HX_MODES_BETWEEN || v == 
 
 /* ---- between processes: one-way random-effects ANOVA on log times --------------------------- */
 
-/* The F test over the runs with >= 2 repetitions: p, sd_between, sd_within into m.  The
+/* 1 if run i is one of the F test's groups: >= 2 repetitions, each > 0 and finite (as the
+ * runs' times are filtered in hx_modes_judge: a repetition of 0 has no log; the readers of
+ * "times" already refuse one, but a caller's array is not trusted to). */
+static int is_group(const size_t *nrep, double *const *rep, size_t i) {
+    if (nrep[i] < 2)
+        return 0;
+    for (size_t j = 0; j < nrep[i]; j++)
+        if (!(rep[i][j] > 0 && isfinite(rep[i][j])))
+            return 0;
+    return 1;
+}
+
+/* The F test over the runs with >= 2 repetitions, all positive (is_group; a run with a
+ * non-positive repetition is left out of it): p, sd_between, sd_within into m.  The
  * between-process variance component is (MSB - MSW) / n0 with n0 = (N - sum n_i^2 / N) / (g - 1),
  * the mean group size corrected for unequal sizes (Searle, Casella & McCulloch, ch. 3). */
-static void anova(const size_t *nrep, const double *rep, size_t k, hx_modes *m) {
+static void anova(const size_t *nrep, double *const *rep, size_t k, hx_modes *m) {
     double grand = 0, ssw = 0, ssb = 0, sumsq_n = 0;
-    size_t g = 0, N = 0, off = 0;
-    for (size_t i = 0; nrep && i < k; off += nrep[i++])
-        if (nrep[i] >= 2) {
+    size_t g = 0, N = 0;
+    for (size_t i = 0; nrep && rep && i < k; i++)
+        if (is_group(nrep, rep, i)) {
             g++;
             N += nrep[i];
             for (size_t j = 0; j < nrep[i]; j++)
-                grand += log(rep[off + j]);
+                grand += log(rep[i][j]);
         }
     m->groups = g;
     if (g < HX_MODES_MIN_GROUPS)
         return;
     grand /= (double)N;
-    off = 0;
-    for (size_t i = 0; i < k; off += nrep[i++]) {
-        if (nrep[i] < 2)
+    for (size_t i = 0; i < k; i++) {
+        if (!is_group(nrep, rep, i))
             continue;
         double mean = 0;
         for (size_t j = 0; j < nrep[i]; j++)
-            mean += log(rep[off + j]) / (double)nrep[i];
+            mean += log(rep[i][j]) / (double)nrep[i];
         for (size_t j = 0; j < nrep[i]; j++)
-            ssw += (log(rep[off + j]) - mean) * (log(rep[off + j]) - mean);
+            ssw += (log(rep[i][j]) - mean) * (log(rep[i][j]) - mean);
         ssb += (double)nrep[i] * (mean - grand) * (mean - grand);
         sumsq_n += (double)nrep[i] * (double)nrep[i];
     }
@@ -128,7 +140,7 @@ static void best_split(const double *x, size_t k, hx_modes *m) {
     m->median[1] = exp(hx_median_copy(x + best, k - best));
 }
 
-void hx_modes_judge(const double *t, size_t k, const size_t *nrep, const double *rep, hx_modes *out) {
+void hx_modes_judge(const double *t, size_t k, const size_t *nrep, double *const *rep, hx_modes *out) {
     memset(out, 0, sizeof *out);
     out->p = out->sd_between = out->sd_within = out->d = out->ratio = NAN;
     out->median[0] = out->median[1] = NAN;

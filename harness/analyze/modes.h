@@ -45,7 +45,7 @@ typedef enum hx_modes_verdict {
 typedef struct hx_modes {
     hx_modes_verdict verdict;
     size_t runs;              /* runs judged */
-    size_t groups;            /* runs with >= 2 repetitions (the F test's groups) */
+    size_t groups;            /* runs with >= 2 repetitions, all > 0 (the F test's groups) */
     double p;                 /* the F test's p-value; NaN without HX_MODES_MIN_GROUPS groups */
     double sd_between, sd_within; /* of log time (about relative); NaN likewise */
     double d, ratio;          /* Ashman's D (capped at 1000) and the centres' ratio of the best
@@ -56,9 +56,10 @@ typedef struct hx_modes {
 } hx_modes;
 
 /* Judges one cell: k runs, run i with time t[i] > 0 (its time_s) and nrep[i] repetitions
- * rep[off_i .. off_i + nrep[i]) > 0 (off_i = nrep[0] + ... + nrep[i-1]; nrep may be NULL: no
- * repetitions known, only the clusters are tested).  Nothing is kept; out is filled. */
-void hx_modes_judge(const double *t, size_t k, const size_t *nrep, const double *rep, hx_modes *out);
+ * rep[i][0 .. nrep[i]) > 0 (as hx_stats_read_reps gives them; nrep and rep may be NULL: no
+ * repetitions known, only the clusters are tested; a run with a repetition not > 0 is left out
+ * of the F test, as a time not > 0 is out of both).  Nothing is kept; out is filled. */
+void hx_modes_judge(const double *t, size_t k, const size_t *nrep, double *const *rep, hx_modes *out);
 
 /* The D a cell of k runs must reach to be called bimodal: the 99.9% quantile of the best
  * split's D over normal samples of k runs (a table for k = 4..40, simulated; INFINITY below 4). */

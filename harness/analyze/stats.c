@@ -78,9 +78,9 @@ typedef struct group {
     size_t bench_rank, variant_rank; /* order of first appearance */
     double *time, *mrss, *cpu;
     size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu;
-    size_t *nrep;     /* parallel to time: how many of the run's driver "times" are in rep */
-    double *rep;      /* every run's repetitions, one run after the other */
-    size_t nreps, cap_nrep, cap_rep;
+    size_t *nrep;     /* parallel to time: how many repetitions (driver "times") each run has */
+    double **rep;     /* parallel to time: each run's repetitions, owned (NULL: none) */
+    size_t cap_nrep, cap_rep;
     status_tally *tally;
     size_t ntally, cap_tally;
     double bd_sum[HX_BD_N]; /* the breakdowns of its runs that had one, summed */
@@ -315,21 +315,28 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
     return NULL;
 }
 
-/* The run's repetitions (its driver's "times", each > 0) appended to g->rep; none if the
- * driver printed no such array or any entry is not a positive number. */
-static void take_reps(group *g, json_t *o) {
+size_t hx_stats_read_reps(json_t *o, double **out) {
     json_t *times = json_object_get(json_object_get(o, "driver"), "times");
     size_t n = json_array_size(times);
+    *out = NULL;
     for (size_t i = 0; i < n; i++) {
         json_t *x = json_array_get(times, i);
         if (!json_is_number(x) || !(json_number_value(x) > 0))
-            n = 0;
+            return 0;
     }
-    hx_grow(&g->nrep, &g->cap_nrep, g->ntime + 1, sizeof *g->nrep);
-    g->nrep[g->ntime] = n;
-    hx_grow(&g->rep, &g->cap_rep, g->nreps + n + 1, sizeof *g->rep);
+    if (!n)
+        return 0;
+    *out = hx_xmalloc(n * sizeof **out);
     for (size_t i = 0; i < n; i++)
-        g->rep[g->nreps++] = json_number_value(json_array_get(times, i));
+        (*out)[i] = json_number_value(json_array_get(times, i));
+    return n;
+}
+
+/* The run's repetitions (hx_stats_read_reps) kept beside its time in g. */
+static void take_reps(group *g, json_t *o) {
+    hx_grow(&g->nrep, &g->cap_nrep, g->ntime + 1, sizeof *g->nrep);
+    hx_grow(&g->rep, &g->cap_rep, g->ntime + 1, sizeof *g->rep);
+    g->nrep[g->ntime] = hx_stats_read_reps(o, &g->rep[g->ntime]);
 }
 
 /* A failed run: counted under its status, with the last line of its stderr. */
@@ -503,6 +510,8 @@ static void free_loader(loader *L) {
         free(g->variant);
         free(g->time);
         free(g->nrep);
+        for (size_t j = 0; j < g->ntime; j++)
+            free(g->rep[j]);
         free(g->rep);
         free(g->cpu);
         free(g->mrss);

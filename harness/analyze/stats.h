@@ -47,6 +47,11 @@ extern const char *const hx_bd_names[HX_BD_N]; /* "work", ..., "wall" */
  * malformed. */
 typedef struct json_t json_t;
 int hx_stats_read_breakdown(json_t *record, double *bd);
+/* A raw.jsonl record's repetitions (its driver's "times", the process's --reps; each a number
+ * > 0) into *out, allocated (the caller frees it): their count.  0 and *out NULL if the driver
+ * printed no such array, it is empty, or any entry is not a positive number.  Every reader of
+ * the repetitions (summary.csv, compare, a dry run's modes) reads them here. */
+size_t hx_stats_read_reps(json_t *record, double **out);
 
 /* One row of summary.csv: a cell of kind "timed" (benchmark, variant, workers), with its
  * calibrate cell folded in.  Field names and meanings are results.h's columns. */

@@ -171,14 +171,7 @@ static void take_record(side *s, json_t *o, size_t line) {
         return;
     }
     r->has_bd = hb == 1;
-    json_t *times = json_object_get(json_object_get(o, "driver"), "times");
-    size_t nt = json_array_size(times);
-    for (size_t i = 0; i < nt; i++)
-        if (!(json_number_value(json_array_get(times, i)) > 0))
-            nt = 0; /* (not a positive number: no repetitions known) */
-    r->reps = nt ? hx_xmalloc(nt * sizeof *r->reps) : NULL;
-    for (size_t i = 0; i < nt; i++)
-        r->reps[r->nrep++] = json_number_value(json_array_get(times, i));
+    r->nrep = hx_stats_read_reps(o, &r->reps);
 }
 
 /* Loads DIR/raw.jsonl, the sweep's order from config.json, env.json and the memory fits. */
@@ -262,9 +255,8 @@ typedef struct sample {
     size_t n, cap;
     double bd_sum[HX_BD_N]; /* the breakdowns of its runs that have one, summed */
     size_t nbd;
-    size_t *nrep;  /* per run: its repetitions in reps (modes.h's input) */
-    double *reps;
-    size_t nreps;
+    size_t *nrep;  /* per run: its repetitions (modes.h's input) */
+    double **reps; /* per run: its run's reps (not owned: the side's runs outlive the cells) */
 } sample;
 
 static void sample_add(sample *s, const run *r, double mem) {
@@ -276,10 +268,9 @@ static void sample_add(sample *s, const run *r, double mem) {
         s->ord = hx_xrealloc(s->ord, s->cap * sizeof *s->ord);
     }
     s->nrep = hx_xrealloc(s->nrep, s->cap * sizeof *s->nrep);
+    s->reps = hx_xrealloc(s->reps, s->cap * sizeof *s->reps);
     s->nrep[s->n] = r->nrep;
-    s->reps = hx_xrealloc(s->reps, (s->nreps + r->nrep + 1) * sizeof *s->reps);
-    for (size_t i = 0; i < r->nrep; i++)
-        s->reps[s->nreps++] = r->reps[i];
+    s->reps[s->n] = r->reps;
     s->t[s->n] = r->t;
     s->m[s->n] = mem;
     s->rep[s->n] = r->rep;

@@ -4,6 +4,7 @@
 #include "harness/util/csv.h"
 #include "harness/util/util.h"
 #include "harness/report/overhead.h"
+#include "harness/analyze/modes.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -772,16 +773,19 @@ static void write_fit_tables(FILE *f, const hx_summary *s, const hx_fit *fits, s
 /* "One distribution per cell?": the cells flagged by modes.h's tests, with their modes, and
  * how many had too few runs to tell. */
 static void write_modes(FILE *f, const hx_summary *s) {
-    fputs("## One distribution per cell?\n\n"
-          "A cell's median and standard error assume its runs come from one distribution.  A cell is "
-          "flagged **between-process** when its processes disagree far beyond the spread of the repetitions "
-          "inside each (an F test on log times, p < 0.001, with a between-process SD of at least 5% and twice "
-          "the within-process one; it needs the drivers' repetitions, `--reps`), and **bimodal** when its runs "
-          "form two clusters (the best split into two groups of at least 2 runs, separated beyond what one "
-          "normal sample of as many runs shows once in 1,000, with centres at least 10% apart).  Fewer than 6 "
-          "runs are too few to tell.  Its median then describes no run: compare such cells with care "
-          "(docs/compare.md, \"Is a cell one distribution?\").\n\n",
-          f);
+    /* (the thresholds from modes.h's macros, so that the text says what the tests do) */
+    fprintf(f,
+            "## One distribution per cell?\n\n"
+            "A cell's median and standard error assume its runs come from one distribution.  A cell is "
+            "flagged **between-process** when its processes disagree far beyond the spread of the repetitions "
+            "inside each (an F test on log times, p < %g, with a between-process SD of at least %g%% and %g "
+            "times the within-process one; it needs the drivers' repetitions, `--reps`), and **bimodal** when "
+            "its runs form two clusters (the best split into two groups of at least 2 runs, separated beyond "
+            "what one normal sample of as many runs shows once in 1,000, with centres at least %g%% apart).  "
+            "Fewer than %d runs are too few to tell.  Its median then describes no run: compare such cells "
+            "with care (docs/compare.md, \"Is a cell one distribution?\").\n\n",
+            HX_MODES_ALPHA, 100 * HX_MODES_SD_FLOOR, HX_MODES_SD_RATIO, 100 * (HX_MODES_RATIO_MIN - 1),
+            HX_MODES_MIN_RUNS);
     char why[256];
     size_t ok = 0, flagged = 0, few = 0;
     for (size_t i = 0; i < s->ncells; i++) {

@@ -22,6 +22,7 @@
 
 #include "harness/analyze/abtest.h"
 #include "harness/analyze/modes.h"
+#include "harness/analyze/stats.h"
 #include "harness/config/command.h"
 #include "harness/config/config.h"
 #include "harness/run/envinfo.h"
@@ -476,16 +477,25 @@ static int probe_drivers(sweep *s, json_t *env) {
 /* ---- the plan, printed ------------------------------------------------------------------------ */
 
 /* "process_reps" does not reach a command variant: its command runs once a process (no
- * within-process spread for modes.h).  One line naming them, if the config has any and asks
- * for more than one repetition. */
+ * within-process spread for modes.h).  One line naming those whose class (hx_config_variant_class)
+ * asks for more than one repetition, if the config has any. */
 static void command_reps_note(FILE *out, const hx_config *cfg, const char *prefix) {
     size_t n = 0;
-    for (size_t v = 0; v < cfg->nvariants; v++)
-        if (cfg->variants[v].kind == HX_VARIANT_COMMAND && cfg->preps[HX_CLASS_BASELINE] > 1)
-            fprintf(out, "%s%s", n++ ? ", " : prefix, cfg->variants[v].name);
-    if (n)
-        fprintf(out, ": command variant%s, run%s once a process (\"process_reps\" %u does not apply)\n",
-                n > 1 ? "s" : "", n > 1 ? "" : "s", cfg->preps[HX_CLASS_BASELINE]);
+    unsigned preps = 0; /* the named variants' "process_reps"; 0 if they differ */
+    for (size_t v = 0; v < cfg->nvariants; v++) {
+        const hx_variant *var = &cfg->variants[v];
+        unsigned p = cfg->preps[hx_config_variant_class(var)];
+        if (var->kind != HX_VARIANT_COMMAND || p <= 1)
+            continue;
+        fprintf(out, "%s%s", n++ ? ", " : prefix, var->name);
+        preps = n == 1 || p == preps ? p : 0;
+    }
+    if (!n)
+        return;
+    fprintf(out, ": command variant%s, run%s once a process (\"process_reps\" ", n > 1 ? "s" : "", n > 1 ? "" : "s");
+    if (preps)
+        fprintf(out, "%u ", preps);
+    fputs("does not apply)\n", out);
 }
 
 /* The plan's repetition lines: processes per cell, warm-up and timed repetitions in each. */
@@ -646,25 +656,20 @@ static void print_power(FILE *out, const sweep *s) {
 /* The earlier runs of the planned timed cell with id `id` judged by modes.h (time_s, and the
  * driver's "times" as the process's repetitions). */
 static void judge_cell(json_t *done, const char *id, hx_modes *m) {
-    size_t n = json_array_size(done), k = 0, nr = 0;
-    double *t = hx_xmalloc((n + 1) * sizeof *t), *rep = NULL;
-    size_t *nrep = hx_xmalloc((n + 1) * sizeof *nrep), cap = 0;
+    size_t n = json_array_size(done), k = 0;
+    double *t = hx_xmalloc((n + 1) * sizeof *t), **rep = hx_xmalloc((n + 1) * sizeof *rep);
+    size_t *nrep = hx_xmalloc((n + 1) * sizeof *nrep);
     for (size_t j = 0; j < n; j++) {
-        json_t *r = json_array_get(done, j), *times;
+        json_t *r = json_array_get(done, j);
         if (strcmp(hx_json_str(r, "cell_id", ""), id) || strcmp(hx_json_str(r, "status", ""), "ok") ||
             hx_json_number(r, "time_s", &t[k]) != 1)
             continue;
-        times = json_object_get(json_object_get(r, "driver"), "times");
-        size_t nt = json_array_size(times);
-        for (size_t i = 0; i < nt; i++)
-            if (!(json_number_value(json_array_get(times, i)) > 0))
-                nt = 0;
-        hx_grow(&rep, &cap, nr + nt + 1, sizeof *rep);
-        for (size_t i = 0; i < nt; i++)
-            rep[nr++] = json_number_value(json_array_get(times, i));
-        nrep[k++] = nt;
+        nrep[k] = hx_stats_read_reps(r, &rep[k]);
+        k++;
     }
     hx_modes_judge(t, k, nrep, rep, m);
+    for (size_t j = 0; j < k; j++)
+        free(rep[j]);
     free(t);
     free(rep);
     free(nrep);
