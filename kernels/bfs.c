@@ -157,7 +157,7 @@ typedef struct {
 FK_TASK(bfs_root, void, bfs_frame *f, (bfs *, b)) {
     FK_BEGIN(f);
     while (b->front_len) {
-        FK_CALL(NULL, mn_each_task, bfs_body, b, bfs_tasks(b));
+        FK_CALL_VOID(mn_each_task, bfs_body, b, bfs_tasks(b));
         bfs_advance(b);
     }
     FK_RETURN_VOID();

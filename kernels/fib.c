@@ -61,8 +61,8 @@ FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
     if (n < 2)
         FK_RETURN(n);
     FK_BEGIN(f);
-    FK_FORK(&f->a, fib, n - 1);
-    FK_CALL(&f->b, fib, n - 2);
+    FK_FORK(a, fib, n - 1);
+    FK_CALL(b, fib, n - 2);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END

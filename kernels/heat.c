@@ -111,7 +111,7 @@ typedef struct {
 FK_TASK(heat_root, void, heat_frame *f, (heat *, h)) {
     FK_BEGIN(f);
     for (h->t = 0; h->t < h->steps; h->t++)
-        FK_CALL(NULL, mn_each_task, heat_body, h, h->strips);
+        FK_CALL_VOID(mn_each_task, heat_body, h, h->strips);
     FK_RETURN_VOID();
 } FK_END
 #endif

@@ -103,8 +103,8 @@ FK_TASK(integrate, double, integrate_frame *f, (double, x1), (double, y1), (doub
     f->x0 = x0;
     f->y0 = y0;
     f->ar = ar;
-    FK_FORK(&f->a, integrate, x1, y1, x0, y0, al);
-    FK_CALL(&f->b, integrate, f->x0, f->y0, x2, y2, f->ar);
+    FK_FORK(a, integrate, x1, y1, x0, y0, al);
+    FK_CALL(b, integrate, f->x0, f->y0, x2, y2, f->ar);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END

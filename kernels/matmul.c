@@ -117,15 +117,15 @@ FK_TASK(matmul, void, mm_frame *f, (const float *, a), (const float *, b), (floa
         FK_RETURN_VOID();
     }
     FK_BEGIN(f); /* (a frame with nothing of its own: the parameters come back by themselves) */
-    FK_FORK(NULL, matmul, a, b, r, n / 2, s, add);
-    FK_FORK(NULL, matmul, a, b + O01, r + O01, n / 2, s, add);
-    FK_FORK(NULL, matmul, a + O10, b, r + O10, n / 2, s, add);
-    FK_CALL(NULL, matmul, a + O10, b + O01, r + O11, n / 2, s, add);
+    FK_FORK_VOID(matmul, a, b, r, n / 2, s, add);
+    FK_FORK_VOID(matmul, a, b + O01, r + O01, n / 2, s, add);
+    FK_FORK_VOID(matmul, a + O10, b, r + O10, n / 2, s, add);
+    FK_CALL_VOID(matmul, a + O10, b + O01, r + O11, n / 2, s, add);
     FK_JOIN();
-    FK_FORK(NULL, matmul, a + O01, b + O10, r, n / 2, s, 1);
-    FK_FORK(NULL, matmul, a + O01, b + O11, r + O01, n / 2, s, 1);
-    FK_FORK(NULL, matmul, a + O11, b + O10, r + O10, n / 2, s, 1);
-    FK_CALL(NULL, matmul, a + O11, b + O11, r + O11, n / 2, s, 1);
+    FK_FORK_VOID(matmul, a + O01, b + O10, r, n / 2, s, 1);
+    FK_FORK_VOID(matmul, a + O01, b + O11, r + O01, n / 2, s, 1);
+    FK_FORK_VOID(matmul, a + O11, b + O10, r + O10, n / 2, s, 1);
+    FK_CALL_VOID(matmul, a + O11, b + O11, r + O11, n / 2, s, 1);
     FK_JOIN();
     FK_RETURN_VOID();
 } FK_END

@@ -106,8 +106,8 @@ FK_TASK(msort_task, void, msort_frame *f, (int32_t *, a), (int32_t *, tmp), (siz
         FK_RETURN_VOID();
     }
     FK_BEGIN(f);
-    FK_FORK(NULL, msort_task, a, tmp, n / 2, cutoff);
-    FK_CALL(NULL, msort_task, a + n / 2, tmp + n / 2, n - n / 2, cutoff);
+    FK_FORK_VOID(msort_task, a, tmp, n / 2, cutoff);
+    FK_CALL_VOID(msort_task, a + n / 2, tmp + n / 2, n - n / 2, cutoff);
     FK_JOIN();
     msort_merge(a, tmp, n, n / 2);
     FK_RETURN_VOID();

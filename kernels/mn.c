@@ -58,7 +58,7 @@ typedef struct {
 FK_TASK_DEFINE(mn_each_task, void, each_frame *f, (mn_body *, body), (void *, ctx), (size_t, n)) {
     FK_BEGIN(f);
     for (f->i = 0; f->i < n; f->i++)
-        FK_FORK(NULL, mn_each_one, body, ctx, f->i);
+        FK_FORK_VOID(mn_each_one, body, ctx, f->i);
     FK_JOIN();
     FK_RETURN_VOID();
 } FK_END

@@ -78,11 +78,11 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
     local = local || __asan_addr_is_in_fake_stack(__asan_get_current_fake_stack(), (void *)(uintptr_t)slot, NULL, NULL);
 #endif
     if (local) {
-        char msg[320];
+        char msg[512];
         snprintf(msg, sizeof msg,
                  "%s is in the C stack (a local variable or a parameter?): the task may continue on another worker from its "
-                 "frame, where no C local survives, and the child may finish after the local is gone; give the "
-                 "address of a frame field (&f->x)", what);
+                 "frame, where no C local survives, and the child may finish after the local is gone; store the "
+                 "result in a member of the frame: FK_FORK(x, ...) or FK_CALL(x, ...) store it to f->x", what);
         fk__misuse(msg, task, file, line);
     }
 }

@@ -1,11 +1,13 @@
 #!/bin/bash
-# Compiles every tests/compile_fail/*.c for each variant its header lists, expecting the
-# compiler to refuse it with a message containing the `expect:` words (ok_control.c, whose
-# expect is "(compiles)", must compile: it shows the command itself works).  Ends with
-# "N passed, N failed"; exit status 1 if any case compiled or failed for another reason.
+# Compiles every tests/compile_fail/*.c for each variant its header lists, with GCC and with
+# Clang (CCS, default "gcc clang"), expecting the compiler to refuse it with a message
+# containing the words of every `expect:` line (ok_control.c, whose expect is "(compiles)",
+# must compile: it shows the command itself works).  Ends with "N passed, N failed"; exit
+# status 1 if any case compiled or failed for another reason.
 set -u
 cd "$(dirname "$0")/.."
-CC=${CC:-gcc}
+CCS=${CCS:-gcc clang}
+export LC_ALL=C # (GCC quotes names with '' only in the C locale)
 pass=0 fail=0
 flags_of() {
     case $1 in
@@ -18,24 +20,30 @@ flags_of() {
 }
 for src in tests/compile_fail/*.c; do
     variants=$(sed -n 's/^.*variants: *//p' "$src" | head -1)
-    expect=$(sed -n 's/^ \* expect: *//p' "$src" | head -1)
-    if [ -z "$variants" ] || [ -z "$expect" ]; then
+    mapfile -t expects < <(sed -n 's/^ \* expect: *//p' "$src")
+    if [ -z "$variants" ] || [ ${#expects[@]} -eq 0 ]; then
         echo "FAIL $src: no 'variants:' or 'expect:' line"; fail=$((fail + 1)); continue
     fi
+    for CC in $CCS; do
     for v in $variants; do
-        name="$(basename "$src" .c) ($v)"
+        name="$(basename "$src" .c) ($v, $CC)"
         out=$($CC -std=c11 -D_GNU_SOURCE -fsyntax-only -Werror -Wall -Wextra -Iruntime/include $(flags_of "$v") "$src" 2>&1)
         st=$?
-        if [ "$expect" = "(compiles)" ]; then
+        if [ "${expects[0]}" = "(compiles)" ]; then
             if [ $st -eq 0 ]; then echo "ok $name (compiles)"; pass=$((pass + 1));
             else echo "FAIL $name: the control does not compile:"; sed 's/^/    /' <<< "$out" | head -5; fail=$((fail + 1)); fi
+            continue
         elif [ $st -eq 0 ]; then
-            echo "FAIL $name: compiled, but must not"; fail=$((fail + 1))
-        elif ! grep -qF -- "$expect" <<< "$out"; then
-            echo "FAIL $name: refused, but not with \"$expect\":"; sed 's/^/    /' <<< "$out" | head -5; fail=$((fail + 1))
+            echo "FAIL $name: compiled, but must not"; fail=$((fail + 1)); continue
+        fi
+        missing=
+        for e in "${expects[@]}"; do grep -qF -- "$e" <<< "$out" || missing="$e"; done
+        if [ -n "$missing" ]; then
+            echo "FAIL $name: refused, but not with \"$missing\":"; sed 's/^/    /' <<< "$out" | head -8; fail=$((fail + 1))
         else
             echo "ok $name"; pass=$((pass + 1))
         fi
+    done
     done
 done
 echo "$pass passed, $fail failed"

@@ -12,8 +12,8 @@ FK_TASK_DEFINE(shared_fib, int64_t, shared_fib_frame *f, (int, n)) {
         FK_RETURN(n);
     FK_BEGIN(f);
     f->n = n;
-    FK_FORK(&f->a, shared_fib, n - 1);
-    FK_CALL(&f->b, shared_fib, f->n - 2);
+    FK_FORK(a, shared_fib, n - 1);
+    FK_CALL(b, shared_fib, f->n - 2);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END

@@ -41,8 +41,8 @@ FK_TASK(leaves, int64_t, leaves_frame *f, (int, n), (int, us)) {
     f->us = us;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n - 1; f->i++)
-        FK_FORK(&f->res[f->i], spin_leaf, f->us);
-    FK_CALL(&f->res[f->n - 1], spin_leaf, f->us);
+        FK_FORK(res[f->i], spin_leaf, f->us);
+    FK_CALL(res[f->n - 1], spin_leaf, f->us);
     FK_JOIN();
     int64_t s = 0;
     for (int i = 0; i < f->n; i++)
@@ -60,8 +60,8 @@ FK_TASK(tfib, int64_t, fib_frame *f, (int, n)) {
     if (n < 2)
         FK_RETURN(n);
     FK_BEGIN(f);
-    FK_FORK(&f->a, tfib, n - 1);
-    FK_CALL(&f->b, tfib, n - 2);
+    FK_FORK(a, tfib, n - 1);
+    FK_CALL(b, tfib, n - 2);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END
@@ -405,8 +405,8 @@ typedef struct {
 
 FK_TASK(fork_long_call_short, int64_t, wait_frame *f) {
     FK_BEGIN(f);
-    FK_FORK(&f->a, spin_leaf, 100000);
-    FK_CALL(&f->b, spin_leaf, 5000);
+    FK_FORK(a, spin_leaf, 100000);
+    FK_CALL(b, spin_leaf, 5000);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END

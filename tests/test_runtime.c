@@ -32,8 +32,8 @@ FK_TASK(fib, int64_t, fib_frame *f, (int, n)) {
         FK_RETURN(n);
     FK_BEGIN(f);
     f->n = n;
-    FK_FORK(&f->a, fib, n - 1);
-    FK_CALL(&f->b, fib, f->n - 2);
+    FK_FORK(a, fib, n - 1);
+    FK_CALL(b, fib, f->n - 2);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END
@@ -73,9 +73,9 @@ FK_TASK(rtree, uint64_t, rt_frame *f, (uint64_t, seed), (int, depth)) {
         uint64_t cs = f->h * 31 + (uint64_t)f->i + 1;
         int cd = f->depth - 1 - (int)((f->h >> (24 + f->i)) & 1);
         if ((f->h >> (40 + f->i)) & 1)
-            FK_CALL(&f->res[f->i], rtree, cs, cd);
+            FK_CALL(res[f->i], rtree, cs, cd);
         else
-            FK_FORK(&f->res[f->i], rtree, cs, cd);
+            FK_FORK(res[f->i], rtree, cs, cd);
     }
     FK_JOIN();
     uint64_t sum = f->h & 0xffff;
@@ -129,13 +129,13 @@ static void mtree_spin(uint64_t h) {
         int cd = f->depth - 1 - (int)((f->h >> (24 + f->i)) & 1);                          \
         int call = (f->h >> (40 + f->i)) & 1, kind = (f->h >> (50 + f->i)) & 1;            \
         if (call && kind)                                                                  \
-            FK_CALL(&f->local[f->i], mtree_b, cs, cd);                                     \
+            FK_CALL(local[f->i], mtree_b, cs, cd);                                     \
         else if (call)                                                                     \
-            FK_CALL(&f->local[f->i], mtree_a, cs, cd);                                     \
+            FK_CALL(local[f->i], mtree_a, cs, cd);                                     \
         else if (kind)                                                                     \
-            FK_FORK(&f->local[f->i], mtree_b, cs, cd);                                     \
+            FK_FORK(local[f->i], mtree_b, cs, cd);                                     \
         else                                                                               \
-            FK_FORK(&f->local[f->i], mtree_a, cs, cd);                                     \
+            FK_FORK(local[f->i], mtree_a, cs, cd);                                     \
     }                                                                                      \
     FK_JOIN();                                                                             \
     uint64_t sum = mtree_value(f->h, KIND);                                                \
@@ -170,7 +170,7 @@ FK_TASK(chain, int64_t, chain_frame *f, (int, depth)) {
     if (depth == 0)
         FK_RETURN(0);
     FK_BEGIN(f);
-    FK_FORK(&f->r, chain, depth - 1);
+    FK_FORK(r, chain, depth - 1);
     FK_JOIN();
     FK_RETURN(f->r + 1);
 } FK_END
@@ -196,7 +196,7 @@ FK_TASK(wide, int64_t, wide_frame *f, (int, n), (int, inner)) {
     f->inner = inner;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(&f->res[f->i], fib, f->inner);
+        FK_FORK(res[f->i], fib, f->inner);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -224,8 +224,8 @@ typedef struct {
 FK_TASK(nap_pair, int64_t, nap_pair_frame *f, (int, ms)) {
     FK_BEGIN(f);
     f->ms = ms;
-    FK_FORK(&f->a, nap, f->ms);
-    FK_CALL(&f->b, nap, f->ms);
+    FK_FORK(a, nap, f->ms);
+    FK_CALL(b, nap, f->ms);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END
@@ -245,9 +245,9 @@ FK_TASK(nap_loop, int64_t, nap_loop_frame *f, (int, n), (int, inner), (int, ms))
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++) {
         if (f->inner)
-            FK_FORK(&f->res[f->i], nap_loop, f->inner, 0, f->ms);
+            FK_FORK(res[f->i], nap_loop, f->inner, 0, f->ms);
         else
-            FK_FORK(&f->res[f->i], nap, f->ms);
+            FK_FORK(res[f->i], nap, f->ms);
     }
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
@@ -283,8 +283,8 @@ FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
     f->n = n;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n - 1; f->i++)
-        FK_FORK(&f->res[f->i], meet);
-    FK_CALL(&f->res[f->n - 1], meet);
+        FK_FORK(res[f->i], meet);
+    FK_CALL(res[f->n - 1], meet);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -336,9 +336,9 @@ typedef struct {
 
 FK_TASK(cross_file, int64_t, cross_frame *f, (int, n)) {
     FK_BEGIN(f);
-    FK_FORK(&f->r, shared_fib, n);
-    FK_FORK(&f->tick, shared_tick);
-    FK_CALL(&f->inc, shared_inc, 41);
+    FK_FORK(r, shared_fib, n);
+    FK_FORK(tick, shared_tick);
+    FK_CALL(inc, shared_inc, 41);
     FK_JOIN();
     FK_RETURN(f->r + f->inc + f->tick);
 } FK_END
@@ -396,8 +396,8 @@ typedef struct {
 
 FK_TASK(nc_pair, int64_t, nc_pair_frame *f, (int, ms)) {
     FK_BEGIN(f);
-    FK_FORK(&f->a, nc_leaf, ms);
-    FK_CALL(&f->b, nc_leaf, ms); /* ms after a fork */
+    FK_FORK(a, nc_leaf, ms);
+    FK_CALL(b, nc_leaf, ms); /* ms after a fork */
     FK_JOIN();
     FK_RETURN(f->a + f->b + ms); /* and after the join */
 } FK_END
@@ -411,7 +411,7 @@ typedef struct {
 FK_TASK(nc_loop, int64_t, nc_loop_frame *f, (int, ms), (int, n)) {
     FK_BEGIN(f);
     for (f->i = 0; f->i < n; f->i++) /* n and ms after each fork */
-        FK_FORK(&f->part[f->i], nc_leaf, ms);
+        FK_FORK(part[f->i], nc_leaf, ms);
     FK_JOIN();
     int64_t sum = 0;
     for (int i = 0; i < n; i++)
@@ -441,6 +441,128 @@ TEST(newcomer_parameters) {
         }
 }
 
+/* The issue-20 newcomer: the smallest task after the header's example, two leaves whose
+ * results the task adds.  Written with its results in C locals it returned 0 or 20 instead
+ * of 40 in release builds on 2 workers (frames on frame stacks); that form no longer compiles
+ * (tests/compile_fail/result_local.c), and this is what the compiler's message leads to:
+ * the results in the frame.  Also the escape forms: a result into memory the task was
+ * given (FK_FORK_AT) and a void child (FK_CALL_VOID).  The leaves sleep, so that on 2
+ * workers the continuation (or the forked leaf) is taken by the other worker. */
+FK_LEAF_TASK(nc_twenty, int, (int, ms)) {
+    usleep((useconds_t)ms * 1000);
+    FK_RETURN(20);
+} FK_END
+
+FK_LEAF_TASK(nc_add, void, (int *, out), (int, v)) {
+    *out += v;
+    FK_RETURN_VOID();
+} FK_END
+
+typedef struct {
+    fk_frame fk;
+    int a, b;
+} nc_two_frame;
+
+FK_TASK(nc_two, int, nc_two_frame *f, (int, ms), (int *, out)) {
+    FK_BEGIN(f);
+    FK_FORK(a, nc_twenty, ms);
+    FK_CALL(b, nc_twenty, ms);
+    FK_FORK_AT(&out[0], nc_twenty, ms);
+    FK_JOIN();
+    FK_CALL_VOID(nc_add, &out[1], f->a + f->b);
+    FK_RETURN(f->a + f->b);
+} FK_END
+
+TEST(newcomer_results) {
+    for (unsigned w = 1; w <= 3; w++) {
+        fk_pool *p = make_pool(w, FK_SCHED_BUSY);
+        fk_pool_stats_reset(p);
+        for (int rep = 0; rep < 5; rep++) {
+            int r = -1, *out = calloc(2, sizeof *out);
+            ASSERT(out != NULL);
+            ASSERT_EQ(FK_RUN(p, &r, nc_two, 5, out), 0);
+            ASSERT_MSG(r == 40 && out[0] == 20 && out[1] == 40,
+                       "two leaves of 20 into the frame on %u workers: %d (expected 40), FK_FORK_AT %d (20), "
+                       "FK_CALL_VOID %d (40)", w, r, out[0], out[1]);
+            free(out);
+        }
+        fk_stats st;
+        fk_pool_stats(p, &st, NULL);
+        if (w > 1 && fk_stats_enabled())
+            ASSERT_MSG(st.steals > 0, "nothing was stolen on %u workers: the test saw no continuation elsewhere", w);
+        fk_pool_destroy(p);
+    }
+}
+
+/* docs/runtime.md's "Writing a task from scratch", as written there: a leaf, divide and
+ * conquer with results in the frame, a loop of forks into a frame array and a reduction.
+ * Run on 1..4 workers against the serial answer, with steals required on 2 or more. */
+static int64_t count_block(const int *v, size_t n, int limit) {
+    int64_t s = 0;
+    for (size_t i = 0; i < n; i++)
+        if (v[i] < limit)
+            s += v[i];
+    return s;
+}
+
+typedef struct { fk_frame fk; int64_t lo, hi; } halves_frame;
+
+FK_TASK(count_range, int64_t, halves_frame *f, (const int *, v), (size_t, n), (int, limit)) {
+    if (n <= 4096)
+        FK_RETURN(count_block(v, n, limit)); /* C functions may be called anywhere */
+    FK_BEGIN(f);
+    FK_FORK(lo, count_range, v, n / 2, limit);
+    FK_CALL(hi, count_range, v + n / 2, n - n / 2, limit);
+    FK_JOIN();
+    FK_RETURN(f->lo + f->hi);
+} FK_END
+
+enum { BLOCKS = 8 };
+typedef struct { fk_frame fk; int64_t part[BLOCKS]; int i; } blocks_frame;
+
+FK_TASK(count_blocks, int64_t, blocks_frame *f, (const int *, v), (size_t, n), (int, limit)) {
+    FK_BEGIN(f);
+    for (f->i = 0; f->i < BLOCKS; f->i++) {
+        size_t lo = n * (size_t)f->i / BLOCKS, hi = n * (size_t)(f->i + 1) / BLOCKS;
+        FK_FORK(part[f->i], count_range, v + lo, hi - lo, limit);
+    }
+    FK_JOIN();
+    int64_t s = 0; /* a local is fine here: no fork, call or join until it is used */
+    for (int i = 0; i < BLOCKS; i++)
+        s += f->part[i];
+    FK_RETURN(s);
+} FK_END
+
+TEST(newcomer_walkthrough) {
+    size_t n = (size_t)3 << 20;
+    int *v = malloc(n * sizeof *v);
+    ASSERT(v != NULL);
+    uint64_t x = 88172645463325252ull;
+    int64_t expect = 0;
+    for (size_t i = 0; i < n; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        v[i] = (int)(x % 100);
+        if (v[i] < 50)
+            expect += v[i];
+    }
+    for (unsigned w = 1; w <= 4; w++) {
+        fk_pool *p = make_pool(w, FK_SCHED_BUSY);
+        fk_pool_stats_reset(p);
+        for (int rep = 0; rep < 4; rep++) {
+            int64_t r = -1;
+            ASSERT_EQ(FK_RUN(p, &r, count_blocks, v, n, 50), 0);
+            ASSERT_MSG(r == expect, "the walkthrough's sum on %u workers: %lld, expected %lld", w, (long long)r,
+                       (long long)expect);
+        }
+        fk_stats st;
+        fk_pool_stats(p, &st, NULL);
+        if (w > 1 && fk_stats_enabled())
+            ASSERT_MSG(st.steals > 0, "nothing was stolen on %u workers", w);
+        fk_pool_destroy(p);
+    }
+    free(v);
+}
+
 /* Randomized trees whose tasks read all their parameters (of several types) after forks,
  * calls and joins, and keep nothing of them in the frame: the answer, computed serially,
  * on 1..8 workers. */
@@ -463,8 +585,8 @@ FK_TASK(ptree, uint64_t, pt_frame *f, (uint64_t, seed), (int, depth), (double, s
         FK_RETURN(mix(seed) ^ (uint64_t)tag);
     FK_BEGIN(f);
     for (f->i = 0; f->i < pt_kids(seed); f->i++)
-        FK_FORK(&f->r[f->i], ptree, mix(seed + (uint64_t)f->i), depth - 1, scale * 1.5, (char)(tag + 1));
-    FK_CALL(&f->last, ptree, seed ^ 0x5555, depth - 2, scale * 0.5, tag);
+        FK_FORK(r[f->i], ptree, mix(seed + (uint64_t)f->i), depth - 1, scale * 1.5, (char)(tag + 1));
+    FK_CALL(last, ptree, seed ^ 0x5555, depth - 2, scale * 0.5, tag);
     FK_JOIN();
     uint64_t h = seed + (uint64_t)depth * 7 + (uint64_t)(scale * 8) + (uint64_t)tag;
     for (int i = 0; i < pt_kids(seed); i++)
@@ -528,11 +650,11 @@ FK_TASK(ctree, uint64_t, ct_frame *f, (uint64_t, seed), (int, depth), (double, s
     depth--; /* before FK_BEGIN */
     FK_BEGIN(f);
     for (k = 0; k < pt_kids(seed); k++) { /* a parameter as the loop counter */
-        FK_FORK(&f->r[k], ctree, mix(seed + (uint64_t)k), depth, scale, tag, 0);
+        FK_FORK(r[k], ctree, mix(seed + (uint64_t)k), depth, scale, tag, 0);
         scale *= 1.5; /* between forks */
         tag++;
     }
-    FK_CALL(&f->last, ctree, seed ^ 0x5555, depth - 1, scale, tag, 0);
+    FK_CALL(last, ctree, seed ^ 0x5555, depth - 1, scale, tag, 0);
     seed += 3; /* between the call and the join */
     FK_JOIN();
     uint64_t h = seed + (uint64_t)depth * 7 + (uint64_t)(scale * 8) + (uint64_t)tag + (uint64_t)k;
@@ -615,15 +737,15 @@ FK_TASK(rk_tree, rk_big, rk_frame *f, (uint64_t, seed), (int, depth)) {
     if (depth <= 0 || (mix(seed) & 7) == 0)
         FK_RETURN(((rk_big){mix(seed), 1, 0}));
     FK_BEGIN(f);
-    FK_FORK(&f->dbl, rk_dbl, seed);
-    FK_FORK(NULL, rk_void, seed);
-    FK_FORK(&f->byte, rk_byte, seed);
+    FK_FORK(dbl, rk_dbl, seed);
+    FK_FORK_VOID(rk_void, seed);
+    FK_FORK(byte, rk_byte, seed);
     /* the task's own forks last: a join then runs the last one's record itself, storing
      * its 24-byte result at the fork's known address */
     for (f->i = 0; f->i < pt_kids(seed); f->i++)
-        FK_FORK(&f->big[f->i], rk_tree, mix(seed + (uint64_t)f->i), depth - 1);
-    FK_CALL(&f->sm, rk_sm, seed);
-    FK_CALL(&f->last, rk_tree, seed ^ 0x3333, depth - 1);
+        FK_FORK(big[f->i], rk_tree, mix(seed + (uint64_t)f->i), depth - 1);
+    FK_CALL(sm, rk_sm, seed);
+    FK_CALL(last, rk_tree, seed ^ 0x3333, depth - 1);
     FK_JOIN();
     FK_RETURN(rk_combine(seed, f->big, pt_kids(seed), f->last, f->dbl, f->sm, f->byte));
 } FK_END
@@ -1028,7 +1150,7 @@ typedef struct {
 FK_TASK(strips, int64_t, strips_frame *f) {
     FK_BEGIN(f);
     for (f->i = 0; f->i < 64; f->i++)
-        FK_FORK(&f->r[f->i], spin_us, f->i >= 21 && f->i < 43 ? 12 : 3);
+        FK_FORK(r[f->i], spin_us, f->i >= 21 && f->i < 43 ? 12 : 3);
     FK_JOIN();
     FK_RETURN(sum64(f->r, 64));
 } FK_END
@@ -1043,7 +1165,7 @@ FK_TASK(steps_of_strips, int64_t, steps_frame *f, (int, steps)) {
     FK_BEGIN(f);
     f->r = 0;
     for (f->t = 0; f->t < steps; f->t++)
-        FK_CALL(&f->r, strips); /* a fresh frame each step, as heat's */
+        FK_CALL(r, strips); /* a fresh frame each step, as heat's */
     FK_RETURN(f->r);
 } FK_END
 
@@ -1113,7 +1235,7 @@ typedef struct {
 FK_TASK(spin_loop, int64_t, spin_loop_frame *f, (int, n), (int, us)) {
     FK_BEGIN(f);
     for (f->i = 0; f->i < n; f->i++)
-        FK_FORK(&f->res[f->i], spin_us, us);
+        FK_FORK(res[f->i], spin_us, us);
     FK_JOIN();
     FK_RETURN(sum64(f->res, n));
 } FK_END
@@ -1279,8 +1401,8 @@ FK_TASK(lfchain, int64_t, lfc_frame *f, (int, d), (int, us)) {
     FK_BEGIN(f);
     f->d = d;
     f->us = us;
-    FK_FORK(&f->a, lfchain, f->d - 1, f->us);
-    FK_CALL(&f->b, lf_leaf, f->us);
+    FK_FORK(a, lfchain, f->d - 1, f->us);
+    FK_CALL(b, lf_leaf, f->us);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END
@@ -1327,7 +1449,7 @@ FK_TASK(nest_root, int64_t, nest_root_frame *f, (int, n)) {
     f->n = n;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(&f->res[f->i], nester);
+        FK_FORK(res[f->i], nester);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -1699,7 +1821,7 @@ FK_TASK(contend, int64_t, contend_frame *f, (fk_counter *, c), (int, n), (int *,
     f->slots = slots;
     fk_counter_init(&f->spawned, 0);
     for (f->i = 0; f->i < 4; f->i++) /* waiters first: they park (or find it zero later) */
-        FK_FORK(&f->waits[f->i], wait_leaf, f->c);
+        FK_FORK(waits[f->i], wait_leaf, f->c);
     for (f->i = 0; f->i < f->n; f->i++)
         FK_SPAWN(&f->spawned, &f->slots[f->i], decrement, f->c);
     FK_JOIN();
@@ -1769,9 +1891,9 @@ typedef struct {
 FK_TASK(older_on_top, int64_t, older_frame *f, (gates *, gs)) {
     FK_BEGIN(f);
     f->gs = gs;
-    FK_FORK(&f->x, leaf_one, f->gs);
-    FK_FORK(&f->y, opener, f->gs);
-    FK_CALL(&f->z, wait_gate, f->gs);
+    FK_FORK(x, leaf_one, f->gs);
+    FK_FORK(y, opener, f->gs);
+    FK_CALL(z, wait_gate, f->gs);
     fk_counter_done(&f->gs->h);
     FK_JOIN();
     FK_RETURN(f->x * 100 + f->y * 10 + f->z);
@@ -2205,9 +2327,9 @@ FK_TASK(hoptree, uint64_t, hoptree_frame *f, (uint64_t, seed), (int, depth), (un
         FK_SWITCH_TO((unsigned)((h >> 24) % f->workers));
     for (f->i = 0; f->i < f->n; f->i++) {
         if ((f->h >> (30 + f->i)) & 1)
-            FK_CALL(&f->res[f->i], hoptree, f->h + (uint64_t)f->i, f->depth - 1, f->workers);
+            FK_CALL(res[f->i], hoptree, f->h + (uint64_t)f->i, f->depth - 1, f->workers);
         else
-            FK_FORK(&f->res[f->i], hoptree, f->h + (uint64_t)f->i, f->depth - 1, f->workers);
+            FK_FORK(res[f->i], hoptree, f->h + (uint64_t)f->i, f->depth - 1, f->workers);
     }
     FK_JOIN();
     if ((f->h >> 40) % 4 == 0)
@@ -2258,7 +2380,7 @@ FK_TASK(fatchain, int64_t, fat_frame *f, (int, depth)) {
         FK_RETURN(0);
     FK_BEGIN(f);
     f->ballast[0] = 1;
-    FK_FORK(&f->r, fatchain, depth - 1);
+    FK_FORK(r, fatchain, depth - 1);
     FK_JOIN();
     FK_RETURN(f->r + f->ballast[0]);
 } FK_END
@@ -2392,7 +2514,7 @@ typedef struct {
 FK_TASK(local_call, int64_t, empty_frame *f, (int, n)) {
     FK_BEGIN(f);
     int64_t b = -1;
-    FK_CALL(&b, fib, n);
+    FK_CALL_AT(&b, fib, n); /* the escape, misused */
     __asm__ volatile("" : "+m"(b));
     FK_RETURN(b);
 } FK_END
@@ -2400,7 +2522,7 @@ FK_TASK(local_call, int64_t, empty_frame *f, (int, n)) {
 FK_TASK(local_fork, int64_t, empty_frame *f, (int, n)) {
     FK_BEGIN(f);
     int64_t a = -1;
-    FK_FORK(&a, fib, n);
+    FK_FORK_AT(&a, fib, n); /* the escape, misused */
     FK_JOIN();
     __asm__ volatile("" : "+m"(a));
     FK_RETURN(a);
@@ -2420,7 +2542,7 @@ static void run_local(void *arg) {
 
 TEST(local_result_address) {
     for (local_which = 0; local_which < 2; local_which++) {
-        const char *what = local_which ? "FK_FORK(&local, ...)" : "FK_CALL(&local, ...)";
+        const char *what = local_which ? "FK_FORK_AT(&local, ...)" : "FK_CALL_AT(&local, ...)";
         char *err;
         int st = test_run_capturing(run_local, NULL, &err);
 #if FK__NATIVE_FRAMES
@@ -2429,7 +2551,7 @@ TEST(local_result_address) {
         ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "%s: expected an abort, got status %d", what, st);
         ASSERT_STR_CONTAINS(err, local_which ? "local_fork" : "local_call");
         ASSERT_STR_CONTAINS(err, "is in the C stack");
-        ASSERT_STR_CONTAINS(err, "&f->x");
+        ASSERT_STR_CONTAINS(err, "FK_FORK(x, ...)");
 #endif
         free(err);
     }
@@ -2443,7 +2565,7 @@ TEST(local_result_address) {
  * tests/compile_fail.) */
 FK_TASK(bad_unjoined, int64_t, fib_frame *f, (int, n)) {
     FK_BEGIN(f);
-    FK_FORK(&f->a, fib, n);
+    FK_FORK(a, fib, n);
     FK_RETURN(0); /* no FK_JOIN */
 } FK_END
 
@@ -2473,7 +2595,7 @@ FK_TASK(bad_leak_alloc, int64_t, alloc_frame *f, (int, n)) {
 
 FK_TASK(bad_alloc_in_scope, int64_t, alloc_frame *f, (int, n)) {
     FK_BEGIN(f);
-    FK_FORK(&f->a, fib, n);
+    FK_FORK(a, fib, n);
     f->x = FK_ALLOC(char, 10); /* inside the scope */
     FK_JOIN();
     FK_FREE(f->x);
@@ -2482,13 +2604,13 @@ FK_TASK(bad_alloc_in_scope, int64_t, alloc_frame *f, (int, n)) {
 
 FK_TASK(bad_null_call, int64_t, fib_frame *f, (int, n)) {
     FK_BEGIN(f);
-    FK_CALL(NULL, fib, n); /* fib returns a value: where to? */
+    FK_CALL_AT(NULL, fib, n); /* fib returns a value: where to? (FK_CALL_VOID does not compile) */
     FK_RETURN(0);
 } FK_END
 
 FK_TASK(bad_null_fork, int64_t, fib_frame *f, (int, n)) {
     FK_BEGIN(f);
-    FK_FORK(NULL, fib, n);
+    FK_FORK_AT(NULL, fib, n);
     FK_JOIN();
     FK_RETURN(0);
 } FK_END
@@ -2594,6 +2716,8 @@ int main(int argc, char **argv) {
         TEST_CASE(fib_busy, 60),
         TEST_CASE(fib_lazy, 60),
         TEST_CASE(newcomer_parameters, 60),
+        TEST_CASE(newcomer_results, 60),
+        TEST_CASE(newcomer_walkthrough, 60),
         TEST_CASE(parameters_survive_in_trees, 120),
         TEST_CASE(parameters_changed_survive, 120),
         TEST_CASE(result_kinds, 120),

@@ -54,7 +54,7 @@ FK_TASK(fan, int, many_frame *f, (int, n), (int, us)) {
     f->n = n;
     f->us = us;
     for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(&f->res[f->i], leaf, f->us);
+        FK_FORK(res[f->i], leaf, f->us);
     FK_JOIN();
     f->sum = 0;
     for (f->i = 0; f->i < f->n; f->i++)
@@ -69,7 +69,7 @@ FK_TASK(chain, int, many_frame *f, (int, n), (int, us)) {
     f->us = us;
     f->sum = 0;
     for (f->i = 0; f->i < f->n; f->i++) {
-        FK_CALL(&f->res[0], leaf, f->us);
+        FK_CALL(res[0], leaf, f->us);
         f->sum += f->res[0];
     }
     FK_RETURN(f->sum);
@@ -87,8 +87,8 @@ FK_TASK(tree, int, tree_frame *f, (int, d), (int, us)) {
         FK_RETURN(1);
     }
     FK_BEGIN(f);
-    FK_FORK(&f->a, tree, d - 1, us);
-    FK_CALL(&f->b, tree, d - 1, us);
+    FK_FORK(a, tree, d - 1, us);
+    FK_CALL(b, tree, d - 1, us);
     FK_JOIN();
     FK_RETURN(f->a + f->b);
 } FK_END
@@ -212,10 +212,10 @@ typedef struct {
 FK_TASK(twice, int, twice_frame *f, (int, a), (int, b)) {
     FK_BEGIN(f);
     for (f->i = 0; f->i < a; f->i++)
-        FK_FORK(&f->r[f->i], leaf, 0);
+        FK_FORK(r[f->i], leaf, 0);
     FK_JOIN();
     for (f->i = 0; f->i < b; f->i++)
-        FK_FORK(&f->r[f->i], leaf, 0);
+        FK_FORK(r[f->i], leaf, 0);
     FK_JOIN();
     FK_RETURN(a + b);
 } FK_END

@@ -125,7 +125,7 @@ FK_TASK(rec, int, rec_frame *f, (int, depth)) {
         f->pattern[i] = (uint64_t)depth * 1000 + (uint64_t)i;
     f->r = 0;
     if (depth > 0) {
-        FK_FORK(&f->r, rec, depth - 1);
+        FK_FORK(r, rec, depth - 1);
         FK_JOIN();
     }
     int bad = f->r;
@@ -224,7 +224,7 @@ FK_TASK(swing, double, swing_frame *f, (int, d), (double, x)) {
         FK_RETURN(a + b + c + e + (double)(g & 0xffff));
     FK_BEGIN(f); /* a, b, c, e and g are live across the allocation */
     f->before = a + 2 * b + 3 * c + 4 * e + (double)(g % 977);
-    FK_CALL(&f->r, swing, d - 1, x + 1);
+    FK_CALL(r, swing, d - 1, x + 1);
     FK_RETURN(f->before + f->r);
 } FK_END
 
@@ -238,7 +238,7 @@ FK_TASK(swinger, double, swinger_frame *f, (int, k)) {
     FK_BEGIN(f);
     f->sum = 0;
     for (f->i = 0; f->i < k; f->i++) {
-        FK_CALL(&f->r, swing, 6, f->i * 0.37);
+        FK_CALL(r, swing, 6, f->i * 0.37);
         f->sum += f->r;
     }
     FK_RETURN(f->sum);

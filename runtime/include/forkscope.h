@@ -11,8 +11,8 @@
  *       if (n < 2)
  *           FK_RETURN(n);               // a leaf: no frame is ever allocated
  *       FK_BEGIN(f);                    // allocate f on this worker's frame stack
- *       FK_FORK(&f->a, fib, n - 1);     // child may run in parallel with what follows
- *       FK_CALL(&f->b, fib, n - 2);     // child runs now; no fork (nothing left to overlap)
+ *       FK_FORK(a, fib, n - 1);         // child may run in parallel; its result goes to f->a
+ *       FK_CALL(b, fib, n - 2);         // child runs now (nothing left to overlap); into f->b
  *       FK_JOIN();                      // wait for every child forked since the last join
  *       FK_RETURN(f->a + f->b);         // frees f, returns the result (in registers)
  *   } FK_END
@@ -23,13 +23,29 @@
  *
  * FK_TASK(name, result type, frame declaration, (type, param)...) defines a static task.
  * Up to 8 parameters, or none (FK_TASK(tick, int, tick_frame *f), forked as
- * FK_FORK(&f->r, tick)), of at most FK_RECORD_ARG_WORDS 8-byte words in all, in every
+ * FK_FORK(r, tick)), of at most FK_RECORD_ARG_WORDS 8-byte words in all, in every
  * build (a root's arguments, and with child stealing a fork's, are copied into fixed-size
- * records; a compile-time error names the task: pass a pointer instead).  The result type
- * may be void (then use FK_RETURN_VOID and pass a null result address).  A task returns
- * its result as a C function does, and the fork or call that ran it stores it at the
- * address it was given, so the compiler usually needs no reload (FK_DEBUG builds refuse a
- * null address for a task that returns a value).
+ * records; a compile-time error names the task: pass a pointer instead).
+ *
+ * RESULTS go to the frame: FK_FORK(a, task, ...) and FK_CALL(a, task, ...) name a member of
+ * the task's frame (f->a; also f->part[n] as part[n], f->pair.lo as pair.lo), never a C
+ * local or a parameter, which the compiler refuses (with frames on frame stacks neither
+ * survives the task's continuing on another worker: release builds returned wrong sums).
+ * A task returns its result as a C function does, and the fork or call that ran it stores
+ * it there, so the compiler usually needs no reload.  Two other forms:
+ *   FK_FORK_VOID(task, ...), FK_CALL_VOID(task, ...)   a task whose result type is void
+ *       (then it ends in FK_RETURN_VOID()); a task that returns a value is refused;
+ *   FK_FORK_AT(p, task, ...), FK_CALL_AT(p, task, ...) the result goes to *p, memory the
+ *       task vouches outlives the join and is the same wherever it continues: the heap,
+ *       a global, an array it was given, an FK_ALLOC block (FK_DEBUG builds refuse an
+ *       address in the C stack; a null p is refused for a task that returns a value).
+ * What the compiler says to the forms it refuses (GCC; Clang's words are alike):
+ *   FK_FORK(x, ...) with x a local:  'fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT'
+ *                                    {aka 'fib_frame'} has no member named 'x'
+ *   FK_FORK(&f->a, ...), FK_CALL(NULL, ...) (the spelling before):  expected identifier,
+ *       shown with this header's line "FK_FORK(a, ...) stores to f->a: it takes a member's
+ *       NAME, not &f->a (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result)"
+ *   FK_FORK_VOID(fib, ...):  FK_FORK_VOID or FK_CALL_VOID of task fib, which returns a value
  *
  * The parameters (n above) are the task's own variables, kept with its frame as a
  * coroutine keeps them: they may be read and changed anywhere in the task, and keep their
@@ -41,7 +57,7 @@
  *       FK_BEGIN(f);
  *       while (n > 0) {                           // not: for (int i = 0; ...)
  *           n--;
- *           FK_FORK(&f->part[n], leaf, v[n]);
+ *           FK_FORK(part[n], leaf, v[n]);       // into f->part[n]
  *       }
  *       FK_JOIN();
  *       ...
@@ -54,12 +70,13 @@
  *  1. After the first FK_FORK or FK_CALL, a task may be resumed on another worker from its
  *     frame: its parameters come back (kept with the frame), but its other C locals are
  *     gone.  A local read after a fork, call or join must live in the frame (f->...), or be
- *     a parameter (but a parameter's address is no result address, and no child may write
- *     through it: the kept value is put back after each fork and call).  The result
- *     address of a fork or call must point into the frame too (or to memory that outlives
- *     the join), not to a local: with frames on frame stacks (seg, lin) FK_DEBUG builds
- *     refuse an address in the C stack, naming the task.  (With native frames, child-native
- *     and child-fiber, the task's C frame lives until it returns, and locals survive.)  *
+ *     a parameter (no child may write through a parameter's address: the kept value is
+ *     put back after each fork and call).  A fork's or call's result goes to a member of
+ *     the frame by construction (FK_FORK(a, ...)), which the compiler checks (C); the
+ *     escape FK_FORK_AT(p, ...) must point to memory that outlives the join, never a local:
+ *     with frames on frame stacks (seg, lin) FK_DEBUG builds refuse an address in the C
+ *     stack, naming the task.  (With native frames, child-native and child-fiber, the
+ *     task's C frame lives until it returns, and locals survive.)                     C *
  *  2. FK_BEGIN stands at the top level of the body, once, before the first FK_FORK,
  *     FK_CALL, FK_JOIN or FK_ALLOC.                                                      C
  *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.
@@ -522,10 +539,24 @@ int fk_sched_parse(const char *name, fk_sched *out);
  * only on a fresh call: a resumed task continues at its resume point. */
 #define FK_BEGIN(var) FK__BEGIN(var)
 
-/* FK_FORK(&result, task, args...): start a child that may run in parallel. */
-#define FK_FORK(slot, task, ...) FK__FORK(__COUNTER__, slot, task, __VA_ARGS__)
-/* FK_CALL(&result, task, args...): run a child to completion before going on. */
-#define FK_CALL(slot, task, ...) FK__CALL(__COUNTER__, slot, task, __VA_ARGS__)
+/* FK_FORK(member, task, args...): start a child that may run in parallel; its result goes
+ * to the frame's member (f->member: `a`, `part[n]`, `pair.lo`), which the task reads after
+ * the FK_JOIN. */
+#define FK_FORK(member, task, ...) FK__FORK(__COUNTER__, FK__MEMBER_ADDR(member), task, __VA_ARGS__) /* FK_FORK(a, ...) stores to f->a: it takes a member's NAME, not &f->a (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result) */
+/* FK_CALL(member, task, args...): run a child to completion before going on; its result
+ * goes to f->member. */
+#define FK_CALL(member, task, ...) FK__CALL(__COUNTER__, FK__MEMBER_ADDR(member), task, __VA_ARGS__) /* FK_CALL(b, ...) stores to f->b: it takes a member's NAME, not &f->b (FK_CALL_AT(pointer, ...): an address; FK_CALL_VOID(task, ...): no result) */
+/* FK_FORK_VOID(task, args...), FK_CALL_VOID(task, args...): the same for a task whose result
+ * type is void (a task that returns a value is refused: its result must go somewhere). */
+#define FK_FORK_VOID(...) FK__FORK_VOID(__COUNTER__, __VA_ARGS__)
+#define FK_CALL_VOID(...) FK__CALL_VOID(__COUNTER__, __VA_ARGS__)
+/* FK_FORK_AT(pointer, task, args...), FK_CALL_AT(pointer, task, args...): the result goes to
+ * *pointer, memory the task vouches outlives the join and is seen wherever the task
+ * continues: the heap, a global, an array the task was given, a block of FK_ALLOC.  Never
+ * a C local or a parameter of the task (with frames on frame stacks they are gone when the
+ * task continues on another worker; FK_DEBUG builds refuse an address in the C stack). */
+#define FK_FORK_AT(pointer, task, ...) FK__FORK(__COUNTER__, (pointer), task, __VA_ARGS__)
+#define FK_CALL_AT(pointer, task, ...) FK__CALL(__COUNTER__, (pointer), task, __VA_ARGS__)
 /* FK_JOIN(): wait until every child forked since the last join has finished. */
 #define FK_JOIN() FK__JOIN(__COUNTER__)
 

@@ -10,7 +10,7 @@ FK_TASK(t, int64_t, fr *f, (int, n)) {
     FK_BEGIN(f);
     switch (n) {
     case 1:
-        FK_CALL(&f->a, t, 0);
+        FK_CALL(a, t, 0);
         break;
     default:
         break;

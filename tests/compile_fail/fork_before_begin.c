@@ -1,11 +1,11 @@
-/* variants: cont-seg cont-lin child-seg child-lin child-native
+/* variants: cont-seg cont-lin child-seg child-lin child-native child-fiber
  * expect: fk__FK_BEGIN_must_come_first
  * A fork before FK_BEGIN (it has no frame to belong to). */
 #include "forkscope.h"
 typedef struct { fk_frame fk; int64_t a; } fr;
 FK_TASK(t, int64_t, fr *f, (int, n)) {
     static int64_t r;
-    FK_FORK(&r, t, n - 1);
+    FK_FORK_AT(&r, t, n - 1);
     FK_BEGIN(f);
     FK_JOIN();
     FK_RETURN(n);

@@ -8,7 +8,7 @@ FK_TASK(t, int64_t, fr *f, (int, n)) {
     if (n < 2)
         FK_RETURN_VOID();
     FK_BEGIN(f);
-    FK_FORK(&f->a, t, n - 1);
+    FK_FORK(a, t, n - 1);
     FK_JOIN();
     FK_RETURN(f->a);
 } FK_END

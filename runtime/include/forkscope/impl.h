@@ -763,13 +763,59 @@ struct fk__none {
         }                                                                                  \
     } while (0)
 
+/* WHERE A RESULT GOES.  FK_FORK(m, ...) and FK_CALL(m, ...) store the child's result in
+ * the frame's member m: the address is made here, from the frame, so a C local or a
+ * parameter cannot be named (with frames on frame stacks neither survives a resumption
+ * elsewhere, and a child may finish after the C frame that held it is gone).  FK_BEGIN
+ * names the frame's type; its name is what a compiler shows when m is not a member, and
+ * the line below is what it shows when the argument is not a member's name at all (the
+ * old spelling FK_FORK(&f->m, ...), or NULL). */
+#define FK__FRAME_TYPEDEF(var)                                                             \
+    typedef __typeof__(*(var)) fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT FK__UNUSED
+#define FK__MEMBER_ADDR(m)                                                                 \
+    (FK__OLD_SPELLING_CHECK(m),                                                            \
+     &((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)(void *)fk__self)->m)
+/* The old spelling, FK_FORK(&f->a, ...) or FK_FORK(NULL, ...), is a syntax error in the
+ * member access above.  GCC then shows the public macro's definition line, which says what
+ * to write; Clang shows only the caller's line, so for Clang the argument's spelling is
+ * tested first, and a bit-field named after the rule gets a negative width.  (Clang folds
+ * a string literal's characters in a bit-field's width; GCC does not.) */
+#if defined(__clang__)
+#define FK__OLD_SPELLING(s)                                                                \
+    (s[0] == '&' || s[0] == '(' || s[0] == '*' || (s[0] >= '0' && s[0] <= '9') ||          \
+     (s[0] == 'N' && s[1] == 'U' && s[2] == 'L' && s[3] == 'L' && s[4] == 0))
+#define FK__OLD_SPELLING_CHECK(m)                                                          \
+    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wgnu-folding-constant\"") \
+    (void)sizeof(struct {                                                                  \
+        int FK_FORK_and_FK_CALL_take_a_member_name__write_FK_FORK_a_for_f_a__FK_FORK_AT_p_for_a_pointer__FK_FORK_VOID_for_no_result \
+            : FK__OLD_SPELLING(#m) ? -1 : 1;                                               \
+    }) _Pragma("clang diagnostic pop")
+#else
+#define FK__OLD_SPELLING_CHECK(m) (void)0
+#endif
+/* FK_FORK_VOID, FK_CALL_VOID: the task must return nothing. */
+#define FK__VOID_ONLY(task)                                                                \
+    _Static_assert(FK__IS_VOID(task##__ret_t), "FK_FORK_VOID or FK_CALL_VOID of task " #task \
+                   ", which returns a value: give it a member of the frame, FK_FORK(member, " \
+                   #task ", ...), or FK_FORK_AT(pointer, " #task ", ...)")
+#define FK__FORK_VOID(L, task, ...)                                                        \
+    do {                                                                                   \
+        FK__VOID_ONLY(task);                                                               \
+        FK__FORK(L, NULL, task, __VA_ARGS__);                                              \
+    } while (0)
+#define FK__CALL_VOID(L, task, ...)                                                        \
+    do {                                                                                   \
+        FK__VOID_ONLY(task);                                                               \
+        FK__CALL(L, NULL, task, __VA_ARGS__);                                              \
+    } while (0)
+
 /* Result-address type check shared by the call forms (slot is not evaluated). */
 #define FK__CHECK_SLOT(slot, task) ((void)sizeof((slot) == (task##__ret_t *)0))
 /* With frames on frame stacks, debug builds also refuse a result address p (evaluated once,
  * by the caller) in the C stack: a local, while the task may continue on another worker
  * from its frame, and the child may finish after the local's C frame is gone. */
 #if FK_DEBUG && !FK__NATIVE_FRAMES
-#define FK__DBG_SLOT(p) fk__dbg_check_slot((p), "the result address of FK_FORK or FK_CALL", fk__task_name, __FILE__, __LINE__)
+#define FK__DBG_SLOT(p) fk__dbg_check_slot((p), "the result address of FK_FORK_AT or FK_CALL_AT", fk__task_name, __FILE__, __LINE__)
 #else
 #define FK__DBG_SLOT(p) ((void)0)
 #endif
@@ -953,6 +999,7 @@ struct fk__none {
  * and go to its resume point (the `case` put by the macro that set it). */
 #define FK__BEGIN(var)                                                                     \
     enum { fk__frame_bytes = FK__ROUND(sizeof *(var)) };                                   \
+    FK__FRAME_TYPEDEF(var);                                                                \
     if (0) {                                                                               \
     fk__begin:                                                                             \
         fk__self = (fk_frame *)fk__link;                                                   \
@@ -1191,6 +1238,7 @@ void fk__push_published(fk_frame *f);
 fk__begin:;                                                                                \
     enum { fk__FK_BEGIN_must_come_first = 1 };                                             \
     __typeof__(*(var)) fk__frame_store;                                                    \
+    FK__FRAME_TYPEDEF(var);                                                                \
     FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                    \
     (var) = &fk__frame_store;                                                              \
     fk__self = &fk__frame_store.fk;                                                        \
