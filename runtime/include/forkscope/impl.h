@@ -407,15 +407,16 @@ FK__INLINE void fk__free(void *p) {
  * new one counted among them (so a parent that forks and then runs a long leaf can be
  * stolen at once when it is the only one). */
 #if FK_STEAL == FK_STEAL_CONT
-FK__INLINE void fk__push(fk_frame *f) {
+FK__INLINE uintptr_t fk__push(fk_frame *f) {
     struct fk__hot *h = FK__H;
     fk__slot *s = fk__hload(&h->cur);
     if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
         FK__SLOW_PUSH(f);
-        return;
+        return 0;
     }
     atomic_store_explicit(&s->frame, f, FK__RELAXED);
     fk__hstore_release(&h->cur, s + 1);
+    return (uintptr_t)s;
 }
 
 /* Takes back the frame pushed last: 1 if it was still private (the common case); else the
@@ -425,6 +426,19 @@ FK__INLINE void fk__push(fk_frame *f) {
 FK__INLINE int fk__pop_fast(void) {
     struct fk__hot *h = FK__H;
     fk__slot *s = fk__hload(&h->cur) - 1;
+    fk__hstore_release(&h->cur, s);
+    atomic_signal_fence(memory_order_seq_cst);
+    return s >= fk__hbound(&h->splitp);
+}
+/* The same, for the slot at `at` the fork pushed to (0: the push took its slow path).  The
+ * cursor is normally s + 1 again when the child returns; storing s (a register) rather
+ * than the loaded cursor less one keeps the cursor's value out of a chain through memory:
+ * the load only feeds a branch, which the processor predicts. */
+FK__INLINE int fk__pop_fast_at(uintptr_t at) {
+    struct fk__hot *h = FK__H;
+    if (FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
+        return fk__pop_fast();
+    fk__slot *s = (fk__slot *)at;
     fk__hstore_release(&h->cur, s);
     atomic_signal_fence(memory_order_seq_cst);
     return s >= fk__hbound(&h->splitp);
@@ -444,16 +458,19 @@ FK__INLINE void fk__record_write(fk__record *s, fk__thunk_fn *thunk, uintptr_t l
         atomic_store_explicit(&s->args[i], w[i], FK__RELAXED);
 }
 
-FK__INLINE void fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
+/* Returns the slot written, as an address (0: the push took its slow path), for the pop
+ * that takes it back (fk__pop_record_at). */
+FK__INLINE uintptr_t fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
     struct fk__hot *h = FK__H;
     fk__slot *s = fk__hload(&h->cur);
     if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
         fk__record_write(&h->scratch, thunk, link, ret, w, nw);
         FK__SLOW_PUSH();
-        return;
+        return 0;
     }
     fk__record_write(s, thunk, link, ret, w, nw);
     fk__hstore_release(&h->cur, s + 1);
+    return (uintptr_t)s;
 }
 
 /* Takes back the record pushed last, or returns NULL if it was stolen: then so were all
@@ -462,6 +479,28 @@ FK__INLINE void fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *ret, 
 FK__INLINE const fk__record *fk__pop_record(void) {
     struct fk__hot *h = FK__H;
     fk__slot *s = fk__hload(&h->cur) - 1;
+    fk__hstore_release(&h->cur, s);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (FK__LIKELY(s >= fk__hbound(&h->splitp)))
+        return s;
+    return fk__pop_slow();
+}
+
+/* The same, told where the record should be: at `at` (the address fk__push_record returned
+ * for the scope's newest record, or the one below the record popped last).  Where the
+ * cursor is just past it, as it is unless a slow path moved the deque, the pop takes that
+ * slot, which is what fk__pop_record would take: the cursor's loaded value then only feeds
+ * a predicted branch, and the slot's address (and the arguments read through it) come
+ * from a register, not from a chain of stores and loads of the cursor through every pop
+ * of the subtree run before.  Elsewhere (at is 0, or the cursor is not where expected),
+ * fk__pop_record. */
+FK__INLINE const fk__record *fk__pop_record_at(uintptr_t at) {
+    struct fk__hot *h = FK__H;
+    if (FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
+        return fk__pop_record();
+    fk__slot *s = (fk__slot *)at;
+    if (!s)
+        __builtin_unreachable(); /* (the cursor is never at the first slot past address 0) */
     fk__hstore_release(&h->cur, s);
     atomic_signal_fence(memory_order_seq_cst);
     if (FK__LIKELY(s >= fk__hbound(&h->splitp)))
@@ -489,9 +528,9 @@ FK__INLINE const fk__record *fk__pop_record_of(uintptr_t owner) {
     }
     return fk__pop_slow_of(owner);
 }
-#define FK__POP_OWN() fk__pop_record_of((uintptr_t)FK__STACK_ADDR(fk__frame_store.fk))
+#define FK__POP_OWN(at) ((void)(at), fk__pop_record_of((uintptr_t)FK__STACK_ADDR(fk__frame_store.fk)))
 #else
-#define FK__POP_OWN() fk__pop_record()
+#define FK__POP_OWN(at) fk__pop_record_at(at)
 #endif
 #endif
 
@@ -843,7 +882,7 @@ struct fk__none {
         FK__DBG_SLOT(fk__fslot);                                                           \
         FK__CHECK_DST(task, fk__fslot);                                                    \
         fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
-        fk__push_record(task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w,            \
+        fk__ptop = fk__push_record(task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w, \
                         FK__ARG_WORDS(struct task##__args));                               \
         fk__last = task##__thunk;                                                          \
         fk__lastslot = fk__fslot;                                                          \
@@ -895,12 +934,13 @@ struct fk__none {
  * AFTER (a statement, or nothing) follows each child run here. */
 #define FK__JOIN_LOCAL(stolen, AFTER)                                                      \
     for (fk__thunk_fn *fk__t = FK__FIRST_KNOWN; fk__nrec; fk__t = NULL) {                  \
-        const fk__record *fk__r = FK__POP_OWN();                                           \
+        const fk__record *fk__r = FK__POP_OWN(fk__ptop);                                   \
         if (!fk__r) {                                                                      \
             stolen += fk__nrec;                                                            \
             fk__nrec = 0;                                                                  \
             break;                                                                         \
         }                                                                                  \
+        fk__ptop = (uintptr_t)fk__r - sizeof(fk__slot); /* the next older record's slot */ \
         fk__nrec--;                                                                        \
         FK__RUN_RECORD(fk__t, fk__r, AFTER);                                               \
     }
@@ -1119,15 +1159,16 @@ void fk__push_published(fk_frame *f);
         FK__PSAVE();                                                                       \
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
+        uintptr_t fk__ps = 0;                                                              \
         if (fk__resuming) /* (a plain call: the slow clone spares the register-saving stub) */ \
             fk__push_published(fk__self);                                                  \
         else                                                                               \
-            fk__push(fk__self);                                                            \
+            fk__ps = fk__push(fk__self);                                                   \
         FK__SPAN(strand);                                                                  \
         task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
         FK__SPAN(fork_end);                                                                \
         FK__STORE_RV(task, fk__res, fk__fv); /* (before we arrive at our join) */          \
-        if (FK__UNLIKELY(!fk__pop_fast()) && fk__pop_slow(fk__self) == FK__POP_RESUME)      \
+        if (FK__UNLIKELY(!fk__pop_fast_at(fk__ps)) && fk__pop_slow(fk__self) == FK__POP_RESUME) \
             FK__CONTINUE_AT_RP();                                                          \
     FK__RP_CASE(L)                                                                         \
         FK__PLOAD();                                                                       \
@@ -1159,6 +1200,7 @@ void fk__push_published(fk_frame *f);
  * has none, and the resumer after an unwound call has counted them as steals. */
 #define FK__SCOPE_LOCALS                                                                   \
     uint32_t fk__nrec FK__UNUSED = 0;                                                      \
+    uintptr_t fk__ptop FK__UNUSED = 0; /* the slot of the scope's newest record, if known */ \
     fk__thunk_fn *fk__last FK__UNUSED = NULL;                                              \
     void *fk__lastslot FK__UNUSED = NULL;
 #define FK__SAVE_NREC() (fk__self->nrec = fk__nrec)
@@ -1212,6 +1254,7 @@ void fk__push_published(fk_frame *f);
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
         name##__rv_t (*const fk__self_run)(const fk__record *) FK__UNUSED = name##__run;    \
         uint32_t fk__nrec FK__UNUSED = 0, fk__stolen FK__UNUSED = 0;                       \
+        uintptr_t fk__ptop FK__UNUSED = 0; /* the slot of the scope's newest record, if known */ \
         fk__thunk_fn *fk__last FK__UNUSED = NULL;                                          \
         void *fk__lastslot FK__UNUSED = NULL;                                              \
         if (0)                                                                             \
