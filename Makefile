@@ -449,8 +449,9 @@ run: setup
 	$(BUILD)/bin/forkscope run $(RUN_CONFIG) --resume
 
 # The fib overhead table through the harness: configs/overhead.json (T1/Ts and Ts/T2 of
-# every runtime build as medians of per-round ratios, instructions per fib call by
-# callgrind) into results/overhead (the previous one kept as results/overhead.prev).
+# every runtime build as medians of per-round ratios; instructions, data reads and data
+# writes per fib call by callgrind --cache-sim=yes, in instructions.csv and report.md) into
+# results/overhead (the previous one kept as results/overhead.prev).
 # With PEERS_DIR=DIR the peers whose checkouts DIR holds are built first and run beside.
 # Run it on a quiet machine: anything else running spoils the times (not the counts).
 bench: setup $(DRIVERS) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)

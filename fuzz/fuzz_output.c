@@ -1,7 +1,7 @@
 /* fuzz_output.c — what the harness reads from the programs it runs: a bench driver's JSON
- * on stdout (hx_records_driver_output), callgrind_annotate's report (hx_icount_parse), and a
- * command variant's output judged by its time and answer regexes (hx_command_judge; the
- * regexes come from a user's config, so they are fuzzed too).  The first byte picks which;
+ * on stdout (hx_records_driver_output), callgrind_annotate's report (hx_icount_parse,
+ * hx_icount_parse3), and a command variant's output judged by its time and answer regexes
+ * (hx_command_judge; the regexes come from a user's config, so they are fuzzed too).  The first byte picks which;
  * the rest is the text. */
 #include "fuzz/fuzz.h"
 #include "harness/config/command.h"
@@ -45,10 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         json_decref(doc);
         break;
     }
-    case 1: { /* callgrind_annotate --auto=no, for one of the kernels */
+    case 1: { /* callgrind_annotate --auto=no (--show=Ir,Dr,Dw), for one of the kernels */
         char *text = fz_str(rest, n);
-        unsigned long long sum;
+        unsigned long long sum, sums[3];
         hx_icount_parse(text, kernels[size % 5], &sum);
+        hx_icount_parse3(text, kernels[size % 5], sums);
         free(text);
         break;
     }

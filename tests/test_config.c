@@ -119,6 +119,55 @@ TEST(instructions_parser) {
     ASSERT_EQ(hx_icount_parse(out, "fib", &sum), 0);
     ASSERT_EQ_U(sum, 8580853ull + 5084944 + 1000 + 100 + 20 + 3);
     ASSERT_EQ(hx_icount_parse(out, "nqueens", &sum), -ENOENT);
+    unsigned long long one[3];
+    ASSERT_EQ(hx_icount_parse3(out, "fib", one), 0); /* one column: no reads, no writes */
+    ASSERT_EQ_U(one[0], 8580853ull + 5084944 + 1000 + 100 + 20 + 3);
+    ASSERT_EQ_U(one[1], 0);
+    ASSERT_EQ_U(one[2], 0);
+}
+
+/* --show=Ir,Dr,Dw (with --cache-sim=yes): three columns, "." (no count) or "0" (a count of
+ * zero, printed without a percentage) for a zero; the same functions
+ * count, each column summed on its own; another function's line (fib_verify, fibonacci,
+ * the program's totals) does not count, nor a header line; and hx_icount_parse reads the
+ * first column of the same text. */
+TEST(instructions_parser_reads_writes) {
+    static const char out[] =
+        "--------------------------------------------------------------------------------\n"
+        "Events recorded:  Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\n"
+        "Events shown:     Ir Dr Dw\n"
+        "--------------------------------------------------------------------------------\n"
+        "Ir                 Dr               Dw               \n"
+        "--------------------------------------------------------------------------------\n"
+        "3,036,233 (100.0%) 597,103 (100.0%) 292,506 (100.0%)  PROGRAM TOTALS\n"
+        "--------------------------------------------------------------------------------\n"
+        "Ir               Dr               Dw               file:function\n"
+        "--------------------------------------------------------------------------------\n"
+        " 96,111 ( 3.15%)  20,895 ( 3.50%) 29,251 (10.00%)  /w/kernels/fib.c:fib.part.0'2 [/w/bin/fk-bench-cont-lin]\n"
+        " 50,000 ( 1.65%)       .          10,000 ( 3.42%)  /w/runtime/include/forkscope/impl.h:fib'2\n"
+        "    730 ( 0.03%)     160 ( 0.03%)    222 ( 0.10%)  /w/kernels/fib.c:fib_verify [/w/bin/fk-bench-cont-lin]\n"
+        "    500 ( 0.02%)     400 ( 0.07%)    300 ( 0.10%)  ???:fibonacci [/x/y]\n"
+        "     14 ( 0.00%)       3 ( 0.00%)      2 ( 0.00%)  /w/kernels/fib.c:fib_serial'3\n"
+        "      1 ( 0.00%)       1 ( 0.00%)      .           /w/runtime/include/forkscope/impl.h:fib__thunk\n"
+        "      7 ( 0.00%)       .                .          /w/kernels/fib.c:fib\n"
+        "     40 ( 0.00%)       0               5 ( 0.00%)  /w/kernels/fib.c:fib__resume\n"
+        "118,990 ( 3.37%)  19,652 ( 2.34%)       0           ./elf/dl-new-hash.h:_dl_lookup_symbol_x [/lib/ld.so]\n"
+        "     20 ( 0.00%)       3 ( 0.00%)       0           /w/kernels/fib.c:fib'3\n";
+    unsigned long long c[3] = {1, 1, 1}, ir = 0;
+    ASSERT_EQ(hx_icount_parse3(out, "fib", c), 0);
+    ASSERT_EQ_U(c[0], 96111ull + 50000 + 14 + 1 + 7 + 40 + 20);
+    ASSERT_EQ_U(c[1], 20895ull + 0 + 3 + 1 + 0 + 0 + 3);
+    ASSERT_EQ_U(c[2], 29251ull + 10000 + 2 + 0 + 0 + 5 + 0);
+    ASSERT_EQ(hx_icount_parse(out, "fib", &ir), 0);
+    ASSERT_EQ_U(ir, c[0]);
+    ASSERT_EQ(hx_icount_parse3(out, "fibonacci", c), 0);
+    ASSERT_EQ_U(c[0], 500);
+    ASSERT_EQ_U(c[1], 400);
+    ASSERT_EQ_U(c[2], 300);
+    ASSERT_EQ(hx_icount_parse3(out, "nqueens", c), -ENOENT);
+    ASSERT_EQ_U(c[0] + c[1] + c[2], 0);
+    /* a line whose columns are all "." has no count: it is no function's line */
+    ASSERT_EQ(hx_icount_parse3("  .  .  .  kernels/fib.c:fib\n", "fib", c), -ENOENT);
 }
 
 TEST(unreadable_config_is_io_error) {
@@ -788,6 +837,7 @@ int main(int argc, char **argv) {
                      (struct test_case[]){
                          TEST_CASE(bad_configs_give_expected_errors, 20),
                          TEST_CASE(instructions_parser, 10),
+                         TEST_CASE(instructions_parser_reads_writes, 10),
                          TEST_CASE(breakdown_key, 10),
                          TEST_CASE(process_reps_key, 10),
                          TEST_CASE(span_key, 10),

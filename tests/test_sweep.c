@@ -25,6 +25,7 @@
 #include "harness/run/sweep.h"
 #include "harness/analyze/stats.h"
 #include "harness/report/analysis.h"
+#include "harness/report/overhead.h"
 #include "harness/report/plot.h"
 #include "harness/report/report.h"
 #include "uts/tree.h"
@@ -976,12 +977,16 @@ TEST(variant_env) {
  * making 2 fib(n + 1) - 1 calls; one executable counted twice counts the same; the serial
  * projection's fib is a test, two calls and an add (14 instructions with gcc -O3 here); a
  * runtime build's fork adds a push and a pop of a deque slot to that (24 for cont-seg),
- * more than serial, less than 4 times it. */
+ * more than serial, less than 4 times it.  The data reads and writes (callgrind's Dr, Dw,
+ * with --cache-sim=yes) likewise: dr_per_call and dw_per_call are the differences of the
+ * file's counts over the calls', more than none for every driver (a call's return address
+ * is a write, its ret a read); the runtime's fork writes its deque slot, so cont-seg
+ * writes more than serial.  And report.md's table shows them beside the instructions. */
 struct icount_row {
     char driver[96], kernel[16];
     int n1, n2;
-    unsigned long long ir1, ir2;
-    double calls1, calls2, per_call;
+    unsigned long long ir1, ir2, dr1, dr2, dw1, dw2;
+    double calls1, calls2, per_call, dr_per_call, dw_per_call;
 };
 
 static double fib_calls(int n) { /* 2 fib(n + 1) - 1, by counting them */
@@ -1026,23 +1031,34 @@ TEST(instructions_per_build) {
     snprintf(path, sizeof path, "%s/instructions.csv", out);
     char *csv = read_text(path, NULL);
     ASSERT_MSG(csv, "no %s", path);
+    char *csv_first = strdup(csv);
     static const char *const want[] = {"one:fk-bench-serial", "two:fk-bench-serial", "rt:fk-bench-cont-seg"};
     struct icount_row rows[3];
     int nrows = 0;
     char *line = strtok(csv, "\n");
     ASSERT_STR_CONTAINS(line, "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,");
+    ASSERT_STR_CONTAINS(line, ",vs_serial,dr_n1,dr_n2,dw_n1,dw_n2,dr_per_call,dw_per_call,dr_vs_serial,dw_vs_serial");
     for (line = strtok(NULL, "\n"); line; line = strtok(NULL, "\n")) {
         ASSERT_MSG(nrows < 3, "more rows than drivers: %s", line);
         struct icount_row *r = &rows[nrows];
-        ASSERT_MSG(sscanf(line, "%95[^,],%15[^,],%d,%d,%llu,%llu,%lf,%lf,%lf,", r->driver, r->kernel, &r->n1, &r->n2,
-                          &r->ir1, &r->ir2, &r->calls1, &r->calls2, &r->per_call) == 9,
+        /* (vs_serial and the other ratios are empty: no variant is the default build's serial) */
+        ASSERT_MSG(sscanf(line, "%95[^,],%15[^,],%d,%d,%llu,%llu,%lf,%lf,%lf,,%llu,%llu,%llu,%llu,%lf,%lf,,", r->driver,
+                          r->kernel, &r->n1, &r->n2, &r->ir1, &r->ir2, &r->calls1, &r->calls2, &r->per_call, &r->dr1,
+                          &r->dr2, &r->dw1, &r->dw2, &r->dr_per_call, &r->dw_per_call) == 15,
                    "not a row: %s", line);
+        ASSERT_MSG(line[strlen(line) - 1] == ',' && line[strlen(line) - 2] == ',', "not a row: %s", line);
         ASSERT_MSG(!strcmp(r->driver, want[nrows]), "row %d is %s, expected %s", nrows + 1, r->driver, want[nrows]);
         ASSERT_MSG(!strcmp(r->kernel, "fib") && r->n1 == 4 && r->n2 == 8, "%s", line);
         ASSERT_NEAR(r->calls1, fib_calls(4), 0);
         ASSERT_NEAR(r->calls2, fib_calls(8), 0);
         ASSERT_MSG(r->ir2 > r->ir1 && r->ir1 > 0, "%s", line);
         ASSERT_NEAR(r->per_call, (double)(r->ir2 - r->ir1) / (r->calls2 - r->calls1), 0.0005);
+        ASSERT_MSG(r->dr2 > r->dr1 && r->dr1 > 0 && r->dw2 > r->dw1 && r->dw1 > 0, "%s", line);
+        ASSERT_NEAR(r->dr_per_call, (double)(r->dr2 - r->dr1) / (r->calls2 - r->calls1), 0.0005);
+        ASSERT_NEAR(r->dw_per_call, (double)(r->dw2 - r->dw1) / (r->calls2 - r->calls1), 0.0005);
+        ASSERT_MSG(r->dr_per_call > 0 && r->dw_per_call > 0, "%s: no data reads or writes per call", line);
+        ASSERT_MSG(r->dr_per_call < r->per_call && r->dw_per_call < r->per_call,
+                   "%s: more data accesses of one kind than instructions", line);
         nrows++;
     }
     ASSERT_EQ(nrows, 3);
@@ -1050,15 +1066,108 @@ TEST(instructions_per_build) {
     ASSERT_MSG(rows[0].ir1 == rows[1].ir1 && rows[0].ir2 == rows[1].ir2,
                "one executable, two counts: %llu, %llu vs %llu, %llu", rows[0].ir1, rows[0].ir2, rows[1].ir1,
                rows[1].ir2);
+    ASSERT_MSG(rows[0].dr1 == rows[1].dr1 && rows[0].dr2 == rows[1].dr2 && rows[0].dw1 == rows[1].dw1 &&
+                   rows[0].dw2 == rows[1].dw2,
+               "one executable, two counts of reads and writes: %llu, %llu, %llu, %llu vs %llu, %llu, %llu, %llu",
+               rows[0].dr1, rows[0].dr2, rows[0].dw1, rows[0].dw2, rows[1].dr1, rows[1].dr2, rows[1].dw1, rows[1].dw2);
     double serial = rows[0].per_call, rt = rows[2].per_call;
     printf("  instructions per fib call: serial %.3f (one and two: %llu at fib(4), %llu at fib(8)), cont-seg %.3f\n",
            serial, rows[0].ir1, rows[0].ir2, rt);
+    printf("  data reads, writes per fib call: serial %.3f, %.3f; cont-seg %.3f, %.3f\n", rows[0].dr_per_call,
+           rows[0].dw_per_call, rows[2].dr_per_call, rows[2].dw_per_call);
     ASSERT_MSG(serial >= 8 && serial <= 30, "serial fib: %.3f instructions per call", serial);
     ASSERT_MSG(rt > serial && rt < 4 * serial, "cont-seg fib: %.3f instructions per call, serial %.3f", rt, serial);
+    ASSERT_MSG(rows[2].dw_per_call > rows[0].dw_per_call, "cont-seg fib: %.3f writes per call, serial %.3f",
+               rows[2].dw_per_call, rows[0].dw_per_call);
+    char *md = NULL; /* report.md's table of this instructions.csv */
+    size_t mdlen = 0;
+    FILE *mdf = open_memstream(&md, &mdlen);
+    ASSERT(mdf);
+    hx_overhead_write_md(mdf, out);
+    fclose(mdf);
+    ASSERT_STR_CONTAINS(md, "| driver | instructions per call | × serial | data reads per call | × serial "
+                            "| data writes per call | × serial |");
+    char want_row[256];
+    snprintf(want_row, sizeof want_row, "| rt:fk-bench-cont-seg | %.2f |  | %.2f |  | %.2f |  |\n", rows[2].per_call,
+             rows[2].dr_per_call, rows[2].dw_per_call);
+    ASSERT_STR_CONTAINS(md, want_row);
+    free(md);
     snprintf(path, sizeof path, "%s/callgrind/one-fib8.out", out);
     ASSERT_MSG(access(path, F_OK) == 0, "no %s", path);
     snprintf(path, sizeof path, "%s/callgrind/two-fib8.out", out);
     ASSERT_MSG(access(path, F_OK) == 0, "no %s", path);
+    /* Resumed, the callgrind files are reused, except one kept from before the data reads
+     * and writes (callgrind without --cache-sim=yes: events Ir only), which is counted
+     * again: the same instructions.csv. */
+    struct stat kept;
+    ASSERT_EQ(stat(path, &kept), 0);
+    char old[PATH_MAX + 64], cmd[3 * PATH_MAX];
+    snprintf(old, sizeof old, "%s/callgrind/one-fib8.out", out);
+    snprintf(cmd, sizeof cmd,
+             "valgrind --tool=callgrind --callgrind-out-file=%s %s --kernel fib --n 8 --workers 1 --reps 1 "
+             "--warmup 0 >/dev/null 2>&1",
+             old, real);
+    ASSERT_EQ(system(cmd), 0);
+    char *cg = read_text(old, NULL);
+    ASSERT_MSG(cg && strstr(cg, "\nevents: Ir\n"), "%s: not an instructions-only callgrind file", old);
+    free(cg);
+    rc = sweep(cfg, out, 1, NULL, &log);
+    ASSERT_MSG(rc == HX_OK, "resumed sweep: %d; %s", rc, log);
+    free(log);
+    cg = read_text(old, NULL);
+    ASSERT_MSG(cg && strstr(cg, "\nevents: Ir Dr Dw "), "%s: not counted again with the data reads and writes", old);
+    free(cg);
+    struct stat now;
+    ASSERT_EQ(stat(path, &now), 0);
+    ASSERT_MSG(now.st_mtim.tv_sec == kept.st_mtim.tv_sec && now.st_mtim.tv_nsec == kept.st_mtim.tv_nsec,
+               "%s: counted again, not reused", path);
+    snprintf(path, sizeof path, "%s/instructions.csv", out);
+    csv = read_text(path, NULL);
+    ASSERT_MSG(csv && !strcmp(csv, csv_first), "resumed: %s differs:\n%s\nfirst:\n%s", path, csv ? csv : "",
+               csv_first);
+    free(csv);
+    free(csv_first);
+}
+
+/* report.md's table of instructions.csv: the data reads and writes beside the instructions,
+ * ratios to serial where the file has them; a file from before the reads and writes (ten
+ * columns) still gives its instructions, with "–" for the rest; a row without vs_serial
+ * (no serial among the variants) has empty ratio cells. */
+TEST(instructions_report_columns) {
+    char dir[64], path[PATH_MAX];
+    tmpdir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/instructions.csv", dir);
+    static const char *const in[2] = {
+        "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial,"
+        "dr_n1,dr_n2,dw_n1,dw_n2,dr_per_call,dw_per_call,dr_vs_serial,dw_vs_serial\n"
+        "fk-bench-serial,fib,22,27,1,2,57313,635621,14.000,1.000,1,2,1,2,3.000,2.000,1.000,1.000\n"
+        "fk-bench-cont-lin,fib,22,27,1,2,57313,635621,20.500,1.464,1,2,1,2,5.000,6.000,1.667,3.000\n"
+        "x:fk-bench-cont-seg,fib,22,27,1,2,57313,635621,24.000,,1,2,1,2,7.000,8.000,,\n",
+        "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial\n"
+        "fk-bench-serial,fib,22,27,1,2,57313,635621,14.000,1.000\n"
+        "fk-bench-cont-lin,fib,22,27,1,2,57313,635621,20.500,1.464\n"
+        "x:fk-bench-cont-seg,fib,22,27,1,2,57313,635621,24.000,\n"};
+    static const char *const want[2][4] = {
+        {"| data writes per call | × serial |", "| fk-bench-serial | 14.00 | 1.00 | 3.00 | 1.00 | 2.00 | 1.00 |\n",
+         "| fk-bench-cont-lin | 20.50 | 1.46 | 5.00 | 1.67 | 6.00 | 3.00 |\n",
+         "| x:fk-bench-cont-seg | 24.00 |  | 7.00 |  | 8.00 |  |\n"},
+        {"| data writes per call | × serial |", "| fk-bench-serial | 14.00 | 1.00 | – | – | – | – |\n",
+         "| fk-bench-cont-lin | 20.50 | 1.46 | – | – | – | – |\n",
+         "| x:fk-bench-cont-seg | 24.00 |  | – |  | – |  |\n"}};
+    for (int k = 0; k < 2; k++) {
+        write_text(path, in[k]);
+        char *md = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&md, &len);
+        ASSERT(f);
+        hx_overhead_write_md(f, dir);
+        fclose(f);
+        ASSERT_STR_CONTAINS(md, "### Instructions and data accesses per fib call");
+        ASSERT_STR_CONTAINS(md, "fib(27) minus fib(22)");
+        for (int i = 0; i < 4; i++)
+            ASSERT_MSG(strstr(md, want[k][i]), "file %d: no '%s' in:\n%s", k, want[k][i], md);
+        free(md);
+    }
 }
 
 /* ---- runtimes by command ----------------------------------------------------------------------- */
@@ -1841,6 +1950,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(shard_packing, 10),
                          TEST_CASE(slurm_time_limits, 10),
                          TEST_CASE(instructions_per_build, 120),
+                         TEST_CASE(instructions_report_columns, 10),
         TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(command_variants, 30),
                          TEST_CASE(command_expected_answers, 10),

@@ -1,6 +1,7 @@
-/* overhead.c — report.md's overhead section: paired time ratios, instructions per call
- * (see overhead.h). */
+/* overhead.c — report.md's overhead section: paired time ratios, instructions and data
+ * reads and writes per call (see overhead.h). */
 #include "harness/report/overhead.h"
+#include "harness/util/csv.h"
 #include "harness/util/util.h"
 
 #include <errno.h>
@@ -91,43 +92,58 @@ static int paired_median(const timed_run *r, size_t n, const char *bench, const 
     return k ? 0 : -1;
 }
 
+/* A table cell from a number field: "%.2f", or "–" if it is empty, absent (instructions.csv
+ * from before the data reads and writes) or not a number. */
+static void cell(char *buf, size_t size, const char *field) {
+    double v;
+    if (!hx_csv_parse_num(field, &v) || isnan(v))
+        snprintf(buf, size, "–");
+    else
+        snprintf(buf, size, "%.2f", v);
+}
+
 static void write_instructions(FILE *f, const char *dir) {
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/instructions.csv", dir);
-    FILE *in = fopen(path, "r");
-    if (!in)
+    hx_csv_table t;
+    if (hx_csv_load(path, &t))
         return;
-    char line[512];
-    int header = 1, any = 0;
-    while (fgets(line, sizeof line, in)) {
-        if (header) {
-            header = 0;
-            continue;
-        }
-        char driver[96], kernel[32];
-        int n1, n2;
-        double per, vs = NAN;
-        int got = sscanf(line, "%95[^,],%31[^,],%d,%d,%*[^,],%*[^,],%*[^,],%*[^,],%lf,%lf", driver, kernel, &n1, &n2,
-                         &per, &vs);
-        if (got < 5)
+    /* The columns by the header's names (the dr_ and dw_ ones came later: "–" without them). */
+    long c_driver = hx_csv_col(&t, "driver"), c_kernel = hx_csv_col(&t, "kernel"), c_n1 = hx_csv_col(&t, "n1"),
+         c_n2 = hx_csv_col(&t, "n2"), c_per = hx_csv_col(&t, "per_call"), c_vs = hx_csv_col(&t, "vs_serial"),
+         c_dr = hx_csv_col(&t, "dr_per_call"), c_dr_vs = hx_csv_col(&t, "dr_vs_serial"),
+         c_dw = hx_csv_col(&t, "dw_per_call"), c_dw_vs = hx_csv_col(&t, "dw_vs_serial");
+    int any = 0;
+    for (size_t i = 1; i < t.nlines && c_driver >= 0 && c_per >= 0; i++) {
+        char *fields[64];
+        size_t nf = hx_csv_split(t.lines[i], fields, 64);
+        const char *driver = hx_csv_field(fields, nf, c_driver), *kernel = hx_csv_field(fields, nf, c_kernel);
+        double per;
+        if (!driver[0] || !hx_csv_parse_num(hx_csv_field(fields, nf, c_per), &per) || isnan(per))
             continue;
         if (!any) {
-            fprintf(f, "### Instructions per %s call\n\n"
-                       "callgrind, in the task's own functions, %s(%d) minus %s(%d) over the calls between them, "
-                       "one worker (exact and repeatable: see harness/run/icount.h).\n\n"
-                       "| driver | instructions per call | × serial |\n|---|---:|---:|\n",
-                    kernel, kernel, n2, kernel, n1);
+            fprintf(f, "### Instructions and data accesses per %s call\n\n"
+                       "callgrind (with its cache simulation, for the data reads and writes: loads and stores, "
+                       "calls' and returns' included), in the task's own functions, %s(%s) minus %s(%s) over the "
+                       "calls between them, one worker (exact and repeatable: see harness/run/icount.h).\n\n"
+                       "| driver | instructions per call | × serial | data reads per call | × serial "
+                       "| data writes per call | × serial |\n|---|---:|---:|---:|---:|---:|---:|\n",
+                    kernel, kernel, hx_csv_field(fields, nf, c_n2), kernel, hx_csv_field(fields, nf, c_n1));
             any = 1;
         }
-        fprintf(f, "| %s | %.2f | ", driver, per);
-        if (got == 6 && !isnan(vs))
-            fprintf(f, "%.2f |\n", vs);
-        else
-            fputs(" |\n", f);
+        char vs[32], dr[32], dr_vs[32], dw[32], dw_vs[32];
+        cell(vs, sizeof vs, hx_csv_field(fields, nf, c_vs));
+        cell(dr, sizeof dr, hx_csv_field(fields, nf, c_dr));
+        cell(dr_vs, sizeof dr_vs, hx_csv_field(fields, nf, c_dr_vs));
+        cell(dw, sizeof dw, hx_csv_field(fields, nf, c_dw));
+        cell(dw_vs, sizeof dw_vs, hx_csv_field(fields, nf, c_dw_vs));
+        if (!strcmp(vs, "–")) /* no serial among the variants: no ratios (empty cells, as before) */
+            vs[0] = dr_vs[0] = dw_vs[0] = 0;
+        fprintf(f, "| %s | %.2f | %s | %s | %s | %s | %s |\n", driver, per, vs, dr, dr_vs, dw, dw_vs);
     }
     if (any)
         fputc('\n', f);
-    fclose(in);
+    hx_csv_free(&t);
 }
 
 void hx_overhead_write_md(FILE *f, const char *dir) {

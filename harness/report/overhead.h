@@ -4,7 +4,8 @@
  * of variant V is the median over rounds of T_V,P=1 / T_serial (T1/Ts) and of
  * T_serial / T_V,P=2 (Ts/T2), each ratio taken within one round, so that the machine's
  * drift between rounds cancels (the ratio of the medians is in summary.csv as speedup).
- * Instructions per call: DIR/instructions.csv, written by run/icount.c. */
+ * Instructions, data reads and data writes per call: DIR/instructions.csv, written by
+ * run/icount.c (a file from before the reads and writes: "–" in their cells). */
 #ifndef HX_REPORT_OVERHEAD_H
 #define HX_REPORT_OVERHEAD_H
 
