@@ -102,6 +102,19 @@
 #ifndef FK_PUBLISH_ONE
 #define FK_PUBLISH_ONE 0
 #endif
+/* 1: a pop takes the slot its push returned, when the deque's cursor is just past it (a
+ * compare, which the processor predicts), so that the cursor's value does not run from
+ * store to load through every pop of the subtree before it (impl.h, fk__pop_record_at);
+ * the slot's address then lives in a register across the child's call.  0: a pop stores
+ * the loaded cursor less one.  The default is 1 for native frames (child-native) only:
+ * measured on fib beside the serial projection (a Zen 5 VM, 11 paired rounds), 1 took
+ * child-native from 0.99-1.00 to 0.86, and made child-seg, child-lin and cont-lin 5-10%
+ * slower (a callee-saved register more, or two) and cont-seg 5% faster.  What it does on
+ * Intel cores, whose store-to-load forwarding the issue blamed, is not measured yet: build
+ * with -DFK_POP_AT=1 (or 0) to compare. */
+#ifndef FK_POP_AT
+#define FK_POP_AT (FK_STACK == FK_STACK_NATIVE)
+#endif
 
 /* Segmented stacks: bytes of the first stacklet of a stack (header included). */
 #ifndef FK_STACKLET_BYTES

@@ -436,7 +436,7 @@ FK__INLINE int fk__pop_fast(void) {
  * the load only feeds a branch, which the processor predicts. */
 FK__INLINE int fk__pop_fast_at(uintptr_t at) {
     struct fk__hot *h = FK__H;
-    if (FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
+    if (!FK_POP_AT || FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
         return fk__pop_fast();
     fk__slot *s = (fk__slot *)at;
     fk__hstore_release(&h->cur, s);
@@ -493,10 +493,10 @@ FK__INLINE const fk__record *fk__pop_record(void) {
  * a predicted branch, and the slot's address (and the arguments read through it) come
  * from a register, not from a chain of stores and loads of the cursor through every pop
  * of the subtree run before.  Elsewhere (at is 0, or the cursor is not where expected),
- * fk__pop_record. */
+ * fk__pop_record (and always, in builds with FK_POP_AT 0: forkscope/config.h). */
 FK__INLINE const fk__record *fk__pop_record_at(uintptr_t at) {
     struct fk__hot *h = FK__H;
-    if (FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
+    if (!FK_POP_AT || FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
         return fk__pop_record();
     fk__slot *s = (fk__slot *)at;
     if (!s)
