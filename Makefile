@@ -77,6 +77,11 @@ MODE_asan  := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-s
 MODE_small := -O2 -g -DFK_DEBUG=1 -DFK_DEQUE_INITIAL=4 -fno-pie
 SMALL_VARIANTS := cont-seg child-seg child-fiber
 SMALL_TESTS := test_deque test_runtime
+# ... and with FK_POP_AT=1 (forkscope/config.h: on by default for child-native only), so that
+# both its paths, the slot its push returned and the fall-back when a wrap or growth moved
+# the cursor, run on every pop kind (make check-small)
+MODE_popat := $(MODE_small) -DFK_POP_AT=1
+POPAT_VARIANTS := cont-lin child-seg child-native
 # Random yields and sleeps at every protocol step (runtime/chaos.h; make check-chaos)
 MODE_chaos := -O1 -g -DFK_DEBUG=1 -DFK_CHAOS=1 -fno-pie
 CHAOS_VARIANTS := cont-seg child-seg child-native child-fiber
@@ -110,6 +115,7 @@ TUNE_gcc := --param partial-inlining-entry-probability=80
 LDMODE_rel   := -no-pie
 LDMODE_debug := -no-pie
 LDMODE_small := -no-pie
+LDMODE_popat := -no-pie
 LDMODE_chaos := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
@@ -176,6 +182,7 @@ $(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
 endef
 $(foreach m,$(MODES),$(foreach v,$(VARIANTS) span $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
 $(foreach v,$(SMALL_VARIANTS),$(eval $(call OBJ_RULES,small,$(v))))
+$(foreach v,$(POPAT_VARIANTS),$(eval $(call OBJ_RULES,popat,$(v))))
 $(foreach v,$(CHAOS_VARIANTS),$(eval $(call OBJ_RULES,chaos,$(v))))
 
 .PHONY: FORCE
@@ -199,6 +206,8 @@ $(foreach m,rel asan,$(eval $(call TEST_RULES,$(m),span,test_span)))
 span_tests = $(BUILD)/$(1)/span/tests/test_span
 $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,small,$(v),$(t)))))
 small_tests = $(foreach v,$(SMALL_VARIANTS),$(foreach t,$(SMALL_TESTS),$(BUILD)/small/$(v)/tests/$(t)))
+$(foreach v,$(POPAT_VARIANTS),$(foreach t,$(SMALL_TESTS),$(eval $(call TEST_RULES,popat,$(v),$(t)))))
+popat_tests = $(foreach v,$(POPAT_VARIANTS),$(foreach t,$(SMALL_TESTS),$(BUILD)/popat/$(v)/tests/$(t)))
 $(foreach v,$(CHAOS_VARIANTS),$(foreach t,$(CHAOS_TESTS),$(eval $(call TEST_RULES,chaos,$(v),$(t)))))
 chaos_tests = $(foreach v,$(CHAOS_VARIANTS),$(foreach t,$(CHAOS_TESTS),$(BUILD)/chaos/$(v)/tests/$(t)$(CHAOS_CASES_$(t))))
 
@@ -490,7 +499,7 @@ SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh
 SUITE_debug    = $(call rt_tests,debug)
-SUITE_small    = $(small_tests)
+SUITE_small    = $(small_tests) $(popat_tests)
 SUITE_chaos    = $(chaos_tests)
 SUITE_tsan     = $(call SAN_SUITE,tsan)
 SUITE_asan     = $(call SAN_SUITE,asan) $(call span_tests,asan)

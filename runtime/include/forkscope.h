@@ -37,8 +37,13 @@
  *       (then it ends in FK_RETURN_VOID()); a task that returns a value is refused;
  *   FK_FORK_AT(p, task, ...), FK_CALL_AT(p, task, ...) the result goes to *p, memory the
  *       task vouches outlives the join and is the same wherever it continues: the heap,
- *       a global, an array it was given, an FK_ALLOC block (FK_DEBUG builds refuse an
- *       address in the C stack; a null p is refused for a task that returns a value).
+ *       a global, an array it was given, an FK_ALLOC block.  The compiler refuses NULL (a
+ *       void pointer) for a task that returns a value; FK_DEBUG builds refuse an address
+ *       in the C stack, and a null typed pointer.  A member reached through a pointer
+ *       (FK_FORK(res[i], ...) with res a pointer member, FK_FORK(p->x, ...)) is the same
+ *       escape: it stores wherever the pointer points.
+ * The member's type must be the task's result type, and the frame must begin with its
+ * fk_frame member (the compiler checks both).
  * What the compiler says to the forms it refuses (GCC; Clang's words are alike):
  *   FK_FORK(x, ...) with x a local:  'fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT'
  *                                    {aka 'fib_frame'} has no member named 'x'
@@ -542,10 +547,10 @@ int fk_sched_parse(const char *name, fk_sched *out);
 /* FK_FORK(member, task, args...): start a child that may run in parallel; its result goes
  * to the frame's member (f->member: `a`, `part[n]`, `pair.lo`), which the task reads after
  * the FK_JOIN. */
-#define FK_FORK(member, task, ...) FK__FORK(__COUNTER__, FK__MEMBER_ADDR(member), task, __VA_ARGS__) /* FK_FORK(a, ...) stores to f->a: it takes a member's NAME, not &f->a (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result) */
+#define FK_FORK(member, task, ...) FK__FORK(__COUNTER__, FK__MEMBER_SLOT(member, task), task, __VA_ARGS__) /* FK_FORK(a, ...) stores to f->a: it takes a member's NAME, not &f->a (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result) */
 /* FK_CALL(member, task, args...): run a child to completion before going on; its result
  * goes to f->member. */
-#define FK_CALL(member, task, ...) FK__CALL(__COUNTER__, FK__MEMBER_ADDR(member), task, __VA_ARGS__) /* FK_CALL(b, ...) stores to f->b: it takes a member's NAME, not &f->b (FK_CALL_AT(pointer, ...): an address; FK_CALL_VOID(task, ...): no result) */
+#define FK_CALL(member, task, ...) FK__CALL(__COUNTER__, FK__MEMBER_SLOT(member, task), task, __VA_ARGS__) /* FK_CALL(b, ...) stores to f->b: it takes a member's NAME, not &f->b (FK_CALL_AT(pointer, ...): an address; FK_CALL_VOID(task, ...): no result) */
 /* FK_FORK_VOID(task, args...), FK_CALL_VOID(task, args...): the same for a task whose result
  * type is void (a task that returns a value is refused: its result must go somewhere). */
 #define FK_FORK_VOID(...) FK__FORK_VOID(__COUNTER__, __VA_ARGS__)
@@ -555,8 +560,8 @@ int fk_sched_parse(const char *name, fk_sched *out);
  * continues: the heap, a global, an array the task was given, a block of FK_ALLOC.  Never
  * a C local or a parameter of the task (with frames on frame stacks they are gone when the
  * task continues on another worker; FK_DEBUG builds refuse an address in the C stack). */
-#define FK_FORK_AT(pointer, task, ...) FK__FORK(__COUNTER__, (pointer), task, __VA_ARGS__)
-#define FK_CALL_AT(pointer, task, ...) FK__CALL(__COUNTER__, (pointer), task, __VA_ARGS__)
+#define FK_FORK_AT(pointer, task, ...) FK__FORK(__COUNTER__, FK__AT_SLOT(pointer, task), task, __VA_ARGS__)
+#define FK_CALL_AT(pointer, task, ...) FK__CALL(__COUNTER__, FK__AT_SLOT(pointer, task), task, __VA_ARGS__)
 /* FK_JOIN(): wait until every child forked since the last join has finished. */
 #define FK_JOIN() FK__JOIN(__COUNTER__)
 

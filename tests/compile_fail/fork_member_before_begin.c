@@ -1,5 +1,6 @@
 /* variants: cont-seg cont-lin child-seg child-lin child-native child-fiber
- * expect: fk__FK_BEGIN_must_come_first
+ * expect-gcc: error: 'fk__FK_BEGIN_must_come_first' undeclared
+ * expect-clang: error: use of undeclared identifier 'fk__FK_BEGIN_must_come_first'
  * A fork into a member before FK_BEGIN (there is no frame yet). */
 #include "forkscope.h"
 typedef struct { fk_frame fk; int64_t a; } fr;

@@ -6,6 +6,7 @@
 typedef struct { fk_frame fk; int64_t a, b; int n; int64_t part[4]; struct { int64_t lo, hi; } pair; } fr;
 static int64_t outside[4];
 FK_LEAF_TASK(touch, void, (int64_t *, p)) { *p += 1; FK_RETURN_VOID(); } FK_END
+FK_LEAF_TASK(tick, void) { outside[1]++; FK_RETURN_VOID(); } FK_END
 FK_TASK(t, int64_t, fr *f, (int, n)) {
     if (n < 2)
         FK_RETURN(n);
@@ -16,10 +17,13 @@ FK_TASK(t, int64_t, fr *f, (int, n)) {
     FK_FORK(pair.lo, t, n - 2);
     FK_FORK_AT(&outside[n & 3], t, n - 2);
     FK_FORK_VOID(touch, &f->pair.hi);
+    FK_FORK_VOID(tick);
     FK_CALL(b, t, f->n - 2);
     FK_JOIN();
     FK_CALL_VOID(touch, &f->b);
     FK_CALL_AT(&outside[0], t, 1);
+    if (n > 3)
+        FK_CALL(b, t, n - 3); /* (in an if without braces) */
     FK_RETURN(f->a + f->b + f->part[n & 3] + f->pair.lo);
 } FK_END
 void *keep = t__thunk;

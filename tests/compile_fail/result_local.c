@@ -1,6 +1,6 @@
 /* variants: cont-seg cont-lin child-seg child-lin child-native child-fiber
- * expect: no member named 'a'
- * expect: fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT
+ * expect-gcc: error: 'fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT' {aka 'fr'} has no member named 'a'
+ * expect-clang: error: no member named 'a' in 'fr'
  * A newcomer's first task: each child's result into a C local.  With frames on frame
  * stacks the local is gone when the task continues on another worker (release builds used
  * to return 0 or 20 instead of 40 here): the result must name a member of the frame. */

@@ -1,6 +1,6 @@
 /* variants: cont-seg cont-lin child-seg child-lin child-native child-fiber
- * expect: no member named 'n'
- * expect: fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT
+ * expect-gcc: error: 'fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT' {aka 'fr'} has no member named 'n'
+ * expect-clang: error: no member named 'n' in 'fr'
  * A child's result into the task's own parameter (the kept copy would be put back after
  * the fork, and the child may finish elsewhere): refused like a local. */
 #include "forkscope.h"

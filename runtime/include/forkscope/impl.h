@@ -810,19 +810,28 @@ struct fk__none {
  * the line below is what it shows when the argument is not a member's name at all (the
  * old spelling FK_FORK(&f->m, ...), or NULL). */
 #define FK__FRAME_TYPEDEF(var)                                                             \
-    typedef __typeof__(*(var)) fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT FK__UNUSED
-#define FK__MEMBER_ADDR(m)                                                                 \
-    (FK__OLD_SPELLING_CHECK(m),                                                            \
+    typedef __typeof__(*(var)) fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT FK__UNUSED; \
+    _Static_assert(offsetof(fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT, fk) == 0, \
+                   "a task frame must begin with its fk_frame member: typedef struct { fk_frame fk; ... }")
+/* The address of member m for a result of task T: the member's type must be T's result
+ * type (a narrower member would be overrun by the store). */
+#define FK__MEMBER_SLOT(m, T)                                                              \
+    (FK__OLD_SPELLING_CHECK(m), (void)sizeof(struct {                                      \
+         _Static_assert(__builtin_types_compatible_p(                                      \
+                            __typeof__(((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)0)->m), \
+                            T##__ret_t),                                                   \
+                        "the frame member given to FK_FORK or FK_CALL has another type than the result of task " #T); \
+         int fk__x;                                                                        \
+     }),                                                                                   \
      &((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)(void *)fk__self)->m)
 /* The old spelling, FK_FORK(&f->a, ...) or FK_FORK(NULL, ...), is a syntax error in the
- * member access above.  GCC then shows the public macro's definition line, which says what
- * to write; Clang shows only the caller's line, so for Clang the argument's spelling is
- * tested first, and a bit-field named after the rule gets a negative width.  (Clang folds
- * a string literal's characters in a bit-field's width; GCC does not.) */
+ * member access above.  GCC then shows, in its notes, the public macro's definition line,
+ * which says what to write; so does Clang, but its error itself says only "expected
+ * identifier", so for Clang the argument's spelling is tested first, and a bit-field named
+ * after the rule gets a negative width.  (Clang folds a string literal's characters in a
+ * bit-field's width; GCC does not.  NULL arrives expanded, as "((void *)0)".) */
 #if defined(__clang__)
-#define FK__OLD_SPELLING(s)                                                                \
-    (s[0] == '&' || s[0] == '(' || s[0] == '*' || (s[0] >= '0' && s[0] <= '9') ||          \
-     (s[0] == 'N' && s[1] == 'U' && s[2] == 'L' && s[3] == 'L' && s[4] == 0))
+#define FK__OLD_SPELLING(s) (s[0] == '&' || s[0] == '(' || s[0] == '*' || (s[0] >= '0' && s[0] <= '9'))
 #define FK__OLD_SPELLING_CHECK(m)                                                          \
     _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored \"-Wgnu-folding-constant\"") \
     (void)sizeof(struct {                                                                  \
@@ -832,6 +841,17 @@ struct fk__none {
 #else
 #define FK__OLD_SPELLING_CHECK(m) (void)0
 #endif
+/* FK_FORK_AT, FK_CALL_AT: a task that returns a value needs a typed pointer (NULL, a void
+ * pointer, would drop the result, or write through NULL in a release build). */
+#define FK__AT_SLOT(p, T)                                                                  \
+    ((void)sizeof(struct {                                                                 \
+         _Static_assert(FK__IS_VOID(T##__ret_t) || !__builtin_types_compatible_p(__typeof__(p), void *), \
+                        "FK_FORK_AT or FK_CALL_AT of task " #T " with a void pointer (NULL?): its result "  \
+                        "needs a place of its type, a member of the frame (FK_FORK(member, ...)) or a "  \
+                        "pointer to one; a task without a result: FK_FORK_VOID"); \
+         int fk__x;                                                                        \
+     }),                                                                                   \
+     (p))
 /* FK_FORK_VOID, FK_CALL_VOID: the task must return nothing. */
 #define FK__VOID_ONLY(task)                                                                \
     _Static_assert(FK__IS_VOID(task##__ret_t), "FK_FORK_VOID or FK_CALL_VOID of task " #task \

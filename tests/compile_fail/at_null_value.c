@@ -1,0 +1,14 @@
+/* variants: cont-seg cont-lin child-seg child-lin child-native child-fiber
+ * expect: FK_FORK_AT or FK_CALL_AT of task leaf with a void pointer (NULL?)
+ * FK_FORK_AT(NULL, ...), the old FK_FORK(NULL, ...) moved to the escape, for a task that
+ * returns a value: release builds would write through NULL, or drop the result. */
+#include "forkscope.h"
+typedef struct { fk_frame fk; } fr;
+FK_LEAF_TASK(leaf, int, (int, x)) { FK_RETURN(x); } FK_END
+FK_TASK(t, int, fr *f, (int, n)) {
+    FK_BEGIN(f);
+    FK_FORK_AT(NULL, leaf, n);
+    FK_JOIN();
+    FK_RETURN(n);
+} FK_END
+void *keep = t__thunk;
