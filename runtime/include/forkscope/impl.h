@@ -237,6 +237,27 @@ struct fk__hot *fk__hot_now_out(void);
 #endif
 #endif
 
+/* The hot state as the fork and the join's pop reach it (FK__HOT).  With native frames a
+ * task's C frame never leaves its thread, so FK_BEGIN takes the address once, into a
+ * register the compiler keeps across the children's calls (fk__h): the accesses are then
+ * short register-relative instructions, not %fs-relative ones with 32-bit displacements
+ * (measured on fib here: T1/Ts 0.85 -> 0.81; Lace reaches its worker through a register
+ * too).  On frame stacks a task continues in another C frame after a resumption (and the
+ * slow clone enters FK_BEGIN past its declarations), and the register would cost the
+ * fast path a callee-saved register more (slower: FK_POP_AT in config.h): FK__H there. */
+#if FK_STACK == FK_STACK_NATIVE
+#define FK__HOT fk__h
+#define FK__HOT_INIT                                                                       \
+    ({                                                                                     \
+        struct fk__hot *fk__hp = FK__H;                                                    \
+        __asm__("" : "+r"(fk__hp)); /* (a register, not %fs-relative addressing) */        \
+        fk__hp;                                                                            \
+    })
+#else
+#define FK__HOT FK__H
+#define FK__HOT_INIT NULL
+#endif
+
 /* The owner's accesses to its cur, splitp and limit.  GCC reaches a thread-local _Atomic
  * through the thread pointer (two instructions and a register kept across calls); a
  * volatile access is one %fs-relative instruction.  On x86-64 an aligned 8-byte move is
@@ -460,8 +481,7 @@ FK__INLINE void fk__record_write(fk__record *s, fk__thunk_fn *thunk, uintptr_t l
 
 /* Returns the slot written, as an address (0: the push took its slow path), for the pop
  * that takes it back (fk__pop_record_at). */
-FK__INLINE uintptr_t fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
-    struct fk__hot *h = FK__H;
+FK__INLINE uintptr_t fk__push_record_h(struct fk__hot *h, fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
     fk__slot *s = fk__hload(&h->cur);
     if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
         fk__record_write(&h->scratch, thunk, link, ret, w, nw);
@@ -471,6 +491,9 @@ FK__INLINE uintptr_t fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *
     fk__record_write(s, thunk, link, ret, w, nw);
     fk__hstore_release(&h->cur, s + 1);
     return (uintptr_t)s;
+}
+FK__INLINE uintptr_t fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
+    return fk__push_record_h(FK__H, thunk, link, ret, w, nw);
 }
 
 /* Takes back the record pushed last, or returns NULL if it was stolen: then so were all
@@ -494,8 +517,7 @@ FK__INLINE const fk__record *fk__pop_record(void) {
  * from a register, not from a chain of stores and loads of the cursor through every pop
  * of the subtree run before.  Elsewhere (at is 0, or the cursor is not where expected),
  * fk__pop_record (and always, in builds with FK_POP_AT 0: forkscope/config.h). */
-FK__INLINE const fk__record *fk__pop_record_at(uintptr_t at) {
-    struct fk__hot *h = FK__H;
+FK__INLINE const fk__record *fk__pop_record_at_h(struct fk__hot *h, uintptr_t at) {
     if (!FK_POP_AT || FK__UNLIKELY((uintptr_t)fk__hload(&h->cur) - sizeof(fk__slot) != at))
         return fk__pop_record();
     fk__slot *s = (fk__slot *)at;
@@ -507,6 +529,7 @@ FK__INLINE const fk__record *fk__pop_record_at(uintptr_t at) {
         return s;
     return fk__pop_slow();
 }
+FK__INLINE const fk__record *fk__pop_record_at(uintptr_t at) { return fk__pop_record_at_h(FK__H, at); }
 
 #if FK_STACK == FK_STACK_FIBER
 /* Fibers share their worker's deque: a fiber that parked left its records below those of
@@ -530,7 +553,7 @@ FK__INLINE const fk__record *fk__pop_record_of(uintptr_t owner) {
 }
 #define FK__POP_OWN(at) ((void)(at), fk__pop_record_of((uintptr_t)FK__STACK_ADDR(fk__frame_store.fk)))
 #else
-#define FK__POP_OWN(at) fk__pop_record_at(at)
+#define FK__POP_OWN(at) fk__pop_record_at_h(FK__HOT, at)
 #endif
 #endif
 
@@ -902,7 +925,7 @@ struct fk__none {
         FK__DBG_SLOT(fk__fslot);                                                           \
         FK__CHECK_DST(task, fk__fslot);                                                    \
         fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
-        fk__ptop = fk__push_record(task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w, \
+        fk__ptop = fk__push_record_h(FK__HOT, task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w, \
                         FK__ARG_WORDS(struct task##__args));                               \
         fk__last = task##__thunk;                                                          \
         fk__lastslot = fk__fslot;                                                          \
@@ -1301,6 +1324,7 @@ void fk__push_published(fk_frame *f);
 fk__begin:;                                                                                \
     enum { fk__FK_BEGIN_must_come_first = 1 };                                             \
     __typeof__(*(var)) fk__frame_store;                                                    \
+    struct fk__hot *const fk__h FK__UNUSED = FK__HOT_INIT;                                 \
     FK__FRAME_TYPEDEF(var);                                                                \
     FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                    \
     (var) = &fk__frame_store;                                                              \
