@@ -200,6 +200,56 @@ static int count_one(hx_launcher *l, int intr_fd, const char *valgrind, const ch
     return e;
 }
 
+/* A driver's counts: Ir, Dr, Dw at n1 and n2, and per call. */
+struct icount_row {
+    char driver[96]; /* fk-bench-X, or NAME:fk-bench-X for another build's */
+    char *path;
+    unsigned long long c1[3], c2[3]; /* Ir, Dr, Dw at n1 and n2 */
+    double per[3];                   /* ... per call */
+};
+
+/* Writes dir/instructions.csv from the rows (and a summary on stderr); serial[e] is NAN
+ * when the serial projection is not among them. */
+static int write_csv(const char *dir, const char *kernel, int n1, int n2, double calls1, double calls2,
+                     const struct icount_row *rows, size_t nrows, const double serial[3]) {
+    char path[PATH_MAX], tmp[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/instructions.csv", dir);
+    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
+    if (!f) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", tmp, strerror(errno));
+        return HX_EIO;
+    }
+    fprintf(f, "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial,"
+               "dr_n1,dr_n2,dw_n1,dw_n2,dr_per_call,dw_per_call,dr_vs_serial,dw_vs_serial\n");
+    fprintf(stderr,
+            "forkscope: instructions (Ir), data reads (Dr) and writes (Dw) per %s call (callgrind, %s(%d) - %s(%d)):\n",
+            kernel, kernel, n2, kernel, n1);
+    for (size_t k = 0; k < nrows; k++) {
+        const struct icount_row *r = &rows[k];
+        char vs[3][32];
+        double ratio[3];
+        for (int e = 0; e < 3; e++) { /* empty without serial among the variants */
+            vs[e][0] = 0;
+            ratio[e] = !isnan(serial[e]) && serial[e] > 0 ? r->per[e] / serial[e] : NAN;
+            if (!isnan(ratio[e]))
+                snprintf(vs[e], sizeof vs[e], "%.3f", ratio[e]);
+        }
+        fprintf(f, "%s,%s,%d,%d,%llu,%llu,%.0f,%.0f,%.3f,%s,%llu,%llu,%llu,%llu,%.3f,%.3f,%s,%s\n", r->driver, kernel,
+                n1, n2, r->c1[0], r->c2[0], calls1, calls2, r->per[0], vs[0], r->c1[1], r->c2[1], r->c1[2], r->c2[2],
+                r->per[1], r->per[2], vs[1], vs[2]);
+        fprintf(stderr, "  %-22s %7.2f Ir %6.2f Dr %6.2f Dw", r->driver, r->per[0], r->per[1], r->per[2]);
+        if (!isnan(ratio[0]))
+            fprintf(stderr, "  (%.2fx serial; Dr %.2fx, Dw %.2fx)", ratio[0], ratio[1], ratio[2]);
+        fputc('\n', stderr);
+    }
+    int rc = hx_atomic_commit(f, tmp, path);
+    if (rc) {
+        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
+        return HX_EIO;
+    }
+    return HX_OK;
+}
+
 int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int intr_fd) {
     if (!cfg->icount_n[1])
         return HX_OK;
@@ -221,12 +271,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     /* One row per driver executable: a variant of another build ("drivers") is its own row,
      * labelled with the variant's name (two builds of one variant would otherwise share a
      * label, and a callgrind file). */
-    struct row {
-        char driver[96]; /* fk-bench-X, or NAME:fk-bench-X for another build's */
-        char *path;
-        unsigned long long c1[3], c2[3]; /* Ir, Dr, Dw at n1 and n2 */
-        double per[3];                   /* ... per call */
-    } rows[64];
+    struct icount_row rows[64];
     size_t nrows = 0;
     double serial[3] = {NAN, NAN, NAN};
     int rc = HX_OK;
@@ -245,7 +290,7 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
             seen |= !strcmp(rows[k].path, path);
         if (seen)
             continue;
-        struct row *r = &rows[nrows];
+        struct icount_row *r = &rows[nrows];
         if (v->drivers[0])
             snprintf(r->driver, sizeof r->driver, "%s:%s", v->name, v->driver);
         else
@@ -270,40 +315,5 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
         free(rows[k].path);
     if (rc != HX_OK)
         return rc;
-    char path[PATH_MAX], tmp[PATH_MAX + 32];
-    snprintf(path, sizeof path, "%s/instructions.csv", dir);
-    FILE *f = hx_atomic_open(path, tmp, sizeof tmp);
-    if (!f) {
-        fprintf(stderr, "forkscope: cannot write %s: %s\n", tmp, strerror(errno));
-        return HX_EIO;
-    }
-    fprintf(f, "driver,kernel,n1,n2,instructions_n1,instructions_n2,calls_n1,calls_n2,per_call,vs_serial,"
-               "dr_n1,dr_n2,dw_n1,dw_n2,dr_per_call,dw_per_call,dr_vs_serial,dw_vs_serial\n");
-    fprintf(stderr,
-            "forkscope: instructions (Ir), data reads (Dr) and writes (Dw) per %s call (callgrind, %s(%d) - %s(%d)):\n",
-            kernel, kernel, n2, kernel, n1);
-    for (size_t k = 0; k < nrows; k++) {
-        const struct row *r = &rows[k];
-        char vs[3][32];
-        double ratio[3];
-        for (int e = 0; e < 3; e++) { /* empty without serial among the variants */
-            vs[e][0] = 0;
-            ratio[e] = !isnan(serial[e]) && serial[e] > 0 ? r->per[e] / serial[e] : NAN;
-            if (!isnan(ratio[e]))
-                snprintf(vs[e], sizeof vs[e], "%.3f", ratio[e]);
-        }
-        fprintf(f, "%s,%s,%d,%d,%llu,%llu,%.0f,%.0f,%.3f,%s,%llu,%llu,%llu,%llu,%.3f,%.3f,%s,%s\n", r->driver, kernel,
-                n1, n2, r->c1[0], r->c2[0], calls1, calls2, r->per[0], vs[0], r->c1[1], r->c2[1], r->c1[2], r->c2[2],
-                r->per[1], r->per[2], vs[1], vs[2]);
-        fprintf(stderr, "  %-22s %7.2f Ir %6.2f Dr %6.2f Dw", r->driver, r->per[0], r->per[1], r->per[2]);
-        if (!isnan(ratio[0]))
-            fprintf(stderr, "  (%.2fx serial; Dr %.2fx, Dw %.2fx)", ratio[0], ratio[1], ratio[2]);
-        fputc('\n', stderr);
-    }
-    rc = hx_atomic_commit(f, tmp, path);
-    if (rc) {
-        fprintf(stderr, "forkscope: cannot write %s: %s\n", path, strerror(-rc));
-        return HX_EIO;
-    }
-    return HX_OK;
+    return write_csv(dir, kernel, n1, n2, calls1, calls2, rows, nrows, serial);
 }
