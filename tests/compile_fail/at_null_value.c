@@ -1,5 +1,5 @@
 /* variants: cont-seg cont-lin child-seg child-lin child-native child-fiber
- * expect: FK_FORK_AT or FK_CALL_AT of task leaf with a void pointer (NULL?)
+ * expect: FK_FORK_AT or FK_CALL_AT of task leaf with a void pointer or no pointer (NULL? 0?)
  * FK_FORK_AT(NULL, ...), the old FK_FORK(NULL, ...) moved to the escape, for a task that
  * returns a value: release builds would write through NULL, or drop the result. */
 #include "forkscope.h"

@@ -841,8 +841,8 @@ struct fk__none {
 #define FK__MEMBER_SLOT(m, T)                                                              \
     (FK__OLD_SPELLING_CHECK(m), (void)sizeof(struct {                                      \
          _Static_assert(__builtin_types_compatible_p(                                      \
-                            __typeof__(((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)0)->m), \
-                            T##__ret_t),                                                   \
+                            __typeof__(&((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)0)->m), \
+                            T##__ret_t *), /* (pointers: a const member is refused too) */ \
                         "the frame member given to FK_FORK or FK_CALL has another type than the result of task " #T); \
          int fk__x;                                                                        \
      }),                                                                                   \
@@ -865,11 +865,14 @@ struct fk__none {
 #define FK__OLD_SPELLING_CHECK(m) (void)0
 #endif
 /* FK_FORK_AT, FK_CALL_AT: a task that returns a value needs a typed pointer (NULL, a void
- * pointer, would drop the result, or write through NULL in a release build). */
+ * pointer, or 0, an integer, would drop the result, or write through NULL in a release
+ * build).  (Type class 5 is a pointer's, arrays included, in GCC and Clang.) */
 #define FK__AT_SLOT(p, T)                                                                  \
     ((void)sizeof(struct {                                                                 \
-         _Static_assert(FK__IS_VOID(T##__ret_t) || !__builtin_types_compatible_p(__typeof__(p), void *), \
-                        "FK_FORK_AT or FK_CALL_AT of task " #T " with a void pointer (NULL?): its result "  \
+         _Static_assert(FK__IS_VOID(T##__ret_t) ||                                         \
+                            (__builtin_classify_type(p) == 5 &&                            \
+                             !__builtin_types_compatible_p(__typeof__(p), void *)),         \
+                        "FK_FORK_AT or FK_CALL_AT of task " #T " with a void pointer or no pointer (NULL? 0?): its result "  \
                         "needs a place of its type, a member of the frame (FK_FORK(member, ...)) or a "  \
                         "pointer to one; a task without a result: FK_FORK_VOID"); \
          int fk__x;                                                                        \
