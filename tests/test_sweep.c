@@ -529,8 +529,20 @@ static void check_failures(const char *mech) {
         printf("  hog stopped at %lld KiB = limit + %lld KiB; at its pace (%.0f MiB/s) 2 polls of %d ms allow "
                "%lld KiB; sweep %.1f s\n",
                (long long)hog_rss, (long long)hog_rss - limit_kib, kib_per_s / 1024, every_ms, margin, dt);
-        ASSERT_MSG(hog_rss > limit_kib, "polling killed the hog at %lld KiB, under its limit of %lld KiB",
-                   (long long)hog_rss, limit_kib);
+        /* The kernel counts a resident set per CPU (percpu_counter since 6.2; per thread before):
+         * /proc/PID/statm, which the poll reads, and the peak that wait4 reports are both
+         * approximate, each off by up to a batch of pages per CPU for each of the three counters
+         * (file, anon, shmem; batch max(32, 2 x CPUs)).  A poll may see the hog over its limit
+         * while the peak it exits with is a few pages under (CI: 65504 KiB against 65536).  A
+         * kill "well before the limit" (a unit slip, a wrong comparison) is still refused. */
+        long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+        if (ncpu < 1)
+            ncpu = 1;
+        long long fuzz_kib = 2LL * 3 * ncpu * (ncpu * 2 > 32 ? ncpu * 2 : 32) * (sysconf(_SC_PAGESIZE) / 1024);
+        ASSERT_MSG(hog_rss > limit_kib - fuzz_kib,
+                   "polling killed the hog at %lld KiB, under its limit of %lld KiB by more than the kernel's "
+                   "counting error (%lld KiB on %ld CPUs)",
+                   (long long)hog_rss, limit_kib, fuzz_kib, ncpu);
         ASSERT_TIMING(hog_rss <= limit_kib + margin,
                       "the hog reached %lld KiB, %lld KiB past its limit: more than 2 polls of %d ms at "
                       "%.0f MiB/s (%lld KiB)",
