@@ -116,6 +116,23 @@
 #define FK_POP_AT (FK_STACK == FK_STACK_NATIVE)
 #endif
 
+/* 1: the worker's registers.  A task on a frame stack with continuation stealing gets the
+ * frame stack's top and the deque's cursor from its parent as two hidden parameters, and
+ * keeps them in locals: the fork's push, the frame's allocation and the child's call take
+ * them from registers, not from the thread-local hot state that the previous push, pop or
+ * free stored (a chain through store-to-load forwarding, a few cycles a link, that
+ * instruction counts do not show; Lace passes its deque head to every task the same way).
+ * Every store stays: a thief that forces a publication reads the cursor, and the slow paths
+ * read the top.  Where a child may have moved them (a failed pop, a call, FK_ALLOC,
+ * FK_FREE, a resumption) the locals are loaded again.  0: every access goes through the
+ * hot state.  Only continuation stealing with frame stacks (cont-seg, cont-lin) has it. */
+#ifndef FK_WREGS
+#define FK_WREGS (!FK__NATIVE_FRAMES && FK_STEAL == FK_STEAL_CONT)
+#endif
+#if FK_WREGS && (FK__NATIVE_FRAMES || FK_STEAL != FK_STEAL_CONT)
+#error "FK_WREGS=1 is built for continuation stealing with frame stacks only (cont-seg, cont-lin)"
+#endif
+
 /* Segmented stacks: bytes of the first stacklet of a stack (header included). */
 #ifndef FK_STACKLET_BYTES
 #define FK_STACKLET_BYTES 4096

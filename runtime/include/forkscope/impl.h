@@ -464,6 +464,42 @@ FK__INLINE int fk__pop_fast_at(uintptr_t at) {
     atomic_signal_fence(memory_order_seq_cst);
     return s >= fk__hbound(&h->splitp);
 }
+
+#if FK_WREGS
+/* The worker's registers (FK_WREGS): the push takes the cursor from the task's local
+ * (*curp) and leaves the next one there; the stores are those of fk__push. */
+FK__INLINE uintptr_t fk__push_w(fk_frame *f, fk__slot **curp) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = *curp;
+    if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
+        FK__SLOW_PUSH(f);
+        *curp = fk__hbound(&h->cur); /* (where the slow path left it) */
+        return 0;
+    }
+    atomic_store_explicit(&s->frame, f, FK__RELAXED);
+    fk__hstore_release(&h->cur, s + 1);
+    *curp = s + 1;
+    return (uintptr_t)s;
+}
+/* The pop of fk__pop_fast, which also leaves the new cursor in *curp, for the next push
+ * or call.  (It loads the cursor, as fk__pop_fast does: taking the slot the push returned
+ * instead, FK_POP_AT's way, keeps that address in a callee-saved register across the
+ * child's call, which made fib 13% slower on cont-lin here: a push, a pop and a move in
+ * every task, where the load is one instruction.) */
+FK__INLINE int fk__pop_w(fk__slot **curp) {
+    struct fk__hot *h = FK__H;
+    fk__slot *s = fk__hload(&h->cur) - 1;
+    fk__hstore_release(&h->cur, s);
+    *curp = s;
+    atomic_signal_fence(memory_order_seq_cst);
+    return s >= fk__hbound(&h->splitp);
+}
+#define FK__PUSH(f) fk__push_w((f), &fk__cur)
+#define FK__POP(at) ((void)(at), fk__pop_w(&fk__cur))
+#else
+#define FK__PUSH(f) fk__push(f)
+#define FK__POP(at) fk__pop_fast_at(at)
+#endif
 #else
 /* A record's arguments as the 8-byte words they are stored in.  (The bytes past the
  * arguments in the last word are never read.) */
@@ -599,6 +635,30 @@ FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
     fk__frame_init((fk_frame *)(void *)p, link, ret);
     return (fk_frame *)(void *)p;
 }
+#if FK_WREGS
+/* The top `spo` bytes past the frame f, made afresh where it is used (the compiler would
+ * otherwise keep the sum in a callee-saved register across the children's calls). */
+FK__INLINE char *fk__w_at(fk_frame *f, ptrdiff_t spo) {
+    char *b = (char *)f;
+    __asm__("" : "+r"(b));
+    return b + spo;
+}
+/* The same at p, the top the task was given (fk__isp); leaves the top's distance past the
+ * frame in *spo. */
+FK__INLINE fk_frame *fk__frame_new_w(char *p, size_t n, uintptr_t link, void *ret, ptrdiff_t *spo) {
+    struct fk__hot *h = FK__H;
+    if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
+        p = FK__SLOW_ALLOC(n); /* (which reads the same top from the hot state) */
+    else
+        h->sp = p + n;
+    *spo = (ptrdiff_t)n; /* the top is n bytes past the frame, wherever the frame went */
+    fk__frame_init((fk_frame *)(void *)p, link, ret);
+    return (fk_frame *)(void *)p;
+}
+#define FK__FRAME_NEW(n, link, ret) fk__frame_new_w(fk__isp, (n), (link), (ret), &fk__spo)
+#else
+#define FK__FRAME_NEW(n, link, ret) fk__frame_new((n), (link), (ret))
+#endif
 #endif
 
 #if FK_DEBUG
@@ -645,9 +705,53 @@ struct fk__none {
 #define FK__RARGS(link, ret, ...) FK__ALIST(FK__ARG, __VA_ARGS__)
 #define FK__LINK_UNUSED ((void)0)
 #else
-#define FK__SIG(M, RET, ...) uintptr_t fk__link, RET *fk__ret FK__PARAMS(M, __VA_ARGS__)
-#define FK__RARGS(link, ret, ...) (link), (ret)FK__PARAMS(FK__ARG, __VA_ARGS__)
-#define FK__LINK_UNUSED ((void)fk__link, (void)fk__ret)
+#define FK__SIG(M, RET, ...) uintptr_t fk__link, RET *fk__ret FK__WSIG FK__PARAMS(M, __VA_ARGS__)
+#define FK__RARGS(link, ret, ...) (link), (ret)FK__WPASS FK__PARAMS(FK__ARG, __VA_ARGS__)
+#define FK__LINK_UNUSED ((void)fk__link, (void)fk__ret FK__WUNUSED)
+#endif
+
+/* The worker's registers (FK_WREGS, forkscope/config.h): a task's hidden parameters
+ * fk__isp (the frame stack's top) and fk__icur (the deque's cursor), kept in the locals
+ * fk__spo (the top's distance past the task's frame) and fk__cur.  FK__WSIG declares them, FK__WPASS passes the names, FK__WNONE passes
+ * nothing (a resumption, which loads them), FK__WLOAD_DECL declares them loaded from the
+ * hot state (a record's thunk), FK__WCHILD passes a child the task's own. */
+#if FK_WREGS
+#define FK__WSIG , char *fk__isp, fk__slot *fk__icur
+#define FK__WPASS , fk__isp, fk__icur
+#define FK__WNONE , (char *)0, (fk__slot *)0
+#define FK__WUNUSED , (void)fk__isp, (void)fk__icur
+#define FK__WLOAD_DECL                                                                     \
+    char *const fk__isp = FK__H->sp;                                                       \
+    fk__slot *const fk__icur = fk__hbound(&FK__H->cur);
+#define FK__WLOCALS                                                                        \
+    ptrdiff_t fk__spo FK__UNUSED = 0;                                                      \
+    fk__slot *fk__cur FK__UNUSED = fk__icur;
+/* The slow clone (resumed, perhaps on another worker) takes them from the hot state. */
+#define FK__W_SP() (fk__resuming ? FK__H->sp : fk__w_at(fk__self, fk__spo))
+#define FK__W_CUR() (fk__resuming ? fk__hbound(&FK__H->cur) : fk__cur)
+#define FK__WCHILD , FK__W_SP(), FK__W_CUR()
+/* After a child may have moved them: plain loads, which the compiler drops when the values
+ * are not used (a call that ends a scope).  Before FK_BEGIN (or in a leaf) FK_ALLOC moves
+ * the top that the frame will be allocated at: the parameter itself. */
+#define FK__WRELOAD() (FK__WRELOAD_SP(), (void)(fk__cur = fk__hbound(&FK__H->cur)))
+#define FK__WRELOAD_SP()                                                                   \
+    ((void)(fk__has_frame ? (fk__spo = FK__H->sp - (char *)fk__self) : (fk__isp = FK__H->sp, 0)))
+/* FK_DEBUG: the task's copies are the worker's (before a push, a call, a frame). */
+#define FK__WCHECK()                                                                       \
+    FK__CHECK(fk__resuming || ((fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp) == FK__H->sp && \
+                               fk__cur == fk__hload(&FK__H->cur)),                          \
+              "internal: the task's copy of the frame stack's top or the deque's cursor is stale (FK_WREGS)")
+#else
+#define FK__WCHECK() ((void)0)
+#define FK__WSIG
+#define FK__WPASS
+#define FK__WNONE
+#define FK__WUNUSED
+#define FK__WLOAD_DECL
+#define FK__WLOCALS
+#define FK__WCHILD
+#define FK__WRELOAD() ((void)0)
+#define FK__WRELOAD_SP() ((void)0)
 #endif
 
 /* The store of a result v of task type T (its rv_t) to dst, by the one that called it;
@@ -691,10 +795,12 @@ struct fk__none {
         struct name##__args fk__a;                                                         \
         fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
         (void)fk__a; /* a task without parameters reads none */                            \
+        FK__WLOAD_DECL                                                                     \
         return name(FK__RARGS(fk__record_link(fk__r), (RET *)fk__record_ret(fk__r), __VA_ARGS__)); \
     }                                                                                      \
     STORAGE void name##__thunk(const fk__record *fk__r);                                   \
-    FK__INLINE name##__rv_t name##__apply(uintptr_t fk__link, RET *fk__ret, const struct name##__args *fk__ap) { \
+    FK__INLINE name##__rv_t name##__apply(uintptr_t fk__link, RET *fk__ret FK__WSIG,         \
+                                          const struct name##__args *fk__ap) {             \
         const struct name##__args fk__a = *fk__ap;                                         \
         (void)fk__a; /* a task without parameters reads none */                            \
         (void)fk__link;                                                                    \
@@ -749,6 +855,7 @@ struct fk__none {
         fk_frame *const fk__self FK__UNUSED = NULL;                                        \
         enum { fk__has_frame = 0, fk__resuming = 0 };                                      \
         FK__LINK_UNUSED;                                                                   \
+        FK__WLOCALS /* (FK_ALLOC's) */                                                     \
         FK__SPAN(enter);                                                                   \
         {                                                                                  \
             {
@@ -772,12 +879,23 @@ struct fk__none {
         return (fk__rv_t){0};                                                              \
     } while (0)
 
-/* FK_ALLOC / FK_FREE, on the worker's frame stack in every variant. */
+/* FK_ALLOC / FK_FREE, on the worker's frame stack in every variant.  (FK_WREGS: they move
+ * the top, so the task's copy is loaded again; FK__WSYNC(e) gives e's value.) */
+#if FK_WREGS
+#define FK__WSYNC(e)                                                                       \
+    ({                                                                                     \
+        void *fk__we = (e);                                                                \
+        FK__WRELOAD_SP();                                                                  \
+        fk__we;                                                                            \
+    })
+#else
+#define FK__WSYNC(e) (e)
+#endif
 #if FK_DEBUG
 #define FK__ALLOC(T, n)                                                                    \
-    ((T *)fk__dbg_alloc(fk__self, fk__scratch_bytes((n), sizeof(T)), fk__has_frame, fk__task_name, __FILE__, \
-                        __LINE__))
-#define FK__FREE(p) fk__dbg_free(fk__self, (p), fk__task_name, __FILE__, __LINE__)
+    ((T *)FK__WSYNC(fk__dbg_alloc(fk__self, fk__scratch_bytes((n), sizeof(T)), fk__has_frame, fk__task_name, \
+                                  __FILE__, __LINE__)))
+#define FK__FREE(p) (fk__dbg_free(fk__self, (p), fk__task_name, __FILE__, __LINE__), FK__WRELOAD_SP())
 #define FK__SCOPE_OPEN() (fk__self->dbg_scope++)
 #define FK__SCOPE_CLOSE() (fk__self->dbg_scope = 0)
 #define FK__DBG_END()                                                                      \
@@ -789,8 +907,8 @@ struct fk__none {
         }                                                                                  \
     } while (0)
 #else
-#define FK__ALLOC(T, n) ((T *)fk__alloc(fk__scratch_bytes((n), sizeof(T))))
-#define FK__FREE(p) fk__free(p)
+#define FK__ALLOC(T, n) ((T *)FK__WSYNC(fk__alloc(fk__scratch_bytes((n), sizeof(T)))))
+#define FK__FREE(p) (fk__free(p), FK__WRELOAD_SP())
 #define FK__SCOPE_OPEN() ((void)0)
 #define FK__SCOPE_CLOSE() ((void)0)
 #define FK__DBG_END() ((void)0)
@@ -1039,10 +1157,10 @@ struct fk__none {
     static name##__rv_t name##__resume_v(fk_frame *);                                      \
     static void name##__resume(fk_frame *);                                                \
     FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
-                                         FK__PARAMS(FK__PDECL, __VA_ARGS__));              \
-    STORAGE name##__rv_t name(uintptr_t fk__link, RET *fk__ret FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
+                                         FK__WSIG FK__PARAMS(FK__PDECL, __VA_ARGS__));     \
+    STORAGE name##__rv_t name(uintptr_t fk__link, RET *fk__ret FK__WSIG FK__PARAMS(FK__PDECL, __VA_ARGS__)) { \
         FK__SPAN(enter);                                                                   \
-        return name##__body(0, fk__link, fk__ret FK__PARAMS(FK__PNAME, __VA_ARGS__));      \
+        return name##__body(0, fk__link, fk__ret FK__WPASS FK__PARAMS(FK__PNAME, __VA_ARGS__)); \
     }                                                                                      \
     /* A resumed task gets its parameters back from the copy saved past its frame (where   \
      * its resume point says: only FK_BEGIN knows the frame's type).  It stores its        \
@@ -1052,14 +1170,14 @@ struct fk__none {
             FK__ISEMPTY(__VA_ARGS__) ? (struct name##__args){0}                            \
                                      : *(const struct name##__args *)(const void *)((char *)fk__f + fk__f->rp->args_at); \
         (void)fk__a; /* a task without parameters reads none */                            \
-        return name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__PARAMS(FK__ARG, __VA_ARGS__)); \
+        return name##__body(1, (uintptr_t)fk__f, (RET *)fk__f->ret FK__WNONE FK__PARAMS(FK__ARG, __VA_ARGS__)); \
     }                                                                                      \
     static void name##__resume(fk_frame *fk__f) { (void)name##__resume_v(fk__f); }         \
     /* The slow clone never runs the code before FK_BEGIN, nor the fresh path after it (a  \
      * hint says so), but at -O1 GCC warns that it reads that code's locals. */            \
     _Pragma("GCC diagnostic push") FK__NO_MAYBE_UNINIT                                     \
     FK__INLINE name##__rv_t name##__body(const int fk__resuming, uintptr_t fk__link, RET *fk__ret \
-                                         FK__PARAMS(FK__PDECL, __VA_ARGS__)) {             \
+                                         FK__WSIG FK__PARAMS(FK__PDECL, __VA_ARGS__)) {    \
         static const char fk__task_name[] FK__UNUSED = #name;                              \
         static const fk__task_info fk__info FK__UNUSED = {name##__resume, #name};          \
         FK__BODY_TYPES(name);                                                              \
@@ -1072,6 +1190,7 @@ struct fk__none {
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
         name##__rv_t (*const fk__self_run)(const fk__record *) FK__UNUSED = name##__run;    \
         FK__SCOPE_LOCALS                                                                   \
+        FK__WLOCALS                                                                        \
         FRAMEDECL FK__UNUSED;                                                              \
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
         int fk__has_frame FK__UNUSED = 0;                                                  \
@@ -1095,7 +1214,8 @@ struct fk__none {
         fk__idx = fk__self->rp->idx;                                                       \
     } else {                                                                               \
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                \
-        (var) = (void *)fk__frame_new(fk__frame_bytes + fk__args_bytes, fk__link, fk__ret); \
+        FK__WCHECK();                                                                      \
+        (var) = (void *)FK__FRAME_NEW(fk__frame_bytes + fk__args_bytes, fk__link, fk__ret); \
         fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
         FK__PSAVE(); /* for a resumption elsewhere: the task's parameters */               \
         fk__has_frame = 1;                                                                 \
@@ -1146,12 +1266,14 @@ struct fk__none {
         fk__self->rp = &FK__RP(L);                                                         \
         FK__SAVE_NREC();                                                                   \
         const struct task##__args fk__ca = {__VA_ARGS__};                                  \
+        FK__WCHECK();                                                                      \
         FK__PSAVE();                                                                       \
         /* (+, not |: the frame is aligned, and + is one lea) */                           \
         FK__SPAN(strand);                                                                  \
-        task##__rv_t fk__cv = task##__apply((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot, &fk__ca); \
+        task##__rv_t fk__cv = task##__apply((uintptr_t)fk__self + FK__LINK_CALLED, fk__cslot FK__WCHILD, &fk__ca); \
         FK__SPAN(call_end);                                                                \
         FK__UNWIND_CHECK(); /* (child stealing: then the child stores its result itself) */ \
+        FK__WRELOAD(); /* (a child resumed in place may return with the deque moved) */    \
         FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     FK__RP_CASE(L)                                                                         \
         FK__PLOAD();                                                                       \
@@ -1206,16 +1328,20 @@ void fk__push_published(fk_frame *f);
         FK__RP_DECL(L);                                                                    \
         fk__self->rp = &FK__RP(L);                                                         \
         uintptr_t fk__ps = 0;                                                              \
+        FK__WCHECK();                                                                      \
         if (fk__resuming) /* (a plain call: the slow clone spares the register-saving stub) */ \
             fk__push_published(fk__self);                                                  \
         else                                                                               \
-            fk__ps = fk__push(fk__self);                                                   \
+            fk__ps = FK__PUSH(fk__self);                                                   \
         FK__SPAN(strand);                                                                  \
-        task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res, &fk__fa);        \
+        task##__rv_t fk__fv = task##__apply((uintptr_t)fk__self, fk__res FK__WCHILD, &fk__fa); \
         FK__SPAN(fork_end);                                                                \
         FK__STORE_RV(task, fk__res, fk__fv); /* (before we arrive at our join) */          \
-        if (FK__UNLIKELY(!fk__pop_fast_at(fk__ps)) && fk__pop_slow(fk__self) == FK__POP_RESUME) \
-            FK__CONTINUE_AT_RP();                                                          \
+        if (FK__UNLIKELY(!FK__POP(fk__ps))) {                                              \
+            if (fk__pop_slow(fk__self) == FK__POP_RESUME)                                  \
+                FK__CONTINUE_AT_RP();                                                      \
+            FK__WRELOAD();                                                                 \
+        }                                                                                  \
     FK__RP_CASE(L)                                                                         \
         FK__PLOAD();                                                                       \
     } while (0)
