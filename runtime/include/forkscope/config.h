@@ -111,7 +111,9 @@
  * child-native from 0.99-1.00 to 0.86, and made child-seg, child-lin and cont-lin 5-10%
  * slower (a callee-saved register more, or two) and cont-seg 5% faster.  What it does on
  * Intel cores, whose store-to-load forwarding the issue blamed, is not measured yet: build
- * with -DFK_POP_AT=1 (or 0) to compare. */
+ * with -DFK_POP_AT=1 (or 0) to compare.  With FK_WREGS (below: cont-seg and cont-lin by
+ * default) the pop has a way of its own and FK_POP_AT changes nothing; -DFK_WREGS=0
+ * -DFK_POP_AT=1 gives the pop above on those builds. */
 #ifndef FK_POP_AT
 #define FK_POP_AT (FK_STACK == FK_STACK_NATIVE)
 #endif
@@ -123,8 +125,8 @@
  * free stored (a chain through store-to-load forwarding, a few cycles a link, that
  * instruction counts do not show; Lace passes its deque head to every task the same way).
  * Every store stays: a thief that forces a publication reads the cursor, and the slow paths
- * read the top.  Where a child may have moved them (a failed pop, a call, FK_ALLOC,
- * FK_FREE, a resumption) the locals are loaded again.  0: every access goes through the
+ * read the top.  Where something may have moved them (the cursor: a failed pop, a call;
+ * the top: FK_ALLOC, FK_FREE; both: a resumption) the locals are loaded again.  0: every access goes through the
  * hot state.  Only continuation stealing with frame stacks (cont-seg, cont-lin) has it. */
 #ifndef FK_WREGS
 #define FK_WREGS (!FK__NATIVE_FRAMES && FK_STEAL == FK_STEAL_CONT)

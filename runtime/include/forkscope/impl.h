@@ -30,7 +30,9 @@
  * THE WORKER'S HOT STATE is thread-local (struct fk__hot, one per thread; workers use
  * theirs): the fast path reaches the frame-stack pointer and the deque cursor with one
  * %fs-relative instruction each and no register is spent on a worker pointer.  Thieves
- * reach another worker's through fk_worker.hot.
+ * reach another worker's through fk_worker.hot.  With continuation stealing on frame
+ * stacks a task also gets the top and the cursor from its parent in registers (FK_WREGS,
+ * forkscope/config.h) and only stores them to the hot state.
  *
  * SLOW PATHS THAT MUST NOT COST THE FAST PATH REGISTERS (x86-64): a slow call in the
  * middle of a task (frame allocation past a stacklet's end, a push that serves a thief's
@@ -639,9 +641,9 @@ FK__INLINE fk_frame *fk__frame_new(size_t n, uintptr_t link, void *ret) {
 /* The top `spo` bytes past the frame f, made afresh where it is used (the compiler would
  * otherwise keep the sum in a callee-saved register across the children's calls). */
 FK__INLINE char *fk__w_at(fk_frame *f, ptrdiff_t spo) {
-    char *b = (char *)f;
+    uintptr_t b = (uintptr_t)f;
     __asm__("" : "+r"(b));
-    return b + spo;
+    return (char *)(b + (uintptr_t)spo);
 }
 /* The same at p, the top the task was given (fk__isp); leaves the top's distance past the
  * frame in *spo. */
@@ -712,9 +714,10 @@ struct fk__none {
 
 /* The worker's registers (FK_WREGS, forkscope/config.h): a task's hidden parameters
  * fk__isp (the frame stack's top) and fk__icur (the deque's cursor), kept in the locals
- * fk__spo (the top's distance past the task's frame) and fk__cur.  FK__WSIG declares them, FK__WPASS passes the names, FK__WNONE passes
- * nothing (a resumption, which loads them), FK__WLOAD_DECL declares them loaded from the
- * hot state (a record's thunk), FK__WCHILD passes a child the task's own. */
+ * fk__spo (the top's distance past the task's frame) and fk__cur.  FK__WSIG declares
+ * them, FK__WPASS passes the names, FK__WNONE passes nothing (a resumption, which loads
+ * them), FK__WLOAD_DECL declares them loaded from the hot state (a record's thunk),
+ * FK__WCHILD passes a child the task's own. */
 #if FK_WREGS
 #define FK__WSIG , char *fk__isp, fk__slot *fk__icur
 #define FK__WPASS , fk__isp, fk__icur
@@ -730,12 +733,20 @@ struct fk__none {
 #define FK__W_SP() (fk__resuming ? FK__H->sp : fk__w_at(fk__self, fk__spo))
 #define FK__W_CUR() (fk__resuming ? fk__hbound(&FK__H->cur) : fk__cur)
 #define FK__WCHILD , FK__W_SP(), FK__W_CUR()
-/* After a child may have moved them: plain loads, which the compiler drops when the values
- * are not used (a call that ends a scope).  Before FK_BEGIN (or in a leaf) FK_ALLOC moves
- * the top that the frame will be allocated at: the parameter itself. */
-#define FK__WRELOAD() (FK__WRELOAD_SP(), (void)(fk__cur = fk__hbound(&FK__H->cur)))
+/* After a child may have moved the cursor (a failed pop that goes on: settling it may move
+ * the cursor, e.g. back across the buffer's start; a call, whose child may have been
+ * resumed in place): a plain load, which the compiler drops when the value is not used (a
+ * call that ends a scope).  The top is not reloaded there: the child's subtree gave back
+ * every frame it took (a pop that goes on, or a call that returns here, means that no
+ * newer slot was stolen), and a merged value would cost a callee-saved register across
+ * later calls; FK__WCHECK checks it in FK_DEBUG builds.  FK_ALLOC and FK_FREE move the top
+ * (FK_DEBUG refuses them before FK_BEGIN or in a leaf; in a release build the frame then
+ * goes at the moved top: the parameter itself is reloaded).  The arithmetic is on
+ * integers: on segmented stacks the top may be in another stacklet than the frame. */
+#define FK__WRELOAD() ((void)(fk__cur = fk__hbound(&FK__H->cur)))
 #define FK__WRELOAD_SP()                                                                   \
-    ((void)(fk__has_frame ? (fk__spo = FK__H->sp - (char *)fk__self) : (fk__isp = FK__H->sp, 0)))
+    ((void)(fk__has_frame ? (fk__spo = (ptrdiff_t)((uintptr_t)FK__H->sp - (uintptr_t)fk__self)) \
+                          : (fk__isp = FK__H->sp, 0)))
 /* FK_DEBUG: the task's copies are the worker's (before a push, a call, a frame). */
 #define FK__WCHECK()                                                                       \
     FK__CHECK(fk__resuming || ((fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp) == FK__H->sp && \
