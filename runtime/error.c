@@ -43,27 +43,9 @@ void fk__misuse(const char *what, const char *task, const char *file, int line) 
     abort();
 }
 
-#if FK_DEBUG
-/* v as FK__ASSERT_CMP prints it: signed or unsigned decimal, large values also in hex. */
-static const char *cmp_value(char *buf, size_t size, int is_signed, unsigned long long v) {
-    if (is_signed)
-        snprintf(buf, size, "%lld", (long long)v);
-    else if (v > 0xffff)
-        snprintf(buf, size, "%llu = %#llx", v, v);
-    else
-        snprintf(buf, size, "%llu", v);
-    return buf;
-}
-
-void fk__assert_cmp_fail(const char *file, int line, const char *a, const char *op, const char *b, int a_signed,
-                         unsigned long long va, int b_signed, unsigned long long vb) {
-    char sa[64], sb[64];
-    fk__fatal("%s:%d: check failed: %s %s %s (%s %s %s)", file, line, a, op, b,
-              cmp_value(sa, sizeof sa, a_signed, va), op, cmp_value(sb, sizeof sb, b_signed, vb));
-}
-
 /* A result address in the calling thread's C stack is a local of some task (frame-stack
- * variants: FK__CHECK_SLOT).  The thread's stack bounds are looked up once per thread. */
+ * variants: FK__DBG_SLOT in debug builds, fk__at_check for FK_FORK_AT and FK_CALL_AT in
+ * release builds).  The thread's stack bounds are looked up once per thread. */
 void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line) {
     static _Thread_local int known; /* 1: [lo, hi) is this thread's stack; -1: unknown */
     static _Thread_local char *lo, *hi;
@@ -85,6 +67,25 @@ void fk__dbg_check_slot(const void *slot, const char *what, const char *task, co
                  "result in a member of the frame: FK_FORK(x, ...) or FK_CALL(x, ...) store it to f->x", what);
         fk__misuse(msg, task, file, line);
     }
+}
+
+#if FK_DEBUG
+/* v as FK__ASSERT_CMP prints it: signed or unsigned decimal, large values also in hex. */
+static const char *cmp_value(char *buf, size_t size, int is_signed, unsigned long long v) {
+    if (is_signed)
+        snprintf(buf, size, "%lld", (long long)v);
+    else if (v > 0xffff)
+        snprintf(buf, size, "%llu = %#llx", v, v);
+    else
+        snprintf(buf, size, "%llu", v);
+    return buf;
+}
+
+void fk__assert_cmp_fail(const char *file, int line, const char *a, const char *op, const char *b, int a_signed,
+                         unsigned long long va, int b_signed, unsigned long long vb) {
+    char sa[64], sb[64];
+    fk__fatal("%s:%d: check failed: %s %s %s (%s %s %s)", file, line, a, op, b,
+              cmp_value(sa, sizeof sa, a_signed, va), op, cmp_value(sb, sizeof sb, b_signed, vb));
 }
 
 /* FK_ALLOC in debug builds: each block has a header linking it to the task's previous

@@ -2507,8 +2507,8 @@ TEST(cstack_overflow_reported) {
 /* ---- a child's result in a C local ------------------------------------------------------- *
  * With native frames (child-native, child-fiber) the task's C frame lives until it returns,
  * so a local may take a child's result; with frames on frame stacks the task may continue
- * elsewhere from its frame, and debug builds refuse such an address, naming the fix. */
-#if FK__NATIVE_FRAMES || FK_DEBUG
+ * elsewhere from its frame, and every build refuses such an address, naming the fix (debug
+ * builds at every fork and call, release builds at FK_FORK_AT and FK_CALL_AT). */
 typedef struct {
     fk_frame fk;
 } empty_frame;
@@ -2561,7 +2561,6 @@ TEST(local_result_address) {
         free(err);
     }
 }
-#endif
 
 #if FK_DEBUG
 /* ---- misuse caught by FK_DEBUG builds ------------------------------------------------------ */
@@ -2779,9 +2778,7 @@ int main(int argc, char **argv) {
         TEST_CASE(switch_in_trees, 120),
 #endif
         TEST_CASE(alloc_failure_reported, 60),
-#if FK__NATIVE_FRAMES || FK_DEBUG
         TEST_CASE(local_result_address, 30),
-#endif
         TEST_CASE(stack_exhaustion_reported, 120),
         TEST_CASE(cstack_overflow_reported, 60),
         TEST_CASE(span_disabled, 10),

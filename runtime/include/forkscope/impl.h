@@ -673,8 +673,8 @@ FK__INLINE fk_frame *fk__frame_new_w(char *p, size_t n, uintptr_t link, void *re
 #if FK_DEBUG
 void *fk__dbg_alloc(fk_frame *f, size_t n, int has_frame, const char *task, const char *file, int line);
 void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int line);
-void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line);
 #endif
+void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line);
 
 /* ==== the task macros ======================================================================
  * Common to every variant: the argument struct, the thunk that runs a record, and an
@@ -1006,7 +1006,7 @@ struct fk__none {
                         "pointer to one; a task without a result: FK_FORK_VOID"); \
          int fk__x;                                                                        \
      }),                                                                                   \
-     (p))
+     FK__AT_CHECKED(p))
 /* FK_FORK_VOID, FK_CALL_VOID: the task must return nothing. */
 #define FK__VOID_ONLY(task)                                                                \
     _Static_assert(FK__IS_VOID(task##__ret_t), "FK_FORK_VOID or FK_CALL_VOID of task " #task \
@@ -1032,6 +1032,38 @@ struct fk__none {
 #define FK__DBG_SLOT(p) fk__dbg_check_slot((p), "the result address of FK_FORK_AT or FK_CALL_AT", fk__task_name, __FILE__, __LINE__)
 #else
 #define FK__DBG_SLOT(p) ((void)0)
+#endif
+/* Release builds check the escape's address too (FK_FORK_AT, FK_CALL_AT; FK_FORK(member)
+ * needs no check): a C local there was a silently wrong result.  The inline part costs a
+ * read of the stack pointer, a subtraction and a branch: an address up to FK__NEAR_CSTACK
+ * bytes above the stack pointer is looked up against the thread's stack bounds out of line
+ * (fk__dbg_check_slot: a local of this task or of one below it in the C stack aborts with
+ * the task's name); the heap, globals and frame stacks are elsewhere.  Native frames keep
+ * their locals (no check), and debug builds check every result address (FK__DBG_SLOT). */
+#if !FK_DEBUG && !FK__NATIVE_FRAMES
+#define FK__NEAR_CSTACK ((uintptr_t)64 << 20)
+FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, int line) {
+#if defined(__x86_64__)
+    uintptr_t sp;
+    __asm__("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+    uintptr_t sp;
+    __asm__("mov %0, sp" : "=r"(sp));
+#else
+    char probe;
+    uintptr_t sp = (uintptr_t)&probe - 4096; /* (locals may lie below this one) */
+#endif
+    if (FK__UNLIKELY((uintptr_t)p - sp < FK__NEAR_CSTACK))
+        fk__dbg_check_slot(p, "the result address of FK_FORK_AT or FK_CALL_AT", task, file, line);
+}
+#define FK__AT_CHECKED(p)                                                                  \
+    ({                                                                                     \
+        __auto_type fk__atp = (p); /* (an array decays; 0 for a void task stays an int) */ \
+        fk__at_check((const void *)(uintptr_t)fk__atp, fk__task_name, __FILE__, __LINE__); \
+        fk__atp;                                                                           \
+    })
+#else
+#define FK__AT_CHECKED(p) (p)
 #endif
 
 /* Resume point number N (a __COUNTER__ value, expanded once by the public macro): its
