@@ -430,28 +430,46 @@ FK__INLINE void fk__free(void *p) {
  * new one counted among them (so a parent that forks and then runs a long leaf can be
  * stolen at once when it is the only one). */
 #if FK_STEAL == FK_STEAL_CONT
-FK__INLINE uintptr_t fk__push(fk_frame *f) {
+/* The push at the cursor *curp, which it leaves past the new slot (or where the slow path
+ * left it).  FK_WREGS builds pass the task's own copy (fk__cur); the others, fk__push, a
+ * copy just loaded from the hot state. */
+FK__INLINE uintptr_t fk__push_w(fk_frame *f, fk__slot **curp) {
     struct fk__hot *h = FK__H;
-    fk__slot *s = fk__hload(&h->cur);
+    fk__slot *s = *curp;
     if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
         FK__SLOW_PUSH(f);
+        *curp = fk__hbound(&h->cur); /* (where the slow path left it) */
         return 0;
     }
     atomic_store_explicit(&s->frame, f, FK__RELAXED);
     fk__hstore_release(&h->cur, s + 1);
+    *curp = s + 1;
     return (uintptr_t)s;
+}
+FK__INLINE uintptr_t fk__push(fk_frame *f) {
+    fk__slot *cur = fk__hload(&FK__H->cur);
+    return fk__push_w(f, &cur);
 }
 
 /* Takes back the frame pushed last: 1 if it was still private (the common case); else the
  * slow path decides (FK__POP_*).  The cursor is stored before split is read (the owner's
  * half of the Dekker pattern with a thief that forces a publication: the thief moves
- * split, then runs membarrier(), then reads cur; see deque.c). */
-FK__INLINE int fk__pop_fast(void) {
+ * split, then runs membarrier(), then reads cur; see deque.c).  The new cursor is left in
+ * *curp, for an FK_WREGS task's next push or call.  (It loads the cursor: taking the slot
+ * the push returned instead, FK_POP_AT's way, keeps that address in a callee-saved
+ * register across the child's call, which made fib 13% slower on cont-lin here: a push, a
+ * pop and a move in every task, where the load is one instruction.) */
+FK__INLINE int fk__pop_w(fk__slot **curp) {
     struct fk__hot *h = FK__H;
     fk__slot *s = fk__hload(&h->cur) - 1;
     fk__hstore_release(&h->cur, s);
+    *curp = s;
     atomic_signal_fence(memory_order_seq_cst);
     return s >= fk__hbound(&h->splitp);
+}
+FK__INLINE int fk__pop_fast(void) {
+    fk__slot *cur;
+    return fk__pop_w(&cur);
 }
 /* The same, for the slot at `at` the fork pushed to (0: the push took its slow path).  The
  * cursor is normally s + 1 again when the child returns; storing s (a register) rather
@@ -468,34 +486,6 @@ FK__INLINE int fk__pop_fast_at(uintptr_t at) {
 }
 
 #if FK_WREGS
-/* The worker's registers (FK_WREGS): the push takes the cursor from the task's local
- * (*curp) and leaves the next one there; the stores are those of fk__push. */
-FK__INLINE uintptr_t fk__push_w(fk_frame *f, fk__slot **curp) {
-    struct fk__hot *h = FK__H;
-    fk__slot *s = *curp;
-    if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
-        FK__SLOW_PUSH(f);
-        *curp = fk__hbound(&h->cur); /* (where the slow path left it) */
-        return 0;
-    }
-    atomic_store_explicit(&s->frame, f, FK__RELAXED);
-    fk__hstore_release(&h->cur, s + 1);
-    *curp = s + 1;
-    return (uintptr_t)s;
-}
-/* The pop of fk__pop_fast, which also leaves the new cursor in *curp, for the next push
- * or call.  (It loads the cursor, as fk__pop_fast does: taking the slot the push returned
- * instead, FK_POP_AT's way, keeps that address in a callee-saved register across the
- * child's call, which made fib 13% slower on cont-lin here: a push, a pop and a move in
- * every task, where the load is one instruction.) */
-FK__INLINE int fk__pop_w(fk__slot **curp) {
-    struct fk__hot *h = FK__H;
-    fk__slot *s = fk__hload(&h->cur) - 1;
-    fk__hstore_release(&h->cur, s);
-    *curp = s;
-    atomic_signal_fence(memory_order_seq_cst);
-    return s >= fk__hbound(&h->splitp);
-}
 #define FK__PUSH(f) fk__push_w((f), &fk__cur)
 #define FK__POP(at) ((void)(at), fk__pop_w(&fk__cur))
 #else
