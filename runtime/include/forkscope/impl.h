@@ -1250,7 +1250,7 @@ FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, 
         FK__WCHECK();                                                                      \
         (var) = (void *)FK__FRAME_NEW(fk__frame_bytes + fk__args_bytes, fk__link, fk__ret); \
         fk__self = &(var)->fk; /* the same address, derived from var: one register */      \
-        FK__PSAVE(); /* for a resumption elsewhere: the task's parameters */               \
+        FK__BEGIN_PSAVE();                                                                 \
         fk__has_frame = 1;                                                                 \
     }                                                                                      \
     if (fk__resuming && fk__idx < FK__RP_BASE)                                             \
@@ -1263,6 +1263,15 @@ FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, 
 
 /* The task's parameters to and from the copy past its frame. */
 #define FK__PSAVE() fk__psave(&fk__pp, (char *)fk__self + fk__frame_bytes)
+/* For a resumption elsewhere, the parameters are saved where the task may next be resumed
+ * from: with continuation stealing at FK_BEGIN (the first fork's continuation may be
+ * stolen at once); with child stealing a task is resumed only after an FK_CALL, an FK_JOIN
+ * or an FK_SWITCH_TO, and each of them saves them first (a fork never moves its parent). */
+#if FK_STEAL == FK_STEAL_CONT
+#define FK__BEGIN_PSAVE() FK__PSAVE()
+#else
+#define FK__BEGIN_PSAVE() ((void)0)
+#endif
 #define FK__PLOAD() fk__pload(&fk__pp, (const char *)fk__self + fk__frame_bytes)
 
 /* Continue at the frame's current resume point: in the slow clone by dispatching, in the
