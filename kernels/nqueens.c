@@ -107,7 +107,7 @@ FK_TASK(nqueens, int64_t, nq_frame *f, (int, j), (const char *, board), (int, n)
     for (f->i = 0; f->i < n; f->i++) {
         char *child = f->buf + f->i * n;
         if (!conflict(child, j))
-            FK_FORK(res[f->i], nqueens, j + 1, child, n);
+            FK_FORK_AT(&f->res[f->i], nqueens, j + 1, child, n);
     }
     FK_JOIN();
     int64_t sum = 0;

@@ -46,7 +46,7 @@ void fk__misuse(const char *what, const char *task, const char *file, int line) 
 /* A result address in the calling thread's C stack is a local of some task (frame-stack
  * variants: FK__DBG_SLOT in debug builds, fk__at_check for FK_FORK_AT and FK_CALL_AT in
  * release builds).  The thread's stack bounds are looked up once per thread. */
-void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line) {
+void fk__check_cstack_slot(const void *slot, const char *what, const char *task, const char *file, int line) {
     static _Thread_local int known; /* 1: [lo, hi) is this thread's stack; -1: unknown */
     static _Thread_local char *lo, *hi;
     if (!slot)

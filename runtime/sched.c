@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "guard.h"
 #include "worker.h"
 #include "chaos.h"
 
@@ -820,6 +821,11 @@ void *fk__worker_main(void *arg) {
     w->stack_base = &base;
     FK__H->w = w;
     w->hot = FK__H;
+    char *cs_lo, *cs_hi;
+    if (fk__thread_stack(&cs_lo, &cs_hi) == 0) { /* (for FK_FORK_AT's check: fk__at_check) */
+        w->hot->cs_lo = (uintptr_t)cs_lo;
+        w->hot->cs_size = (uintptr_t)(cs_hi - cs_lo);
+    }
     fk__cstack_guard_enter(w);
     /* Pinned first (when pinning applies), then the worker initialises its own deque and
      * stack, so that their memory is first touched on its NUMA node.  A failed pin is a

@@ -196,6 +196,16 @@ __attribute__((noinline)) static int64_t fib_lacecur(int n, rec *cur) {
     return a + b;
 }
 
+/* The serial projection with its leaf test at the call site, as every fork variant above
+ * and forkscope's own fib (partly inlined) have it: half the calls of the projection. */
+__attribute__((noinline)) static int64_t fib_serial_leaf(int n) {
+    int64_t a = n - 1 < 2 ? n - 1 : fib_serial_leaf(n - 1);
+    __asm__ volatile("" : "+r"(a));
+    int64_t b = n - 2 < 2 ? n - 2 : fib_serial_leaf(n - 2);
+    __asm__ volatile("" : "+r"(b));
+    return a + b;
+}
+
 /* The serial projection, as kernels/fib.c writes it. */
 __attribute__((noinline)) static int64_t fib_serial(int n) {
     if (n < 2)
@@ -206,16 +216,17 @@ __attribute__((noinline)) static int64_t fib_serial(int n) {
     return a + b;
 }
 
-enum { SERIAL, NOW, REG, NOSYNC, NOCUR, LACECUR, LACE, NV };
+enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LACECUR, LACE, NV };
 static const struct {
     const char *name, *what;
     int stores; /* per internal node, besides the call's return address and saved registers */
 } variants[NV] = {
     [SERIAL] = {"serial", "the serial projection (kernels/fib.c)", 0},
+    [SERIAL_LEAF] = {"serial-leaftest", "the same, the leaf test at the call site (as every row below)", 0},
     [NOW] = {"native-now", "child-native today: 4-word record, join cell, cursor in the hot state", 8},
     [REG] = {"native-reg", "the same, the cursor in a register (stored as before)", 8},
     [NOSYNC] = {"native-reg-nosync", "native-reg without zeroing the join cell", 7},
-    [NOCUR] = {"native-reg-nocur", "native-reg without the cursor's two stores", 6},
+    [NOCUR] = {"native-reg-nocur", "native-reg without the cursor's two stores (and the pop's test of it)", 6},
     [LACECUR] = {"lace-like-cur", "2-word record, no frame, cursor stored at push and pop", 4},
     [LACE] = {"lace-like", "2-word record, no frame, cursor never stored", 2},
 };
@@ -224,6 +235,7 @@ static int64_t run(int v, int n) {
     atomic_store_explicit(&hot.cur, buf, R);
     switch (v) {
     case SERIAL: return fib_serial(n);
+    case SERIAL_LEAF: return n < 2 ? n : fib_serial_leaf(n);
     case NOW: return fib_now(n);
     case REG: return fib_reg(n, buf);
     case NOSYNC: return fib_nosync(n, buf);

@@ -41,8 +41,8 @@ FK_TASK(leaves, int64_t, leaves_frame *f, (int, n), (int, us)) {
     f->us = us;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n - 1; f->i++)
-        FK_FORK(res[f->i], spin_leaf, f->us);
-    FK_CALL(res[f->n - 1], spin_leaf, f->us);
+        FK_FORK_AT(&f->res[f->i], spin_leaf, f->us);
+    FK_CALL_AT(&f->res[f->n - 1], spin_leaf, f->us);
     FK_JOIN();
     int64_t s = 0;
     for (int i = 0; i < f->n; i++)

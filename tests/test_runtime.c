@@ -73,9 +73,9 @@ FK_TASK(rtree, uint64_t, rt_frame *f, (uint64_t, seed), (int, depth)) {
         uint64_t cs = f->h * 31 + (uint64_t)f->i + 1;
         int cd = f->depth - 1 - (int)((f->h >> (24 + f->i)) & 1);
         if ((f->h >> (40 + f->i)) & 1)
-            FK_CALL(res[f->i], rtree, cs, cd);
+            FK_CALL_AT(&f->res[f->i], rtree, cs, cd);
         else
-            FK_FORK(res[f->i], rtree, cs, cd);
+            FK_FORK_AT(&f->res[f->i], rtree, cs, cd);
     }
     FK_JOIN();
     uint64_t sum = f->h & 0xffff;
@@ -196,7 +196,7 @@ FK_TASK(wide, int64_t, wide_frame *f, (int, n), (int, inner)) {
     f->inner = inner;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(res[f->i], fib, f->inner);
+        FK_FORK_AT(&f->res[f->i], fib, f->inner);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -245,9 +245,9 @@ FK_TASK(nap_loop, int64_t, nap_loop_frame *f, (int, n), (int, inner), (int, ms))
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++) {
         if (f->inner)
-            FK_FORK(res[f->i], nap_loop, f->inner, 0, f->ms);
+            FK_FORK_AT(&f->res[f->i], nap_loop, f->inner, 0, f->ms);
         else
-            FK_FORK(res[f->i], nap, f->ms);
+            FK_FORK_AT(&f->res[f->i], nap, f->ms);
     }
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
@@ -283,8 +283,8 @@ FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
     f->n = n;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n - 1; f->i++)
-        FK_FORK(res[f->i], meet);
-    FK_CALL(res[f->n - 1], meet);
+        FK_FORK_AT(&f->res[f->i], meet);
+    FK_CALL_AT(&f->res[f->n - 1], meet);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);
@@ -1454,7 +1454,7 @@ FK_TASK(nest_root, int64_t, nest_root_frame *f, (int, n)) {
     f->n = n;
     f->res = FK_ALLOC(int64_t, n);
     for (f->i = 0; f->i < f->n; f->i++)
-        FK_FORK(res[f->i], nester);
+        FK_FORK_AT(&f->res[f->i], nester);
     FK_JOIN();
     int64_t s = sum64(f->res, f->n);
     FK_FREE(f->res);

@@ -143,12 +143,12 @@ FK_TASK(uts_visit, uts_result, node_frame *f, (uts_node, nd)) {
     for (f->i = 0; f->i < f->n - 1; f->i++) {
         uts_node child = {.height = nd.height + 1};
         uts_child(&tree, &child.s, &nd.s, f->i);
-        FK_FORK(res[f->i], uts_visit, child);
+        FK_FORK_AT(&f->res[f->i], uts_visit, child);
     }
     {
         uts_node last = {.height = nd.height + 1};
         uts_child(&tree, &last.s, &nd.s, f->n - 1);
-        FK_CALL(res[f->n - 1], uts_visit, last);
+        FK_CALL_AT(&f->res[f->n - 1], uts_visit, last);
     }
     FK_JOIN();
     uts_result r = uts_result_inner(nd.height);

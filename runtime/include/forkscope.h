@@ -40,10 +40,10 @@
  *       a global, an array it was given, an FK_ALLOC block.  The compiler refuses NULL (a
  *       void pointer) for a task that returns a value; every build refuses an address in
  *       the C stack at run time with frames on frame stacks (a release build in a check
- *       of four instructions), and FK_DEBUG builds a null typed pointer.  A member
- *       reached through a pointer
- *       (FK_FORK(res[i], ...) with res a pointer member, FK_FORK(p->x, ...)) is the same
- *       escape: it stores wherever the pointer points.
+ *       of four instructions), and FK_DEBUG builds a null typed pointer.  It is also
+ *       the form for a result through a pointer member: FK_FORK_AT(&f->res[i], ...), not
+ *       FK_FORK(res[i], ...), which the compiler refuses (as FK_FORK(p->x, ...)): it
+ *       would store wherever the pointer points.
  * The member's type must be the task's result type, and the frame must begin with its
  * fk_frame member (the compiler checks both).
  * What the compiler says to the forms it refuses (GCC; Clang's words are alike):
@@ -52,6 +52,9 @@
  *   FK_FORK(&f->a, ...), FK_CALL(NULL, ...) (the spelling before):  expected identifier,
  *       shown with this header's line "FK_FORK(a, ...) stores to f->a: it takes a member's
  *       NAME, not &f->a (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result)"
+ *   FK_FORK(res[i], ...) with res a pointer member, FK_FORK(p->x, ...):  cannot apply
+ *       'offsetof' to a non constant address, shown with the same line (Clang: offsetof
+ *       requires array type, 'int64_t *' invalid; expected ')')
  *   FK_FORK_VOID(fib, ...):  FK_FORK_VOID or FK_CALL_VOID of task fib, which returns a value
  *
  * The parameters (n above) are the task's own variables, kept with its frame as a
@@ -549,10 +552,10 @@ int fk_sched_parse(const char *name, fk_sched *out);
 /* FK_FORK(member, task, args...): start a child that may run in parallel; its result goes
  * to the frame's member (f->member: `a`, `part[n]`, `pair.lo`), which the task reads after
  * the FK_JOIN. */
-#define FK_FORK(member, task, ...) FK__FORK(__COUNTER__, FK__MEMBER_SLOT(member, task), task, __VA_ARGS__) /* FK_FORK(a, ...) stores to f->a: it takes a member's NAME, not &f->a (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result) */
+#define FK_FORK(member, task, ...) FK__FORK(__COUNTER__, FK__MEMBER_SLOT(member, task), task, __VA_ARGS__) /* FK_FORK(a, ...) stores to f->a: it takes a member's NAME, not &f->a, and a member in the frame, not one through a pointer (FK_FORK_AT(pointer, ...): an address; FK_FORK_VOID(task, ...): no result) */
 /* FK_CALL(member, task, args...): run a child to completion before going on; its result
  * goes to f->member. */
-#define FK_CALL(member, task, ...) FK__CALL(__COUNTER__, FK__MEMBER_SLOT(member, task), task, __VA_ARGS__) /* FK_CALL(b, ...) stores to f->b: it takes a member's NAME, not &f->b (FK_CALL_AT(pointer, ...): an address; FK_CALL_VOID(task, ...): no result) */
+#define FK_CALL(member, task, ...) FK__CALL(__COUNTER__, FK__MEMBER_SLOT(member, task), task, __VA_ARGS__) /* FK_CALL(b, ...) stores to f->b: it takes a member's NAME, not &f->b, and a member in the frame, not one through a pointer (FK_CALL_AT(pointer, ...): an address; FK_CALL_VOID(task, ...): no result) */
 /* FK_FORK_VOID(task, args...), FK_CALL_VOID(task, args...): the same for a task whose result
  * type is void (a task that returns a value is refused: its result must go somewhere). */
 #define FK_FORK_VOID(...) FK__FORK_VOID(__COUNTER__, __VA_ARGS__)

@@ -207,6 +207,9 @@ struct fk__hot {
     uint64_t split;
     fk__slot *buf;
     uint64_t mask;
+    /* This worker thread's C stack, [cs_lo, cs_lo + cs_size) (0, 0 on other threads): release
+     * builds refuse a result address in it (fk__at_check). */
+    uintptr_t cs_lo, cs_size;
     /* Counted by the task macros when compiled with FK_STATS >= 2 (the layout does not
      * depend on FK_STATS).  Written by the owner only (load + store, no atomic RMW); atomic
      * so that anyone may read them at any time. */
@@ -664,7 +667,7 @@ FK__INLINE fk_frame *fk__frame_new_w(char *p, size_t n, uintptr_t link, void *re
 void *fk__dbg_alloc(fk_frame *f, size_t n, int has_frame, const char *task, const char *file, int line);
 void fk__dbg_free(fk_frame *f, void *p, const char *task, const char *file, int line);
 #endif
-void fk__dbg_check_slot(const void *slot, const char *what, const char *task, const char *file, int line);
+void fk__check_cstack_slot(const void *slot, const char *what, const char *task, const char *file, int line);
 
 /* ==== the task macros ======================================================================
  * Common to every variant: the argument struct, the thunk that runs a record, and an
@@ -958,7 +961,7 @@ struct fk__none {
 /* The address of member m for a result of task T: the member's type must be T's result
  * type (a narrower member would be overrun by the store). */
 #define FK__MEMBER_SLOT(m, T)                                                              \
-    (FK__OLD_SPELLING_CHECK(m), (void)sizeof(struct {                                      \
+    (FK__OLD_SPELLING_CHECK(m), FK__IN_FRAME_CHECK(m), (void)sizeof(struct {               \
          _Static_assert(__builtin_types_compatible_p(                                      \
                             __typeof__(&((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)0)->m), \
                             T##__ret_t *), /* (pointers: a const member is refused too) */ \
@@ -966,6 +969,14 @@ struct fk__none {
          int fk__x;                                                                        \
      }),                                                                                   \
      &((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)(void *)fk__self)->m)
+/* The member must lie in the frame itself: offsetof refuses a member reached through a
+ * pointer (FK_FORK(res[i], ...) with res a pointer member, FK_FORK(p->x, ...)), which would
+ * store wherever the pointer points; that is FK_FORK_AT's job, the escape that says so (and
+ * whose address every build checks).  An array member indexed at run time (part[n]) is
+ * accepted (GCC and Clang take a variable index in offsetof), so are nested members
+ * (pair.lo).  Not evaluated: no code. */
+#define FK__IN_FRAME_CHECK(m)                                                              \
+    (void)sizeof(__builtin_offsetof(fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT, m))
 /* The old spelling, FK_FORK(&f->a, ...) or FK_FORK(NULL, ...), is a syntax error in the
  * member access above.  GCC then shows, in its notes, the public macro's definition line,
  * which says what to write; so does Clang, but its error itself says only "expected
@@ -1019,36 +1030,25 @@ struct fk__none {
  * by the caller) in the C stack: a local, while the task may continue on another worker
  * from its frame, and the child may finish after the local's C frame is gone. */
 #if FK_DEBUG && !FK__NATIVE_FRAMES
-#define FK__DBG_SLOT(p) fk__dbg_check_slot((p), "the result address of FK_FORK_AT or FK_CALL_AT", fk__task_name, __FILE__, __LINE__)
+#define FK__DBG_SLOT(p) fk__check_cstack_slot((p), "the result address of FK_FORK_AT or FK_CALL_AT", fk__task_name, __FILE__, __LINE__)
 #else
 #define FK__DBG_SLOT(p) ((void)0)
 #endif
 /* Release builds check the escape's address too (FK_FORK_AT, FK_CALL_AT; FK_FORK(member)
- * needs no check): a C local there was a silently wrong result.  The inline part costs a
- * read of the stack pointer, a subtraction and a branch: an address up to FK__NEAR_CSTACK
- * bytes above the stack pointer is looked up against the thread's stack bounds out of line
- * (fk__dbg_check_slot: a local of this task or of one below it in the C stack aborts with
- * the task's name); the heap, globals and frame stacks are elsewhere.  Native frames keep
- * their locals (no check), and debug builds check every result address (FK__DBG_SLOT). */
+ * names a member in the frame, which needs no check): a C local there was a silently wrong
+ * result.  Inline, against the bounds of the worker's C stack kept in the hot state (two
+ * loads, a subtraction, a compare and a branch); fk__check_cstack_slot aborts with the
+ * task's name.  Native frames keep their locals (no check), and debug builds check every
+ * result address (FK__DBG_SLOT). */
 #if !FK_DEBUG && !FK__NATIVE_FRAMES
-#define FK__NEAR_CSTACK ((uintptr_t)64 << 20)
 FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, int line) {
-#if defined(__x86_64__)
-    uintptr_t sp;
-    __asm__("mov %%rsp, %0" : "=r"(sp));
-#elif defined(__aarch64__)
-    uintptr_t sp;
-    __asm__("mov %0, sp" : "=r"(sp));
-#else
-    char probe;
-    uintptr_t sp = (uintptr_t)&probe - 4096; /* (locals may lie below this one) */
-#endif
-    if (FK__UNLIKELY((uintptr_t)p - sp < FK__NEAR_CSTACK))
-        fk__dbg_check_slot(p, "the result address of FK_FORK_AT or FK_CALL_AT", task, file, line);
+    struct fk__hot *h = FK__H;
+    if (FK__UNLIKELY((uintptr_t)p - h->cs_lo < h->cs_size))
+        fk__check_cstack_slot(p, "the result address of FK_FORK_AT or FK_CALL_AT", task, file, line);
 }
 #define FK__AT_CHECKED(p)                                                                  \
     ({                                                                                     \
-        __auto_type fk__atp = (p); /* (an array decays; 0 for a void task stays an int) */ \
+        __auto_type fk__atp = (p); /* (evaluated once; an array decays) */               \
         fk__at_check((const void *)(uintptr_t)fk__atp, fk__task_name, __FILE__, __LINE__); \
         fk__atp;                                                                           \
     })
@@ -1159,9 +1159,10 @@ FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, 
             *(fk__rv_t *)fk__self->ret = (v);                                              \
     } while (0)
 
-/* PARAMETERS live in the frame, as a coroutine's do: FK_BEGIN saves them past the frame;
- * whatever may let the task continue elsewhere saves them again first (so a parameter the
- * task changed keeps its new value): a continuation-stealing fork, a call, a join (its slow
+/* PARAMETERS live in the frame, as a coroutine's do: with continuation stealing FK_BEGIN
+ * saves them past the frame (FK__BEGIN_PSAVE); whatever may let the task continue
+ * elsewhere saves them (again) first (so a parameter the task changed keeps its new
+ * value): a continuation-stealing fork, a call, a join (its slow
  * path with continuation stealing), FK_SWITCH_TO; and after a call, a continuation-stealing
  * fork and a child-stealing join, and before a slow clone dispatches in place, they are
  * reloaded (a resumed task loads them on entry).  The reload is also what keeps them out of
