@@ -22,7 +22,8 @@ for cc in gcc clang; do
         bad "fork-model ($cc): builds warning-free, 8 variants, every answer right" "$out"
     fi
 done
-if ! gcc -O2 -std=c11 -DMODEL_BIAS=1 -o "$tmp/biased" scripts/fork-model.c 2>"$tmp/err"; then
+cc=$(command -v gcc || command -v clang || echo cc)
+if ! "$cc" -O2 -std=c11 -DMODEL_BIAS=1 -o "$tmp/biased" scripts/fork-model.c 2>"$tmp/err"; then
     bad "fork-model refuses a wrong answer" "$(cat "$tmp/err")"
 else
     out=$("$tmp/biased" 20 1 2>&1)

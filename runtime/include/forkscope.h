@@ -39,8 +39,9 @@
  *       task vouches outlives the join and is the same wherever it continues: the heap,
  *       a global, an array it was given, an FK_ALLOC block.  The compiler refuses NULL (a
  *       void pointer) for a task that returns a value; every build refuses an address in
- *       the C stack at run time with frames on frame stacks (a release build in a check
- *       of four instructions), and FK_DEBUG builds a null typed pointer.  It is also
+ *       the running worker's own C stack at run time with frames on frame stacks (a
+ *       release build in an inline check of a few instructions), and FK_DEBUG builds a
+ *       null typed pointer.  It is also
  *       the form for a result through a pointer member: FK_FORK_AT(&f->res[i], ...), not
  *       FK_FORK(res[i], ...), which the compiler refuses (as FK_FORK(p->x, ...)): it
  *       would store wherever the pointer points.
@@ -84,9 +85,10 @@
  *     put back after each fork and call).  A fork's or call's result goes to a member of
  *     the frame by construction (FK_FORK(a, ...)), which the compiler checks (C); the
  *     escape FK_FORK_AT(p, ...) must point to memory that outlives the join, never a local:
- *     with frames on frame stacks (seg, lin) every build refuses an address in the C
- *     stack at run time, naming the task.  (With native frames, child-native and
- *     child-fiber, the task's C frame lives until it returns, and locals survive.)    C *
+ *     with frames on frame stacks (seg, lin) every build refuses an address in the
+ *     running worker's own C stack at run time, naming the task.  (With native frames,
+ *     child-native and child-fiber, the task's C frame lives until it returns, and
+ *     locals survive.)                                                                C *
  *  2. FK_BEGIN stands at the top level of the body, once, before the first FK_FORK,
  *     FK_CALL, FK_JOIN or FK_ALLOC.                                                      C
  *     A task without FK_BEGIN does not compile; one that never forks is an FK_LEAF_TASK.
@@ -565,7 +567,7 @@ int fk_sched_parse(const char *name, fk_sched *out);
  * continues: the heap, a global, an array the task was given, a block of FK_ALLOC.  Never
  * a C local or a parameter of the task (with frames on frame stacks they are gone when the
  * task continues on another worker; with frames on frame stacks every build refuses an
- * address in the C stack at run time, naming the task). */
+ * address in the running worker's own C stack at run time, naming the task). */
 #define FK_FORK_AT(pointer, task, ...) FK__FORK(__COUNTER__, FK__AT_SLOT(pointer, task), task, __VA_ARGS__)
 #define FK_CALL_AT(pointer, task, ...) FK__CALL(__COUNTER__, FK__AT_SLOT(pointer, task), task, __VA_ARGS__)
 /* FK_JOIN(): wait until every child forked since the last join has finished. */

@@ -179,7 +179,8 @@ typedef struct fk__record fk__slot;
 /* ---- the worker's hot state (thread-local) ------------------------------------------------ */
 
 struct fk__hot {
-    /* ---- one cache line: everything the fast path touches ----
+    /* ---- one cache line: everything the fork and join's fast path touches (FK_FORK_AT's
+     * check also reads cs_lo and cs_size, on the next) ----
      * Frame stack (owner only): [lo, hi) is the usable part of the current stacklet or
      * region; sp is the next free byte. */
     _Alignas(64) char *sp;
@@ -961,12 +962,12 @@ struct fk__none {
 /* The address of member m for a result of task T: the member's type must be T's result
  * type (a narrower member would be overrun by the store). */
 #define FK__MEMBER_SLOT(m, T)                                                              \
-    (FK__OLD_SPELLING_CHECK(m), FK__IN_FRAME_CHECK(m), (void)sizeof(struct {               \
+    (FK__OLD_SPELLING_CHECK(m), (void)sizeof(struct {                                      \
          _Static_assert(__builtin_types_compatible_p(                                      \
                             __typeof__(&((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)0)->m), \
                             T##__ret_t *), /* (pointers: a const member is refused too) */ \
                         "the frame member given to FK_FORK or FK_CALL has another type than the result of task " #T); \
-         int fk__x;                                                                        \
+         FK__IN_FRAME_CHECK(m);                                                            \
      }),                                                                                   \
      &((fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT *)(void *)fk__self)->m)
 /* The member must lie in the frame itself: offsetof refuses a member reached through a
@@ -974,9 +975,11 @@ struct fk__none {
  * store wherever the pointer points; that is FK_FORK_AT's job, the escape that says so (and
  * whose address every build checks).  An array member indexed at run time (part[n]) is
  * accepted (GCC and Clang take a variable index in offsetof), so are nested members
- * (pair.lo).  Not evaluated: no code. */
+ * (pair.lo).  A member of the struct FK__MEMBER_SLOT measures (a comma expression around
+ * it would add GCC's "left-hand operand of comma expression has no effect" to the error):
+ * not evaluated, no code. */
 #define FK__IN_FRAME_CHECK(m)                                                              \
-    (void)sizeof(__builtin_offsetof(fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT, m))
+    char fk__in_frame[sizeof(__builtin_offsetof(fk_result_must_name_a_member_of_this_frame__see_FK_FORK_AT, m))]
 /* The old spelling, FK_FORK(&f->a, ...) or FK_FORK(NULL, ...), is a syntax error in the
  * member access above.  GCC then shows, in its notes, the public macro's definition line,
  * which says what to write; so does Clang, but its error itself says only "expected
@@ -1036,9 +1039,13 @@ struct fk__none {
 #endif
 /* Release builds check the escape's address too (FK_FORK_AT, FK_CALL_AT; FK_FORK(member)
  * names a member in the frame, which needs no check): a C local there was a silently wrong
- * result.  Inline, against the bounds of the worker's C stack kept in the hot state (two
- * loads, a subtraction, a compare and a branch); fk__check_cstack_slot aborts with the
- * task's name.  Native frames keep their locals (no check), and debug builds check every
+ * result.  Inline, against the bounds of the running worker's own C stack kept in the hot
+ * state (on x86-64 with local-exec TLS, a subtraction and a compare from memory and a
+ * branch; more with initial-exec TLS or on aarch64); fk__check_cstack_slot aborts with the
+ * task's name.  Not caught: an address in another worker's C stack (a pointer handed down
+ * to a child that was stolen), or any address where the thread's stack bounds could not be
+ * read (fk__thread_stack failed: cs_size stays 0).  The bounds are glibc's, which for a
+ * stack the pool maps include the thread's control block and static TLS at its top.  Native frames keep their locals (no check), and debug builds check every
  * result address (FK__DBG_SLOT). */
 #if !FK_DEBUG && !FK__NATIVE_FRAMES
 FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, int line) {
