@@ -415,6 +415,10 @@ $(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %
 endef
 $(foreach m,$(MODES),$(foreach t,$(COMMON_TESTS),$(eval $(call COMMON_TEST_RULES,$(m),$(t)))))
 common_tests = $(foreach t,$(COMMON_TESTS),$(BUILD)/$(1)/common/tests/$(t))
+# The harness's facts about every kernel and configuration (scripts/golden-test.sh compares them
+# with tests/golden/facts.txt): a tool, not a test.
+$(eval $(call COMMON_TEST_RULES,rel,golden_facts))
+GOLDEN_FACTS := $(BUILD)/rel/common/tests/golden_facts
 
 # ---- fuzz targets (libFuzzer) ------------------------------------------------------------------
 # build/fuzz/fuzz_X from fuzz/fuzz_X.c: clang -fsanitize=fuzzer,address,undefined, every object
@@ -496,7 +500,7 @@ MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
                  scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/deep-join-test.sh \
-                 scripts/bundle-test.sh scripts/tools-test.sh
+                 scripts/bundle-test.sh scripts/tools-test.sh scripts/golden-test.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh
@@ -512,7 +516,7 @@ CHECK_SUITES   := rel model slurm fuzz debug small chaos tsan asan aarch64 peers
 # What a suite's list needs built (binaries, not scripts; BIN::CASES is BIN)
 suite_bins = $(filter $(BUILD)/%,$(foreach b,$(SUITE_$(1)),$(firstword $(subst ::, ,$(b)))))
 CHECK_BUILD = $(sort $(foreach s,$(CHECK_SUITES),$(call suite_bins,$(s)))) $(DRIVERS) $(FK_SWITCH) \
-              $(BUILD)/bin/forkscope $(BUILD)/aarch64/tests/test_fiber $(FUZZERS)
+              $(BUILD)/bin/forkscope $(BUILD)/aarch64/tests/test_fiber $(FUZZERS) $(GOLDEN_FACTS)
 # (exported: every suite's scripts/run-tests.sh writes and reads this build tree's files)
 export TEST_MANIFEST := $(BUILD)/check-manifest
 export TEST_TOTALS   := $(BUILD)/test-totals
@@ -526,7 +530,7 @@ check: setup
 	 $(MAKE) --no-print-directory -j1 -k $(addprefix check-,$(CHECK_SUITES)); s=$$?; \
 	 scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
 
-check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope
+check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(GOLDEN_FACTS)
 	@scripts/run-tests.sh rel $(SUITE_rel)
 # The peers whose checkouts PEERS_DIR holds (make peers); without PEERS_DIR, one skip line.
 check-peers: $(if $(PEERS_DIR),peers) $(BUILD)/bin/forkscope $(BUILD)/bin/fk-bench-serial $(BUILD)/bin/fk-bench-cont-seg

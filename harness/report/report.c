@@ -924,7 +924,7 @@ static long span_apply(const char *dir, hx_summary *s, char *err, size_t errlen)
  * only as plots, Figs. 5 and 6; these are its text's words and figures, from its section
  * V.C "Discussion": the relative speeds at 112 cores, T1/Ts = 8.8, 10 and 13 ms for T1 and T3,
  * "at least a 3.6x speedup over both" for T3XXL). */
-static const char *paper_at_112(const char *kernel, const char *params) {
+const char *hx_report_paper_text(const char *kernel, const char *params) {
     static const struct {
         const char *kernel, *param, *text;
     } t[] = {
@@ -988,7 +988,7 @@ static void write_span(FILE *f, const char *dir, const hx_summary *s) {
         for (size_t b = 0; b < s->nbenches; b++)
             if (!strcmp(s->benches[b].name, r->benchmark))
                 params = s->benches[b].params;
-        const char *paper = paper_at_112(r->kernel, params);
+        const char *paper = hx_report_paper_text(r->kernel, params);
         if (strcmp(r->status, "ok")) {
             fprintf(f, "| %s | %s | | | | | | | | %s |\n", r->benchmark, r->status, paper ? paper : "");
             continue;

@@ -42,6 +42,10 @@ const char *hx_report_exponent(char *buf, size_t len, double n, double se);
  * component of dir.  Written into buf. */
 void hx_report_experiment_name(const json_t *config, const char *dir, char *buf, size_t len);
 
+/* What the paper says of libfork at 112 cores for a benchmark of kernel with params rendered
+ * "k=v k=v" (hx_bench_info's), or NULL. */
+const char *hx_report_paper_text(const char *kernel, const char *params);
+
 /* Loads DIR/NAME as JSON; NULL if absent or invalid (then *why says which, if why). */
 json_t *hx_report_load_json(const char *dir, const char *name, char *why, size_t whylen);
 

@@ -1,0 +1,57 @@
+#!/bin/bash
+# golden-test.sh — the harness's facts about every kernel and configuration are what
+# tests/golden/facts.txt records (issue 21: moving a kernel's facts into its own file must
+# change none of them).  The facts: each kernel's option rows, whether its tasks block, the
+# answer a command variant is checked against, the paper's words, the memory-fit note and the
+# plan's estimates, at its defaults and at every benchmark of configs/*.json; `forkscope run
+# --dry-run` of every configuration at 2 and 16 cores; `forkscope variants` (the peers'
+# kernel sets).  All of it is independent of this machine: the cores are given and every
+# driver is FORKSCOPE_DRIVER.
+#
+#   scripts/golden-test.sh            compare (a difference fails, shown as a diff)
+#   scripts/golden-test.sh --update   rewrite tests/golden/facts.txt; a commit that does so
+#                                     says which fact changed and why
+set -u
+cd "$(dirname "$0")/.."
+build=${BUILD:-build}
+facts=$build/rel/common/tests/golden_facts
+golden=tests/golden/facts.txt
+pass=0 fail=0
+ok() { echo "ok $1"; pass=$((pass + 1)); }
+bad() { echo "FAIL $1"; shift; printf '%s\n' "$@" | sed 's/^/  | /' | head -n 60; fail=$((fail + 1)); }
+
+tmp=$(mktemp -d /tmp/fk_golden_XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+export FORKSCOPE_DRIVER=/bin/true
+collect() {
+    "$facts" KERNELS && "$facts" configs/*.json &&
+        { echo "forkscope variants"; "$build/bin/forkscope" variants; }
+}
+if [ ! -x "$facts" ] || [ ! -x "$build/bin/forkscope" ]; then
+    bad "the facts can be collected" "missing: $facts or $build/bin/forkscope (make check builds them)"
+elif ! collect >"$tmp/facts.txt" 2>"$tmp/err"; then
+    bad "the facts can be collected" "$(cat "$tmp/err")" "$(tail -n 20 "$tmp/facts.txt")"
+elif [ "${1:-}" = --update ]; then
+    mkdir -p "$(dirname "$golden")"
+    cp "$tmp/facts.txt" "$golden"
+    echo "wrote $golden ($(wc -l <"$golden") lines)"
+    exit 0
+elif [ ! -f "$golden" ]; then
+    bad "the facts match $golden" "no $golden: scripts/golden-test.sh --update writes it"
+elif d=$(diff -u "$golden" "$tmp/facts.txt"); then
+    ok "the facts match $golden ($(wc -l <"$golden") lines: $(grep -c '^kernel ' "$golden") kernels, $(grep -c '^config ' "$golden") configurations)"
+else
+    bad "the facts match $golden (scripts/golden-test.sh --update rewrites it: say in the commit which fact changed and why)" "$d"
+fi
+
+# The comparison can fail: a copy of the facts with one estimate changed must not match.
+if [ -f "$golden" ] && [ -s "$tmp/facts.txt" ]; then
+    sed '0,/ est /s/ est [0-9.e+-]*/ est 12345/' "$golden" >"$tmp/sabotaged.txt"
+    if ! cmp -s "$tmp/sabotaged.txt" "$golden" && ! diff -q "$tmp/sabotaged.txt" "$tmp/facts.txt" >/dev/null; then
+        ok "a changed estimate is a difference"
+    else
+        bad "a changed estimate is a difference" "the sabotaged copy matched"
+    fi
+fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
