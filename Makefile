@@ -106,6 +106,9 @@ VAR_omp       := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_tbb       := -DFK_BASELINE_TBB=1
 VAR_omp-llvm  := -DFK_BASELINE_OMP=1 -fopenmp
 VAR_common    :=
+# The kernels' descriptions alone (bench/options.h): each kernel file compiled without its
+# runtime code, for the harness
+VAR_desc      := -DBENCH_DESCRIBE_ONLY=1
 
 # GCC splits a task's fast clone into an inlinable head (the code before FK_BEGIN: a leaf
 # test) and the rest only if the rest runs on fewer than 70% of calls by its estimate;
@@ -121,14 +124,14 @@ LDMODE_popat := -no-pie
 LDMODE_chaos := -no-pie
 
 # Compiler per variant: the LLVM OpenMP baseline is clang + libomp, all else $(CC).
-$(foreach v,$(VARIANTS) span serial omp tbb common,$(eval CC_$(v) := $(CC)))
+$(foreach v,$(VARIANTS) span serial omp tbb common desc,$(eval CC_$(v) := $(CC)))
 CC_omp-llvm := $(CLANG)
 
 # The TBB baseline's kernels are C++ (kernels/tbb.cpp, g++): linked into its driver and its
 # suite tests, which then link with g++'s runtime and oneTBB.
 CXX         := g++
 CXXFLAGS_BASE := -std=c++17 -D_GNU_SOURCE -pthread -I. -MMD -MP -Wall -Wextra -Wshadow $(WERROR)
-EXTRA_SRC_tbb  := kernels/tbb.cpp
+EXTRA_SRC_tbb  := $(wildcard kernels/*.cpp) # tbb.cpp, and a kernel's own NAME_tbb.cpp
 EXTRA_LIBS_tbb := -ltbb -lstdc++
 
 # The git revision of the source tree ("-dirty" if it has uncommitted changes), recorded in
@@ -143,8 +146,11 @@ BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
 # every harness object but main.o.
-HARNESS_SRC     := $(wildcard harness/*.c harness/*/*.c) bench/options.c uts/tree.c uts/rng.c # the option table; UTS counts
+HARNESS_SRC     := $(wildcard harness/*.c harness/*/*.c) bench/options.c uts/tree.c uts/rng.c # the option parser; UTS counts
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
+# Every kernel file, of which the harness links the description (VAR_desc): $(call desc_objs,MODE)
+KERNEL_SRC      := $(wildcard kernels/*.c) uts/uts.c
+desc_objs        = $(patsubst %.c,$(BUILD)/$(1)/desc/%.o,$(KERNEL_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lnettle -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
                      tests/test_plot.c tests/test_util.c tests/test_compare.c))
@@ -182,7 +188,7 @@ $(BUILD)/$(1)/$(2)/buildinfo.c: $(BUILD)/$(1)/$(2)/.flags FORCE
 $(BUILD)/$(1)/$(2)/buildinfo.o: $(BUILD)/$(1)/$(2)/buildinfo.c
 	$$(CC_$(2)) -c $$< -o $$@
 endef
-$(foreach m,$(MODES),$(foreach v,$(VARIANTS) span $(BASELINES) common,$(eval $(call OBJ_RULES,$(m),$(v)))))
+$(foreach m,$(MODES),$(foreach v,$(VARIANTS) span $(BASELINES) common desc,$(eval $(call OBJ_RULES,$(m),$(v)))))
 $(foreach v,$(SMALL_VARIANTS),$(eval $(call OBJ_RULES,small,$(v))))
 $(foreach v,$(POPAT_VARIANTS),$(eval $(call OBJ_RULES,popat,$(v))))
 $(foreach v,$(CHAOS_VARIANTS),$(eval $(call OBJ_RULES,chaos,$(v))))
@@ -404,12 +410,12 @@ $(FK_SWITCH): $(BUILD)/rel/common/bench/fk_switch.o $(BUILD)/rel/common/runtime/
 	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@
 
 # ---- the harness ------------------------------------------------------------------------------
-$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC)) $(HARNESS_RT_LIB)
+$(BUILD)/bin/forkscope: $(patsubst %.c,$(BUILD)/rel/common/%.o,$(HARNESS_SRC)) $(call desc_objs,rel) $(HARNESS_RT_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(MODE_rel) $(LDMODE_rel) -pthread $^ -o $@ $(HARNESS_LIBS)
 
 define COMMON_TEST_RULES
-$(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %.c,$(BUILD)/$(1)/common/%.o,$$(HARNESS_LIB_SRC)) \
+$(BUILD)/$(1)/common/tests/$(2): $(BUILD)/$(1)/common/tests/$(2).o $$(patsubst %.c,$(BUILD)/$(1)/common/%.o,$$(HARNESS_LIB_SRC)) $$(call desc_objs,$(1)) \
                                  $(BUILD)/$(1)/cont-seg/libforkscope.a
 	$$(CC) $$(MODE_$(1)) $$(LDMODE_$(1)) -pthread $$^ -o $$@ $$(HARNESS_LIBS)
 endef
@@ -439,6 +445,11 @@ $(BUILD)/fuzz/obj/%.o: %.c $(BUILD)/fuzz/.flags
 	@mkdir -p $(@D)
 	$(FUZZ_FLAGS) -c $< -o $@
 fuzz_objs = $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(1))
+# (the kernels' descriptions, for the harness's targets)
+$(BUILD)/fuzz/desc/%.o: %.c $(BUILD)/fuzz/.flags
+	@mkdir -p $(@D)
+	$(FUZZ_FLAGS) $(VAR_desc) -c $< -o $@
+FUZZ_DESC_OBJ := $(patsubst %.c,$(BUILD)/fuzz/desc/%.o,$(KERNEL_SRC))
 FUZZ_RT_SRC := $(RUNTIME_SRC)
 # Each target links the harness library (with the runtime it calls: env.json's clock) unless
 # it says otherwise.
@@ -447,7 +458,8 @@ FUZZ_SRC_topology := $(FUZZ_RT_SRC)
 FUZZ_LIBS_cli     := $(BENCH_LIBS)
 FUZZ_LIBS_topology := -lhwloc -lm
 define FUZZ_RULES
-$(BUILD)/fuzz/fuzz_$(1): $$(call fuzz_objs,fuzz/fuzz_$(1).c $$(or $$(FUZZ_SRC_$(1)),$$(HARNESS_LIB_SRC) $$(FUZZ_RT_SRC)))
+$(BUILD)/fuzz/fuzz_$(1): $$(call fuzz_objs,fuzz/fuzz_$(1).c $$(or $$(FUZZ_SRC_$(1)),$$(HARNESS_LIB_SRC) $$(FUZZ_RT_SRC))) \
+                        $$(if $$(FUZZ_SRC_$(1)),,$$(FUZZ_DESC_OBJ))
 	$$(FUZZ_CC) $$(FUZZ_LINK) -pthread $$^ -o $$@ $$(or $$(FUZZ_LIBS_$(1)),$$(HARNESS_LIBS))
 endef
 $(foreach t,$(FUZZ_TARGETS),$(eval $(call FUZZ_RULES,$(t))))

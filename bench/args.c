@@ -134,8 +134,8 @@ int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *e
     if (rc != BENCH_CLI_RUN)
         return rc;
     const bench_kernel *k = c->kernel;
-    for (int o = 0; k->opts[o].name; o++)
-        if (bench_set_opt(c, o, k->opts[o].name, k->opts[o].def, err, errlen))
+    for (int o = 0; k->desc->opts[o].name; o++)
+        if (bench_set_opt(c, o, k->desc->opts[o].name, k->desc->opts[o].def, err, errlen))
             return BENCH_CLI_ERROR; /* a default out of its own range: the table is wrong */
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i], *val = NULL;
@@ -162,7 +162,7 @@ int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *e
             continue;
         int idx = bench_opt_index(k, name);
         if (idx < 0)
-            return fail(err, errlen, "unknown option %s for kernel %s (try --help)", arg, k->name);
+            return fail(err, errlen, "unknown option %s for kernel %s (try --help)", arg, k->desc->name);
         if (bench_set_opt(c, idx, arg, val, err, errlen))
             return BENCH_CLI_ERROR;
     }

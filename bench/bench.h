@@ -20,29 +20,39 @@
 
 #include "bench/options.h"
 
-#if defined(FK_BASELINE_TBB)
+/* BENCH_DESCRIBE_ONLY: a kernel file compiled for the harness, its description alone
+ * (options.h); no driver, no runtime. */
+#ifndef BENCH_DESCRIBE_ONLY
+#define BENCH_DESCRIBE_ONLY 0
+#endif
+
+#if defined(FK_BASELINE_TBB) && !BENCH_DESCRIBE_ONLY
 #include "kernels/tbb.h"
 #endif
-#if defined(FK_BASELINE_PEER)
+#if defined(FK_BASELINE_PEER) && !BENCH_DESCRIBE_ONLY
 #include "kernels/peer.h"
 #endif
 
-#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP) && !defined(FK_BASELINE_TBB) && !defined(FK_BASELINE_PEER)
+#if !defined(FK_BASELINE_SERIAL) && !defined(FK_BASELINE_OMP) && !defined(FK_BASELINE_TBB) && \
+    !defined(FK_BASELINE_PEER) && !BENCH_DESCRIBE_ONLY
 #define FK_BENCH_RUNTIME 1
 #include "forkscope.h"
 #else
 #define FK_BENCH_RUNTIME 0
 #endif
 
-
-#define BENCH_MAX_OPTS 16
-
 typedef struct bench_ctx {
     const struct bench_kernel *kernel;
-    /* Option values, in the order of kernel->opts. */
-    int64_t i[BENCH_MAX_OPTS];
-    double d[BENCH_MAX_OPTS];
-    const char *s[BENCH_MAX_OPTS];
+    /* Option values, in the order of kernel->desc->opts: c->i[IDX] and the like, or c->v
+     * whole (what the description's functions take). */
+    union {
+        bench_vals v;
+        struct {
+            int64_t i[BENCH_MAX_OPTS];
+            double d[BENCH_MAX_OPTS];
+            const char *s[BENCH_MAX_OPTS];
+        };
+    };
     unsigned workers;
 #if FK_BENCH_RUNTIME
     fk_pool *pool; /* created by the driver before prepare() */
@@ -52,9 +62,7 @@ typedef struct bench_ctx {
 } bench_ctx;
 
 typedef struct bench_kernel {
-    const char *name;
-    const char *summary;
-    const bench_opt *opts; /* terminated by an entry with name == NULL */
+    const bench_desc *desc; /* its name, options and the rest the harness knows (options.h) */
     /* Builds inputs, outside timing.  0, or -1 after printing an error to stderr.  It may
      * rewrite option values to what will actually run (a UTS preset sets the tree flags):
      * the driver records the values as they are after prepare(). */
@@ -67,17 +75,17 @@ typedef struct bench_kernel {
     void (*cleanup)(bench_ctx *c);
 } bench_kernel;
 
-/* The kernels (kernels/ and uts/), and the calibrate kernel (bench/registry.c). */
-extern const bench_kernel bench_fib, bench_integrate, bench_matmul, bench_nqueens, bench_uts, bench_calibrate;
+/* The kernels (kernels/ and uts/: options.h's list), and the calibrate kernel (bench/registry.c). */
+#define BENCH_DECLARE_KERNEL_(k) extern const bench_kernel bench_##k;
+BENCH_KERNEL_LIST(BENCH_DECLARE_KERNEL_)
+extern const bench_kernel bench_calibrate;
 
-/* The UTS tree c's options describe (a preset's, whose parameters are then written back
- * into c's options, or the flags'), checked: 0, or -1 with the reason in err.  *preset is
+/* The UTS tree v's options describe (a preset's, whose parameters are then written back
+ * into v, or the flags'), checked: 0, or -1 with the reason in err.  *preset is
  * the preset or NULL. */
 struct uts_params;
 struct uts_preset;
-int uts_params_of(bench_ctx *c, struct uts_params *out, const struct uts_preset **preset, char *err, size_t errlen);
-/* The M:N report's workloads (kernels/mn.h). */
-extern const bench_kernel bench_balanced, bench_imbalanced, bench_heat, bench_bfs, bench_mergesort, bench_switch;
+int uts_params_of(bench_vals *v, struct uts_params *out, const struct uts_preset **preset, char *err, size_t errlen);
 
 /* All kernels, NULL-terminated; one by name (NULL if unknown). */
 extern const bench_kernel *const bench_kernels[];

@@ -50,8 +50,8 @@ static void usage_error(const char *fmt, ...) {
 
 static void list_kernels(FILE *out) {
     for (size_t k = 0; bench_kernels[k]; k++) {
-        fprintf(out, "  %-10s %s\n", bench_kernels[k]->name, bench_kernels[k]->summary);
-        for (const bench_opt *o = bench_kernels[k]->opts; o->name; o++)
+        fprintf(out, "  %-10s %s\n", bench_kernels[k]->desc->name, bench_kernels[k]->desc->summary);
+        for (const bench_opt *o = bench_kernels[k]->desc->opts; o->name; o++)
             fprintf(out, "      --%-8s %s (default %s%s%s)\n", o->name, o->help, o->def,
                     o->type == BENCH_CHOICE ? "; one of " : "", o->type == BENCH_CHOICE ? o->choices : "");
     }
@@ -152,7 +152,7 @@ static int write_trace(const run_args *a, const bench_ctx *c, json_t *doc) {
     char workers[16], reps[16];
     snprintf(workers, sizeof workers, "%u", c->workers);
     snprintf(reps, sizeof reps, "%u", a->cli.reps);
-    const char *meta[] = {"kernel", c->kernel->name, "params", params ? params : "{}", "sched", a->cli.sched,
+    const char *meta[] = {"kernel", c->kernel->desc->name, "params", params ? params : "{}", "sched", a->cli.sched,
                           "reps", reps, "requested_workers", workers, "build_flags", bench_build_flags,
                           "git", bench_build_git, NULL};
     fk_trace_summary s;
@@ -222,8 +222,8 @@ static void papi_all(bench_ctx *c, int start) {
  * tree's flags). */
 static json_t *params_json(const bench_ctx *c) {
     json_t *params = json_object();
-    for (int o = 0; c->kernel->opts[o].name; o++) {
-        const bench_opt *op = &c->kernel->opts[o];
+    for (int o = 0; c->kernel->desc->opts[o].name; o++) {
+        const bench_opt *op = &c->kernel->desc->opts[o];
         json_object_set_new(params, op->name,
                             op->type == BENCH_INT      ? json_integer(c->i[o])
                             : op->type == BENCH_DOUBLE ? json_real(c->d[o])
@@ -449,7 +449,7 @@ static void omp_stack_reexec(char **argv) {
 /* The output document before the runs: what is run, where, with what build. */
 static json_t *start_doc(const bench_ctx *c, const run_args *a) {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:{s:s, s:s, s:s}}", "kernel", c->kernel->name,
+    return json_pack("{s:s, s:o, s:s, s:s, s:i, s:i, s:b, s:i, s:i, s:{s:s, s:s, s:s}}", "kernel", c->kernel->desc->name,
                      "params", params_json(c), "variant", bench_variant(), "sched",
                      FK_BENCH_RUNTIME ? a->cli.sched : "none", "workers", (int)c->workers, "cores", (int)cores,
                      "oversubscribed", (long)c->workers > cores, "reps", (int)a->cli.reps, "warmup", (int)a->cli.warmup,
@@ -499,11 +499,11 @@ int main(int argc, char **argv) {
 #endif
 #if defined(FK_BASELINE_PEER)
     size_t known = 0;
-    while (bench_peer_kernels[known] && strcmp(bench_peer_kernels[known], c.kernel->name))
+    while (bench_peer_kernels[known] && strcmp(bench_peer_kernels[known], c.kernel->desc->name))
         known++;
     if (!bench_peer_kernels[known]) {
         fprintf(stderr, "%s: %s has no version of kernel %s in this project (its driver runs:", prog,
-                bench_peer_name, c.kernel->name);
+                bench_peer_name, c.kernel->desc->name);
         for (size_t i = 0; bench_peer_kernels[i]; i++)
             fprintf(stderr, " %s", bench_peer_kernels[i]);
         fprintf(stderr, ")\n");
@@ -531,7 +531,7 @@ int main(int argc, char **argv) {
     if (a.status == EXIT_OK || a.status == EXIT_WRONG)
         print_result(&c, &a);
     if (a.status == EXIT_WRONG)
-        fprintf(stderr, "%s: %s: WRONG ANSWER\n", prog, c.kernel->name);
+        fprintf(stderr, "%s: %s: WRONG ANSWER\n", prog, c.kernel->desc->name);
     json_decref(a.doc);
     json_decref(c.out);
     return a.status;

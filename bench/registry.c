@@ -11,14 +11,12 @@
 #include <omp.h>
 #endif
 
-const bench_kernel *const bench_kernels[] = {&bench_fib,      &bench_integrate, &bench_matmul,    &bench_nqueens,
-                                             &bench_uts,      &bench_balanced,  &bench_imbalanced, &bench_heat,
-                                             &bench_bfs,      &bench_mergesort, &bench_switch,     &bench_calibrate,
-                                             NULL};
+#define BENCH_KERNEL_ADDR_(k) &bench_##k,
+const bench_kernel *const bench_kernels[] = {BENCH_KERNEL_LIST(BENCH_KERNEL_ADDR_) & bench_calibrate, NULL};
 
 const bench_kernel *bench_find(const char *name) {
     for (size_t k = 0; bench_kernels[k]; k++)
-        if (!strcmp(bench_kernels[k]->name, name))
+        if (!strcmp(bench_kernels[k]->desc->name, name))
             return bench_kernels[k];
     return NULL;
 }
@@ -40,12 +38,7 @@ const char *bench_variant(void) {
 #endif
 }
 
-int bench_opt_index(const bench_kernel *k, const char *name) {
-    for (int i = 0; k->opts[i].name; i++)
-        if (!strcmp(k->opts[i].name, name))
-            return i;
-    return -1;
-}
+int bench_opt_index(const bench_kernel *k, const char *name) { return bench_opt_find(k->desc->opts, name); }
 
 /* ---- the calibrate kernel: the same process doing no work -------------------------------- */
 
@@ -81,60 +74,23 @@ static int calibrate_verify(bench_ctx *c) {
 }
 
 static const bench_opt calibrate_opts[] = {{0}};
-const bench_kernel bench_calibrate = {
+/* (not in the harness's list of kernels: it is the sweep's calibrate cell, not a benchmark) */
+static const bench_desc calibrate_desc = {
     .name = "calibrate",
     .summary = "no work: the process's baseline memory and start-up (the paper's calibrate run)",
     .opts = calibrate_opts,
+    .small = (const char *const[]){"", NULL},
+};
+const bench_kernel bench_calibrate = {
+    .desc = &calibrate_desc,
     .run = calibrate_run,
     .verify = calibrate_verify,
 };
 
-/* ---- options ------------------------------------------------------------------------------ */
-
-static int is_pow2(int64_t v) { return v > 0 && (v & (v - 1)) == 0; }
+/* ---- options (parsed by options.c: the harness's own parser) ------------------------------- */
 
 int bench_set_opt(bench_ctx *c, int idx, const char *flag, const char *val, char *err, size_t errlen) {
-    const bench_opt *o = &c->kernel->opts[idx];
-    char *end;
-    errno = 0;
-    switch (o->type) {
-    case BENCH_INT: {
-        long long v = strtoll(val, &end, 10);
-        if (!*val || *end || errno)
-            return snprintf(err, errlen, "option %s: '%s' is not an integer", flag, val), -1;
-        if (v < o->min || v > o->max)
-            return snprintf(err, errlen, "option %s: %lld is out of range [%.0f, %.0f]", flag, v, o->min, o->max), -1;
-        if (o->pow2 && !is_pow2(v))
-            return snprintf(err, errlen, "option %s: %lld is not a power of two", flag, v), -1;
-        c->i[idx] = v;
-        c->d[idx] = (double)v;
-        return 0;
-    }
-    case BENCH_DOUBLE: {
-        double v = strtod(val, &end);
-        if (!*val || *end || errno || !isfinite(v))
-            return snprintf(err, errlen, "option %s: '%s' is not a number", flag, val), -1;
-        if (v < o->min || v > o->max)
-            return snprintf(err, errlen, "option %s: %g is out of range [%g, %g]", flag, v, o->min, o->max), -1;
-        c->d[idx] = v;
-        c->i[idx] = (int64_t)v;
-        return 0;
-    }
-    case BENCH_CHOICE: {
-        size_t n = strlen(val);
-        for (const char *p = o->choices; *p;) {
-            const char *bar = strchr(p, '|');
-            size_t len = bar ? (size_t)(bar - p) : strlen(p);
-            if (n && len == n && !strncmp(p, val, n)) {
-                c->s[idx] = val;
-                return 0;
-            }
-            p += len + (bar ? 1 : 0);
-        }
-        return snprintf(err, errlen, "option %s: '%s' is not one of %s", flag, val, o->choices), -1;
-    }
-    }
-    return -1;
+    return bench_vals_set(c->kernel->desc->opts, &c->v, idx, flag, val, err, errlen);
 }
 
 int bench_ctx_init(bench_ctx *c, const bench_kernel *k) {
@@ -142,11 +98,10 @@ int bench_ctx_init(bench_ctx *c, const bench_kernel *k) {
     c->kernel = k;
     c->workers = 1;
     char err[256];
-    for (int o = 0; k->opts[o].name; o++)
-        if (bench_set_opt(c, o, k->opts[o].name, k->opts[o].def, err, sizeof err)) {
-            fprintf(stderr, "internal error: default of %s: %s\n", k->name, err);
-            return -1;
-        }
+    if (bench_vals_defaults(k->desc->opts, &c->v, err, sizeof err)) {
+        fprintf(stderr, "internal error: default of %s: %s\n", k->desc->name, err);
+        return -1;
+    }
     c->out = json_object();
     return 0;
 }

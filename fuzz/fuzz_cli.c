@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (bench_cli_parse(argc, argv, &c, &cli, err, sizeof err) == BENCH_CLI_RUN && c.kernel == &bench_uts) {
         uts_params p;
         const uts_preset *preset;
-        uts_params_of(&c, &p, &preset, err, sizeof err);
+        uts_params_of(&c.v, &p, &preset, err, sizeof err);
     }
     free(copy);
     return 0;

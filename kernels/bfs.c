@@ -17,6 +17,32 @@
 #include "bench/bench.h"
 #include "kernels/mn.h"
 
+/* ---- what the harness knows of bfs (bench/options.h) ------------------------------------- */
+enum { BFS_OPT_N, BFS_OPT_DEGREE, BFS_OPT_SEED, BFS_OPT_GRAIN };
+static const bench_opt bfs_opts[] = {
+    [BFS_OPT_N] = {"n", BENCH_INT, "1048576", 2, 1 << 28, 0, NULL, "nodes of the random graph"},
+    [BFS_OPT_DEGREE] = {"degree", BENCH_INT, "16", 1, 1024, 0, NULL, "average degree (n degree / 2 random edges)"},
+    [BFS_OPT_SEED] = {"seed", BENCH_INT, "1", 0, 4294967295.0, 0, NULL, "seed of the graph"},
+    [BFS_OPT_GRAIN] = {"grain", BENCH_INT, "256", 1, 1 << 24, 0, NULL, "frontier nodes per task"},
+    {0},
+};
+
+static double bfs_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    return 1.3e-8 * v->d[BFS_OPT_N] * v->d[BFS_OPT_DEGREE];
+}
+
+const bench_desc bench_bfs_desc = {
+    .name = "bfs",
+    .summary = "M:N report: level-synchronous breadth-first search of a seeded random graph",
+    .flags = BENCH_MN,
+    .opts = bfs_opts,
+    .model = {.serial_s = bfs_serial_s, .runtime = 1.3, .omp = 1.3, .untimed = 2 /* the graph, and the serial search that checks */},
+    .small = (const char *const[]){"n=20000 grain=64", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
+
 typedef struct {
     size_t n, grain;
     uint32_t *off, *adj; /* the graph, compressed rows: node u's neighbours are adj[off[u] .. off[u + 1]) */
@@ -250,11 +276,10 @@ static void bfs_cleanup(bench_ctx *c) {
 }
 
 const bench_kernel bench_bfs = {
-    .name = "bfs",
-    .summary = "M:N report: level-synchronous breadth-first search of a seeded random graph",
-    .opts = bench_bfs_opts,
+    .desc = &bench_bfs_desc,
     .prepare = bfs_prepare,
     .run = bfs_run,
     .verify = bfs_verify,
     .cleanup = bfs_cleanup,
 };
+#endif

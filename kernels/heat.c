@@ -18,6 +18,34 @@
 #include "bench/bench.h"
 #include "kernels/mn.h"
 
+/* ---- what the harness knows of heat (bench/options.h) ------------------------------------ */
+enum { HEAT_OPT_N, HEAT_OPT_STEPS, HEAT_OPT_STRIPS, HEAT_OPT_HEAVY };
+static const bench_opt heat_opts[] = {
+    [HEAT_OPT_N] = {"n", BENCH_INT, "512", 2, 16384, 0, NULL, "grid of n x n interior cells"},
+    [HEAT_OPT_STEPS] = {"steps", BENCH_INT, "400", 1, 1e7, 0, NULL, "time steps (a barrier after each)"},
+    [HEAT_OPT_STRIPS] = {"strips", BENCH_INT, "64", 1, 16384, 0, NULL, "horizontal strips, one task each (at most n)"},
+    [HEAT_OPT_HEAVY] = {"heavy", BENCH_INT, "4", 1, 1000, 0, NULL,
+                        "work factor of the middle third of the strips (each computes its update this often)"},
+    {0},
+};
+
+static double heat_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    double n = v->d[HEAT_OPT_N];
+    return 0.86e-9 * n * n * v->d[HEAT_OPT_STEPS] * (2 + v->d[HEAT_OPT_HEAVY]) / 3;
+}
+
+const bench_desc bench_heat_desc = {
+    .name = "heat",
+    .summary = "M:N report: heat diffusion in strips, the middle third heavier, a barrier per step",
+    .flags = BENCH_MN,
+    .opts = heat_opts,
+    .model = {.serial_s = heat_serial_s, .runtime = 1.1, .omp = 1.1},
+    .small = (const char *const[]){"n=64 steps=12", "n=40 strips=7", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
+
 typedef struct {
     size_t n, steps, strips, heavy, w; /* w = n + 2: a row with its boundary cells */
     double *g[2];                      /* the two grids, (n + 2) x (n + 2) */
@@ -191,11 +219,10 @@ static void heat_cleanup(bench_ctx *c) {
 }
 
 const bench_kernel bench_heat = {
-    .name = "heat",
-    .summary = "M:N report: heat diffusion in strips, the middle third heavier, a barrier per step",
-    .opts = bench_heat_opts,
+    .desc = &bench_heat_desc,
     .prepare = heat_prepare,
     .run = heat_run,
     .verify = heat_verify,
     .cleanup = heat_cleanup,
 };
+#endif

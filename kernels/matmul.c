@@ -22,7 +22,37 @@
 #define CHECK_SAMPLES 256
 #define TOLERANCE 1e-5
 
+/* ---- what the harness knows of matmul (bench/options.h) ---------------------------------- */
+enum { MATMUL_OPT_N, MATMUL_OPT_SEED };
+static const bench_opt matmul_opts[] = {
+    [MATMUL_OPT_N] = {"n", BENCH_INT, "8192", 16, 65536, 1, NULL, "matrix size (a power of two, at least 16)"},
+    [MATMUL_OPT_SEED] = {"seed", BENCH_INT, "1", 0, 4294967295.0, 0, NULL, "seed of the inputs"},
+    {0},
+};
 
+static double matmul_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    double n = v->d[MATMUL_OPT_N];
+    return 7e-10 * n * n * n;
+}
+
+static const bench_paper matmul_paper[] = {
+    {"n=8192", "scales much better than the child stealers (Fig. 5)"},
+    {NULL, NULL},
+};
+
+const bench_desc bench_matmul_desc = {
+    .name = "matmul",
+    .summary = "recursive blocked matrix multiplication of n x n floats",
+    .opts = matmul_opts,
+    /* no .answer: a matrix, checked entry by entry against a product in double */
+    .memory_is_input = "its matrices dominate its memory; the paper left it out of its memory figure",
+    .model = {.serial_s = matmul_serial_s, .runtime = 1.0, .omp = 1.1, .untimed = 2 /* inputs, verification */},
+    .paper = matmul_paper,
+    .small = (const char *const[]){"n=16", "n=128", "n=512 seed=7" /* the full check (n <= 256) and the sampled one */, NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
 static float *A, *B, *R;
 
 #define base matmul_base
@@ -204,11 +234,10 @@ static void matmul_cleanup(bench_ctx *c) {
 }
 
 const bench_kernel bench_matmul = {
-    .name = "matmul",
-    .summary = "recursive blocked matrix multiplication of n x n floats",
-    .opts = bench_matmul_opts,
+    .desc = &bench_matmul_desc,
     .prepare = matmul_prepare,
     .run = matmul_run,
     .verify = matmul_verify,
     .cleanup = matmul_cleanup,
 };
+#endif

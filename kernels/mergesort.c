@@ -8,11 +8,38 @@
  * fiber parks if a thief still sorts the left half), merge.
  * The answer is checked for order and, by a multiset hash (the sum of a mix of each key),
  * for being the input's keys. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
 #include "kernels/mn.h"
+
+/* ---- what the harness knows of mergesort (bench/options.h) ------------------------------- */
+enum { MERGESORT_OPT_N, MERGESORT_OPT_CUTOFF, MERGESORT_OPT_SEED };
+static const bench_opt mergesort_opts[] = {
+    [MERGESORT_OPT_N] = {"n", BENCH_INT, "5000000", 1, 1 << 30, 0, NULL, "32-bit keys to sort"},
+    [MERGESORT_OPT_CUTOFF] = {"cutoff", BENCH_INT, "5000", 2, 1 << 30, 0, NULL, "sort serially at or below this many keys"},
+    [MERGESORT_OPT_SEED] = {"seed", BENCH_INT, "1", 0, 4294967295.0, 0, NULL, "seed of the keys"},
+    {0},
+};
+
+static double mergesort_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    double n = v->d[MERGESORT_OPT_N];
+    return 4.7e-9 * n * log2(n > 2 ? n : 2);
+}
+
+const bench_desc bench_mergesort_desc = {
+    .name = "mergesort",
+    .summary = "M:N report: parallel mergesort of random keys, serial below a cutoff",
+    .flags = BENCH_MN,
+    .opts = mergesort_opts,
+    .model = {.serial_s = mergesort_serial_s, .runtime = 1.0, .omp = 1.0},
+    .small = (const char *const[]){"n=60000 cutoff=2000", "n=1", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
 
 typedef struct {
     size_t n, cutoff;
@@ -170,11 +197,10 @@ static void mergesort_cleanup(bench_ctx *c) {
 }
 
 const bench_kernel bench_mergesort = {
-    .name = "mergesort",
-    .summary = "M:N report: parallel mergesort of random keys, serial below a cutoff",
-    .opts = bench_mergesort_opts,
+    .desc = &bench_mergesort_desc,
     .prepare = mergesort_prepare,
     .run = mergesort_run,
     .verify = mergesort_verify,
     .cleanup = mergesort_cleanup,
 };
+#endif

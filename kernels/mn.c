@@ -6,12 +6,62 @@
  * steps) and the rest light (10,000).  Task i runs mn_spin from mn_mix(i) and stores the
  * result in slot i; the answer is checked slot by slot against the closed form (the slots
  * are cleared before every repetition, so a task that did not run is caught). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "bench/bench.h"
 #include "kernels/mn.h"
 
+/* ---- what the harness knows of balanced and imbalanced (bench/options.h) ----------------- */
+/* (the M:N report's sizes are the defaults: seeds/003) */
+enum { BALANCED_OPT_N, BALANCED_OPT_ITERS };
+static const bench_opt balanced_opts[] = {
+    [BALANCED_OPT_N] = {"n", BENCH_INT, "1024", 1, 1 << 24, 0, NULL, "tasks, all started by one task"},
+    [BALANCED_OPT_ITERS] = {"iters", BENCH_INT, "100000", 0, 1e12, 0, NULL, "busy-loop iterations per task"},
+    {0},
+};
+enum { IMBALANCED_OPT_N, IMBALANCED_OPT_LIGHT, IMBALANCED_OPT_HEAVY, IMBALANCED_OPT_EVERY };
+static const bench_opt imbalanced_opts[] = {
+    [IMBALANCED_OPT_N] = {"n", BENCH_INT, "1024", 1, 1 << 24, 0, NULL, "tasks, all started by one task"},
+    [IMBALANCED_OPT_LIGHT] = {"light", BENCH_INT, "10000", 0, 1e12, 0, NULL, "iterations of a light task"},
+    [IMBALANCED_OPT_HEAVY] = {"heavy", BENCH_INT, "1000000", 0, 1e12, 0, NULL, "iterations of a heavy task"},
+    [IMBALANCED_OPT_EVERY] = {"every", BENCH_INT, "10", 1, 1 << 24, 0, NULL,
+                              "tasks 0, every, 2 every, ... are heavy (10: 10%)"},
+    {0},
+};
+
+/* An LCG step: about 4 cycles. */
+static double balanced_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    return 1.42e-9 * v->d[BALANCED_OPT_N] * v->d[BALANCED_OPT_ITERS];
+}
+static double imbalanced_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    double n = v->d[IMBALANCED_OPT_N], heavy = ceil(n / v->d[IMBALANCED_OPT_EVERY]);
+    return 1.42e-9 * (heavy * v->d[IMBALANCED_OPT_HEAVY] + (n - heavy) * v->d[IMBALANCED_OPT_LIGHT]);
+}
+
+const bench_desc bench_balanced_desc = {
+    .name = "balanced",
+    .summary = "M:N report: n equal busy loops started by one task",
+    .flags = BENCH_MN,
+    .opts = balanced_opts,
+    .model = {.serial_s = balanced_serial_s, .runtime = 1.0, .omp = 1.0},
+    .span_calibrate = "--n 2 --iters 100000", /* two loops of ~0.15 ms */
+    .small = (const char *const[]){"n=100 iters=2000", NULL},
+};
+
+const bench_desc bench_imbalanced_desc = {
+    .name = "imbalanced",
+    .summary = "M:N report: n busy loops, every k-th heavy (10%), started by one task",
+    .flags = BENCH_MN,
+    .opts = imbalanced_opts,
+    .model = {.serial_s = imbalanced_serial_s, .runtime = 1.0, .omp = 1.0},
+    .small = (const char *const[]){"n=200 heavy=20000", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
 #if defined(FK_BASELINE_OMP)
 #include <omp.h>
 #endif
@@ -184,9 +234,7 @@ static void loops_cleanup(bench_ctx *c) {
 }
 
 const bench_kernel bench_balanced = {
-    .name = "balanced",
-    .summary = "M:N report: n equal busy loops started by one task",
-    .opts = bench_balanced_opts,
+    .desc = &bench_balanced_desc,
     .prepare = balanced_prepare,
     .run = loops_run,
     .verify = loops_verify,
@@ -194,11 +242,10 @@ const bench_kernel bench_balanced = {
 };
 
 const bench_kernel bench_imbalanced = {
-    .name = "imbalanced",
-    .summary = "M:N report: n busy loops, every k-th heavy (10%), started by one task",
-    .opts = bench_imbalanced_opts,
+    .desc = &bench_imbalanced_desc,
     .prepare = imbalanced_prepare,
     .run = loops_run,
     .verify = loops_verify,
     .cleanup = loops_cleanup,
 };
+#endif

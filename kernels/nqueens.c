@@ -8,13 +8,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <math.h>
+
 #include "bench/bench.h"
 #include "kernels/inline.h"
 
+/* ---- what the harness knows of nqueens (bench/options.h) --------------------------------- */
+enum { NQUEENS_OPT_N };
+static const bench_opt nqueens_opts[] = {
+    [NQUEENS_OPT_N] = {"n", BENCH_INT, "14", 1, NQ_MAX, 0, NULL, "board size"},
+    {0},
+};
 
+/* The number of placements of n queens, n = 0..NQ_MAX. */
+static const int64_t known[NQ_MAX + 1] = {0,     1,      0,       0,        2,         10,         4,
+                                          40,    92,     352,     724,      2680,      14200,      73712,
+                                          365596, 2279184, 14772512, 95815104, 666090624};
 
-#define known bench_nqueens_known
+static int nqueens_answer(const bench_vals *v, double *out) {
+    int64_t n = v->i[NQUEENS_OPT_N];
+    *out = n >= 0 && n <= NQ_MAX ? (double)known[n] : NAN;
+    return 0;
+}
 
+static double nqueens_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    return 0.0077 * pow(5.0, v->d[NQUEENS_OPT_N] - 10);
+}
+
+static const bench_paper nqueens_paper[] = {
+    {"n=14", "linear scaling (Fig. 5)"},
+    {NULL, NULL},
+};
+
+const bench_desc bench_nqueens_desc = {
+    .name = "nqueens",
+    .summary = "count the solutions of the n-queens problem (fork every valid placement)",
+    .opts = nqueens_opts,
+    .answer = nqueens_answer,
+    .model = {.serial_s = nqueens_serial_s, .runtime = 1.2, .omp = 3},
+    .paper = nqueens_paper,
+    .small = (const char *const[]){"n=1", "n=8", "n=10", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
 static int64_t result;
 
 #define conflict nqueens_conflict
@@ -132,9 +169,8 @@ static int nqueens_verify(bench_ctx *c) {
 }
 
 const bench_kernel bench_nqueens = {
-    .name = "nqueens",
-    .summary = "count the solutions of the n-queens problem (fork every valid placement)",
-    .opts = bench_nqueens_opts,
+    .desc = &bench_nqueens_desc,
     .run = nqueens_run,
     .verify = nqueens_verify,
 };
+#endif

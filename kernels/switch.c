@@ -19,6 +19,30 @@
 #include "kernels/handoff.h"
 #include "kernels/mn.h"
 
+/* ---- what the harness knows of switch (bench/options.h) ---------------------------------- */
+enum { SWITCH_OPT_ROUNDS };
+static const bench_opt switch_opts[] = {
+    [SWITCH_OPT_ROUNDS] = {"rounds", BENCH_INT, "20000", 1, 1e9, 0, NULL,
+                           "round trips between two tasks that block (two hand-offs each)"},
+    {0},
+};
+
+static double switch_serial_s(const bench_vals *v, int serial) {
+    /* hand-offs: 27 us between threads (the serial projection's), 50 ns between fibers */
+    return 2 * v->d[SWITCH_OPT_ROUNDS] * (serial ? 27e-6 : 50e-9);
+}
+
+const bench_desc bench_switch_desc = {
+    .name = "switch",
+    .summary = "M:N report: two tasks handing control to each other (fibers; serial: two threads)",
+    .opts = switch_opts,
+    .flags = BENCH_BLOCKS | BENCH_MN,
+    .model = {.serial_s = switch_serial_s, .runtime = 1, .omp = 5},
+    .small = (const char *const[]){"rounds=300", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
+
 typedef struct {
     size_t rounds;
     _Atomic uint64_t turn; /* hand-offs so far: even, the first task's turn; odd, the second's */
@@ -159,11 +183,10 @@ static void switch_cleanup(bench_ctx *c) {
 }
 
 const bench_kernel bench_switch = {
-    .name = "switch",
-    .summary = "M:N report: two tasks handing control to each other (fibers; serial: two threads)",
-    .opts = bench_switch_opts,
+    .desc = &bench_switch_desc,
     .prepare = switch_prepare,
     .run = switch_run,
     .verify = switch_verify,
     .cleanup = switch_cleanup,
 };
+#endif

@@ -131,6 +131,8 @@ template <class F> auto in_arena(F f) -> decltype(f()) { return arena->execute(f
 
 } // namespace
 
+tbb::task_arena &bench_tbb_arena() { return *arena; }
+
 extern "C" {
 
 void bench_tbb_start(unsigned workers) {

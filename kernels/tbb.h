@@ -35,6 +35,10 @@ void msort_tbb(int32_t *a, int32_t *tmp, size_t n, size_t cutoff);
 
 #ifdef __cplusplus
 }
+/* The arena every run happens in, for a kernel's TBB version in a file of its own
+ * (kernels/NAME_tbb.cpp): its entry point returns bench_tbb_arena().execute(...). */
+#include <oneapi/tbb/task_arena.h>
+tbb::task_arena &bench_tbb_arena();
 #endif
 
 #endif

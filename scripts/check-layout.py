@@ -14,7 +14,7 @@ ALLOWED = {  # folder -> the folders it may include (besides itself); the README
     'cluster': {'run', 'report', 'config', 'results', 'util'},
     'report': {'analyze', 'config', 'results', 'util'},
     'run': {'config', 'analyze', 'results', 'util'},
-    'analyze': {'results', 'util'},
+    'analyze': {'config', 'results', 'util'},
     'config': {'results', 'util'},
     'results': {'util'},
     'util': set(),
@@ -76,6 +76,35 @@ for f in sorted(glob.glob('harness/*.c') + glob.glob('harness/*/*.c') + glob.glo
         i += 1
 check(not long_fns and nfun > 300, 'no function over %d lines in harness/ and bench/ (%d functions)' % (MAX_LINES, nfun),
       ', '.join(long_fns))
+
+# The harness knows kernels from their descriptions (bench/options.h), never by name: no string
+# literal in harness/ is a kernel's name, starts with one ("switch's ...") or says "kernel
+# NAME", except where the CLI is named after one (main.c's `uts` command).
+C_TOKENS = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+def string_literals(text):
+    return [t[1:-1] for t in C_TOKENS.findall(text) if t.startswith('"')]
+def kernel_names():
+    m = re.search(r'#define BENCH_KERNEL_LIST\(X\)(.*?)\n\s*\n', open('bench/options.h').read() + '\n\n', re.S)
+    return re.findall(r'X\((\w+)\)', m.group(1)) if m else []
+KERNELS = kernel_names()
+ALLOW_LITERAL = {('harness/main.c', 'uts')}
+def literal_names(path, lits):
+    found = []
+    for lit in lits:
+        for k in KERNELS:
+            if (path, k) in ALLOW_LITERAL:
+                continue
+            if re.match(r'%s(?:$|[ :\'(])' % re.escape(k), lit) or re.search(r'\bkernels? %s\b' % re.escape(k), lit):
+                found.append('%s: "%s"' % (path, lit[:60]))
+    return found
+named = []
+for f in files:
+    named += literal_names(f, string_literals(open(f).read()))
+check(len(KERNELS) >= 10 and not named, 'no kernel is named by a string literal in harness/ (%d kernels)' % len(KERNELS),
+      '; '.join(named))
+# (the check can fail: a literal naming one is found)
+check(literal_names('harness/x.c', string_literals('strcmp(k, "%s"); /* "%s" */' % (KERNELS[0], KERNELS[0]))) ==
+      ['harness/x.c: "%s"' % KERNELS[0]] if KERNELS else False, 'a kernel named by a literal is found (not in a comment)')
 
 md = ['README.md'] + sorted(glob.glob('docs/*.md')) + [p for p in ('configs/README.md', 'results/README.md',
                                                                  'fuzz/README.md') if os.path.exists(p)]

@@ -58,11 +58,13 @@ static void render_params(json_t *params, char *buf, size_t len) {
 /* The note a memory fit of this kernel carries (fit.c), from a small made-up cell set. */
 static const char *memory_note(const char *kernel, char *buf, size_t len) {
     hx_cell cells[4];
+    char bname[] = "b", vname[] = "v", kname[64];
+    snprintf(kname, sizeof kname, "%s", kernel);
     memset(cells, 0, sizeof cells);
     for (int i = 0; i < 4; i++) {
-        cells[i].benchmark = "b";
-        cells[i].kernel = (char *)kernel;
-        cells[i].variant = "v";
+        cells[i].benchmark = bname;
+        cells[i].kernel = kname;
+        cells[i].variant = vname;
         cells[i].workers = 1L << i;
         cells[i].mem = 1000 + 100.0 * (1 << i);
         cells[i].mem_se = 10;
@@ -123,7 +125,8 @@ static int load(const char *path, unsigned cores, hx_config *cfg) {
 
 static int kernels(void) {
     int bad = 0;
-    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++) {
+    for (size_t ki = 0; bench_descs[ki]; ki++) {
+        const hx_kernel_info *k = bench_descs[ki];
         printf("kernel %s\n", k->name);
         for (const hx_kopt *o = k->opts; o->name; o++)
             printf("  option %s: type %d, default %s, range [%.17g, %.17g], pow2 %d, choices %s: %s\n", o->name,

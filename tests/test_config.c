@@ -741,7 +741,8 @@ TEST(option_table_matches_driver_list) {
     ASSERT_EQ(run_driver((const char *const[]){"--list", NULL}, out + 1, sizeof out - 1), 0);
     /* Every kernel and option of the table is listed, with the same default (and choices);
      * and every option the driver lists is in the table. */
-    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++) {
+    for (size_t ki = 0; bench_descs[ki]; ki++) {
+        const hx_kernel_info *k = bench_descs[ki];
         char want[256];
         snprintf(want, sizeof want, "\n  %-10s ", k->name);
         char *at = strstr(out, want);
@@ -794,10 +795,46 @@ static void probe(const char *kernel, const char *opt, const char *val, int acce
                    "%s %s %s: the driver accepted what the table refuses: %s", kernel, flag, val, out);
 }
 
+/* configs/README.md's table of kernels and their options is the descriptions': a row per
+ * kernel of the list, in its order, naming each of its options (`opt`), and no other row. */
+TEST(kernel_table_in_docs) {
+    char path[PATH_MAX];
+    FILE *f = fopen(repo_path("configs/README.md", path, sizeof path), "r");
+    ASSERT_MSG(f, "cannot read %s", path);
+    char line[2048];
+    size_t row = 0;
+    int in_table = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strstr(line, "| kernel | options (driver default; limits) |")) {
+            in_table = 1;
+            continue;
+        }
+        if (!in_table || strstr(line, "| --- |"))
+            continue;
+        if (!strstr(line, "|"))
+            break;
+        char name[64];
+        ASSERT_MSG(sscanf(line, " | %63[a-z0-9_] |", name) == 1, "configs/README.md: not a kernel row: %s", line);
+        ASSERT_MSG(bench_descs[row], "configs/README.md lists kernel %s, which is not in the list", name);
+        ASSERT_MSG(!strcmp(name, bench_descs[row]->name), "configs/README.md's row %zu is %s, the list's kernel %s",
+                   row + 1, name, bench_descs[row]->name);
+        for (const hx_kopt *o = bench_descs[row]->opts; o->name; o++) {
+            char want[64];
+            snprintf(want, sizeof want, "`%s`", o->name);
+            ASSERT_MSG(strstr(line, want), "configs/README.md: kernel %s's row does not name option %s", name, o->name);
+        }
+        row++;
+    }
+    fclose(f);
+    ASSERT_MSG(in_table, "configs/README.md has no kernel table");
+    ASSERT_MSG(!bench_descs[row], "configs/README.md's table stops before kernel %s", bench_descs[row]->name);
+}
+
 TEST(option_limits_match_driver) {
     need_driver();
-    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++)
-        for (const hx_kopt *o = k->opts; o->name; o++) {
+    for (size_t ki = 0; bench_descs[ki]; ki++)
+        for (const hx_kopt *o = bench_descs[ki]->opts; o->name; o++) {
+            const hx_kernel_info *k = bench_descs[ki];
             char v[64];
             if (o->type == BENCH_CHOICE) {
                 char first[32];
@@ -851,6 +888,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(variant_objects, 5),
                          TEST_CASE(peers_key, 5),
                          TEST_CASE(option_table_matches_driver_list, 20),
+                         TEST_CASE(kernel_table_in_docs, 10),
                          TEST_CASE(option_limits_match_driver, 60),
                          {0},
                      });

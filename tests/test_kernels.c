@@ -1,5 +1,5 @@
-/* test_kernels.c — fib, integrate, matmul, nqueens, the M:N workloads (and the calibrate kernel) at small sizes,
- * verified, in whatever this binary was built as: a runtime variant (1-4 workers, busy and
+/* test_kernels.c — every kernel of the list at its description's small sizes (and the
+ * calibrate kernel), verified, in whatever this binary was built as: a runtime variant (1-4 workers, busy and
  * lazy), the serial projection, or an OpenMP baseline (1-4 threads).  Also the driver's
  * command line: bad options give a one-line error naming the option and a non-zero exit. */
 #include <math.h>
@@ -13,44 +13,24 @@
 #include <omp.h>
 #endif
 
+/* One small case: a kernel and its options, "OPTION=VALUE ..." (its description's `small`). */
 struct size {
-    const char *kernel, *opt, *val, *opt2, *val2;
+    const char *kernel, *args;
 };
 
-/* Small problems that still fork thousands of tasks; matmul at two sizes so that both the
- * full check (n <= 256) and the sampled check (n > 256) run. */
-static const struct size sizes[] = {
-    {"fib", "n", "0", NULL, NULL},
-    {"fib", "n", "1", NULL, NULL},
-    {"fib", "n", "20", NULL, NULL},
-    {"integrate", "n", "300", "eps", "1e-9"},
-    {"integrate", "n", "10000", "eps", "1e-3"},
-    {"nqueens", "n", "1", NULL, NULL},
-    {"nqueens", "n", "8", NULL, NULL},
-    {"nqueens", "n", "10", NULL, NULL},
-    {"matmul", "n", "16", NULL, NULL},
-    {"matmul", "n", "128", NULL, NULL},
-    {"matmul", "n", "512", "seed", "7"},
-    {"calibrate", NULL, NULL, NULL, NULL},
-};
-
-/* The M:N report's workloads, small (switch: refused where tasks cannot block). */
-static const struct size mn_sizes[] = {
-    {"balanced", "n", "100", "iters", "2000"},
-    {"imbalanced", "n", "200", "heavy", "20000"},
-    {"heat", "n", "64", "steps", "12"},
-    {"heat", "n", "40", "strips", "7"},
-    {"bfs", "n", "20000", "grain", "64"},
-    {"mergesort", "n", "60000", "cutoff", "2000"},
-    {"mergesort", "n", "1", NULL, NULL},
-    {"switch", "rounds", "300", NULL, NULL},
-};
-
-static void set(bench_ctx *c, const char *opt, const char *val) {
-    char err[256];
-    int idx = bench_opt_index(c->kernel, opt);
-    ASSERT_MSG(idx >= 0, "kernel %s has no option %s", c->kernel->name, opt);
-    ASSERT_MSG(bench_set_opt(c, idx, opt, val, err, sizeof err) == 0, "%s", err);
+/* Sets the options of args ("n=20 eps=1e-9") in c. */
+static void set_args(bench_ctx *c, const char *args) {
+    char buf[256], err[256];
+    snprintf(buf, sizeof buf, "%s", args);
+    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        ASSERT_MSG(eq, "kernel %s: small case '%s': '%s' is not OPTION=VALUE", c->kernel->desc->name, args, tok);
+        *eq = 0;
+        int idx = bench_opt_index(c->kernel, tok);
+        ASSERT_MSG(idx >= 0, "kernel %s has no option %s", c->kernel->desc->name, tok);
+        /* (a choice keeps a pointer to its text: the options live as long as the process) */
+        ASSERT_MSG(bench_set_opt(c, idx, tok, strdup(eq + 1), err, sizeof err) == 0, "%s", err);
+    }
 }
 
 /* Runs one kernel the way the driver does: prepare, two repetitions, verify.  Runtime
@@ -60,10 +40,7 @@ static void run_stats(const struct size *z, unsigned workers, int lazy, void *st
     ASSERT_MSG(k, "no kernel %s", z->kernel);
     bench_ctx c;
     ASSERT_EQ(bench_ctx_init(&c, k), 0);
-    if (z->opt)
-        set(&c, z->opt, z->val);
-    if (z->opt2)
-        set(&c, z->opt2, z->val2);
+    set_args(&c, z->args);
     c.workers = workers;
 #if FK_BENCH_RUNTIME
     fk_pool_opts o;
@@ -80,20 +57,20 @@ static void run_stats(const struct size *z, unsigned workers, int lazy, void *st
 #else
     (void)lazy;
 #endif
-    int can = strcmp(z->kernel, "switch") || MN_FIBERS;
+    int can = !(k->desc->flags & BENCH_BLOCKS) || MN_FIBERS;
 #if defined(FK_BASELINE_SERIAL)
     can = 1;
 #endif
     if (!can) { /* refused, saying why (stderr), before anything runs */
-        ASSERT_MSG(k->prepare(&c) != 0, "%s accepted kernel switch, which its tasks cannot express", bench_variant());
+        ASSERT_MSG(k->prepare(&c) != 0, "%s accepted kernel %s, whose tasks block, which its tasks cannot express",
+                   bench_variant(), z->kernel);
     } else {
         ASSERT(!k->prepare || k->prepare(&c) == 0);
         k->run(&c);
         k->run(&c);
         int ok = k->verify(&c);
         char *js = json_dumps(c.out, JSON_COMPACT);
-        ASSERT_MSG(ok, "%s %s=%s on %u workers (%s): wrong answer: %s", z->kernel, z->opt ? z->opt : "", z->val ? z->val : "",
-                   workers, bench_variant(), js);
+        ASSERT_MSG(ok, "%s %s on %u workers (%s): wrong answer: %s", z->kernel, z->args, workers, bench_variant(), js);
         free(js);
     }
 #if FK_BENCH_RUNTIME
@@ -114,37 +91,65 @@ static void run_stats(const struct size *z, unsigned workers, int lazy, void *st
 
 static void run_one(const struct size *z, unsigned workers, int lazy) { run_stats(z, workers, lazy, NULL); }
 
-TEST(kernels_verified) {
-#if defined(FK_BASELINE_SERIAL)
-    unsigned maxw = 1;
-#else
-    unsigned maxw = 4;
-#endif
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        for (unsigned w = 1; w <= maxw; w++)
-            run_one(&sizes[i], w, 0);
+/* Every small case of every kernel in the list whose flags `mn` says (and the calibrate
+ * kernel's, with the others), as fn does it. */
+static void each_case(int mn, void (*fn)(const struct size *z)) {
+    size_t n = 0;
+    for (size_t k = 0; bench_kernels[k]; k++) {
+        const bench_desc *d = bench_kernels[k]->desc;
+        if (!!(d->flags & BENCH_MN) != mn)
+            continue;
+        for (const char *const *a = d->small; a && *a; a++, n++)
+            fn(&(struct size){d->name, *a});
+    }
+    ASSERT_MSG(n >= 4, "only %zu small cases", n);
 }
+
+#if defined(FK_BASELINE_SERIAL)
+#define MAX_WORKERS 1
+#else
+#define MAX_WORKERS 4
+#endif
+
+static void busy_1_to_max(const struct size *z) {
+    for (unsigned w = 1; w <= MAX_WORKERS; w++)
+        run_one(z, w, 0);
+}
+
+TEST(kernels_verified) { each_case(0, busy_1_to_max); }
 
 #if FK_BENCH_RUNTIME /* (lazy workers are the runtime's) */
-TEST(kernels_verified_lazy) {
-    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
-        for (unsigned w = 2; w <= 4; w += 2)
-            run_one(&sizes[i], w, 1);
+static void lazy_2_4(const struct size *z) {
+    for (unsigned w = 2; w <= 4; w += 2)
+        run_one(z, w, 1);
 }
+TEST(kernels_verified_lazy) { each_case(0, lazy_2_4); }
 #endif
 
-TEST(mn_kernels_verified) {
-#if defined(FK_BASELINE_SERIAL)
-    unsigned maxw = 1;
-#else
-    unsigned maxw = 4;
-#endif
-    for (size_t i = 0; i < sizeof mn_sizes / sizeof *mn_sizes; i++) {
-        for (unsigned w = 1; w <= maxw; w++)
-            run_one(&mn_sizes[i], w, 0);
-        if (FK_BENCH_RUNTIME)
-            run_one(&mn_sizes[i], 3, 1);
+static void mn_case(const struct size *z) {
+    busy_1_to_max(z);
+    if (FK_BENCH_RUNTIME)
+        run_one(z, 3, 1);
+}
+TEST(mn_kernels_verified) { each_case(1, mn_case); }
+
+/* Every kernel of the list has a driver version and small cases (what the tests above run),
+ * each a valid set of its options. */
+TEST(every_kernel_has_small_cases) {
+    size_t n = 0;
+    for (size_t i = 0; bench_descs[i]; i++, n++) {
+        const bench_desc *d = bench_descs[i];
+        const bench_kernel *k = bench_find(d->name);
+        ASSERT_MSG(k && k->desc == d, "kernel %s: no driver version with its description", d->name);
+        ASSERT_MSG(d->small && d->small[0], "kernel %s has no small cases (its description's .small)", d->name);
+        for (const char *const *a = d->small; *a; a++) {
+            bench_ctx c;
+            ASSERT_EQ(bench_ctx_init(&c, k), 0);
+            set_args(&c, *a);
+            json_decref(c.out);
+        }
     }
+    ASSERT_GE(n, 10);
 }
 
 /* The M:N workloads run as their lines promise.  Stackful (child-fiber): heat's strips live
@@ -155,14 +160,14 @@ TEST(mn_kernels_verified) {
 #if FK_BENCH_RUNTIME
 TEST(mn_workloads_lines) {
     fk_stats st;
-    const struct size heat = {"heat", "n", "64", "steps", "6"}; /* 64 strips */
+    const struct size heat = {"heat", "n=64 steps=6"}; /* 64 strips */
     run_stats(&heat, 1, 0, &st);
     printf("  heat (64 strips) on 1 worker: %llu fibers\n", (unsigned long long)st.fibers);
     if (MN_FIBERS)
         ASSERT_MSG(st.fibers >= 64, "64 strips that wait at a barrier ran on %llu fibers", (unsigned long long)st.fibers);
     else
         ASSERT_EQ_U(st.fibers, 0);
-    const struct size bal = {"balanced", "n", "64", "iters", "200000"};
+    const struct size bal = {"balanced", "n=64 iters=200000"};
     uint64_t steals = 0;
     double t0 = test_now();
     for (int i = 0; !steals && test_now() - t0 < 30; i++) {
@@ -172,7 +177,7 @@ TEST(mn_workloads_lines) {
     printf("  balanced (64 tasks from one) on 2 workers: %llu steals\n", (unsigned long long)steals);
     ASSERT_MSG(steals > 0, "no thief took any of 64 tasks started by one task in 30 s");
     if (MN_FIBERS) { /* the switch kernel: every hand-off parks one fiber and wakes the other */
-        const struct size sw = {"switch", "rounds", "200", NULL, NULL};
+        const struct size sw = {"switch", "rounds=200"};
         run_stats(&sw, 1, 0, &st);
         printf("  switch (200 rounds) on 1 worker: %llu fibers\n", (unsigned long long)st.fibers);
         ASSERT_GE(st.fibers, 2);
@@ -422,6 +427,7 @@ int main(int argc, char **argv) {
         TEST_CASE(kernels_verified_lazy, 120),
 #endif
         TEST_CASE(mn_kernels_verified, 120),
+        TEST_CASE(every_kernel_has_small_cases, 10),
 #if FK_BENCH_RUNTIME
         TEST_CASE(mn_workloads_lines, 120),
 #endif

@@ -254,7 +254,7 @@ TEST(params_and_presets) {
            t3->params.seed == 42);
     /* Every choice of the preset option names a preset. */
     char choices[128];
-    snprintf(choices, sizeof choices, "%s", bench_uts.opts[bench_opt_index(&bench_uts, "preset")].choices);
+    snprintf(choices, sizeof choices, "%s", bench_uts.desc->opts[bench_opt_index(&bench_uts, "preset")].choices);
     for (char *name = strtok(choices, "|"); name; name = strtok(NULL, "|"))
         ASSERT_MSG(!strcmp(name, "none") || uts_preset_find(name), "preset choice %s has no preset", name);
     const uts_preset *xxl = uts_preset_find("T1XXL");
@@ -269,7 +269,7 @@ TEST(params_and_presets) {
     double want3[] = {0, 2000, 42, 0, t3->params.gen_mx, 0.124875, 8, t3->params.f, 3};
     for (int k = 0; k < 9; k++) {
         int idx = bench_opt_index(&bench_uts, names[k]);
-        double got = bench_uts.opts[idx].type == BENCH_INT ? (double)pc.i[idx] : pc.d[idx];
+        double got = bench_uts.desc->opts[idx].type == BENCH_INT ? (double)pc.i[idx] : pc.d[idx];
         ASSERT_MSG(got == want3[k], "after prepare of T3, option %s is %g, want %g", names[k], got, want3[k]);
     }
     if (bench_uts.cleanup)

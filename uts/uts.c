@@ -11,6 +11,7 @@
  * The answer is checked against the paper's exact counts (presets), the closed form
  * (BALANCED trees) or a serial traversal of the same tree (everything else, up to 200
  * million nodes). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,135 @@
 #include "uts/rng.h"
 #include "uts/tree.h"
 
+/* ---- what the harness knows of uts (bench/options.h) ------------------------------------- */
+enum { UTS_OPT_T, UTS_OPT_B, UTS_OPT_R, UTS_OPT_A, UTS_OPT_D, UTS_OPT_Q, UTS_OPT_M, UTS_OPT_F, UTS_OPT_G, UTS_OPT_PRESET,
+       UTS_OPT_ALLOC };
+static const bench_opt uts_opts[] = {
+    [UTS_OPT_T] = {"t", BENCH_INT, "1", 0, 3, 0, NULL, "tree type: 0 BIN, 1 GEO, 2 HYBRID, 3 BALANCED"},
+    [UTS_OPT_B] = {"b", BENCH_DOUBLE, "4.0", 0, 2147483647.0, 0, NULL, "root branching factor b0 (> 0)"},
+    [UTS_OPT_R] = {"r", BENCH_INT, "0", -2147483648.0, 2147483647.0, 0, NULL, "root seed"},
+    [UTS_OPT_A] = {"a", BENCH_INT, "0", 0, 3, 0, NULL, "GEO shape: 0 LINEAR, 1 EXPDEC, 2 CYCLIC, 3 FIXED"},
+    [UTS_OPT_D] = {"d", BENCH_INT, "6", 0, 100000000, 0, NULL, "GEO/BALANCED depth limit gen_mx"},
+    [UTS_OPT_Q] = {"q", BENCH_DOUBLE, "0.234375", 0, 1, 0, NULL, "BIN: probability that a non-root node has children"},
+    [UTS_OPT_M] = {"m", BENCH_INT, "4", 0, 1000000, 0, NULL, "BIN: children of such a node (capped at 100)"},
+    [UTS_OPT_F] = {"f", BENCH_DOUBLE, "0.5", 0, 1, 0, NULL, "HYBRID: fraction of gen_mx where GEO switches to BIN"},
+    [UTS_OPT_G] = {"g", BENCH_INT, "1", 1, 1000000, 0, NULL, "compute granularity: SHA-1 hashes per child (same tree)"},
+    [UTS_OPT_PRESET] = {"preset", BENCH_CHOICE, "none", 0, 0, 0, "none|T1|T1L|T1XXL|T3|T3L|T3XXL",
+                        "a tree of the paper; overrides -t -b -r -a -d -q -m -f (not -g)"},
+    [UTS_OPT_ALLOC] = {"alloc", BENCH_CHOICE, "heap", 0, 0, 0, "heap|stack",
+                       "children's result array: malloc, or FK_ALLOC on the frame stack (runtime builds)"},
+    {0},
+};
+
+int uts_params_of(bench_vals *c, uts_params *out, const uts_preset **found, char *err, size_t errlen) {
+    const char *pname = c->s[UTS_OPT_PRESET];
+    const uts_preset *pr = strcmp(pname, "none") ? uts_preset_find(pname) : NULL;
+    *found = pr;
+    if (strcmp(pname, "none") && !pr) { /* the option's choices and uts_presets disagree */
+        snprintf(err, errlen, "option --preset: no preset named '%s'", pname);
+        return -1;
+    }
+    if (pr) {
+        *out = pr->params;
+        out->g = (int)c->i[UTS_OPT_G]; /* granularity is not part of a tree */
+        /* the options now say which tree runs: the driver records them as its params */
+        c->i[UTS_OPT_T] = out->type;
+        c->d[UTS_OPT_B] = out->b0;
+        c->i[UTS_OPT_R] = out->seed;
+        c->i[UTS_OPT_A] = out->shape;
+        c->i[UTS_OPT_D] = out->gen_mx;
+        c->d[UTS_OPT_Q] = out->q;
+        c->i[UTS_OPT_M] = out->m;
+        c->d[UTS_OPT_F] = out->f;
+    } else {
+        *out = (uts_params){
+            .type = (int)c->i[UTS_OPT_T],
+            .b0 = c->d[UTS_OPT_B],
+            .seed = (int32_t)c->i[UTS_OPT_R],
+            .shape = (int)c->i[UTS_OPT_A],
+            .gen_mx = (int)c->i[UTS_OPT_D],
+            .q = c->d[UTS_OPT_Q],
+            .m = (int)c->i[UTS_OPT_M],
+            .f = c->d[UTS_OPT_F],
+            .g = (int)c->i[UTS_OPT_G],
+        };
+    }
+    return uts_params_check(out, err, errlen);
+}
+
+/* The counts the tree must have: the preset's, the closed form's (BALANCED trees) or, with
+ * `search`, a serial traversal's; returns which, or NULL (no search asked for). */
+static const char *uts_expected(const uts_params *p, const uts_preset *pr, int search, uts_result *want) {
+    if (pr) {
+        *want = pr->expected;
+        return "preset";
+    }
+    if (uts_balanced_counts(p, want) == 0)
+        return "closed form";
+    if (!search)
+        return NULL;
+    *want = uts_search_serial(p);
+    return "serial traversal";
+}
+
+/* The node count: what a runtime run by command must print. */
+static int uts_answer(const bench_vals *v, double *out) {
+    bench_vals w = *v;
+    uts_params p;
+    const uts_preset *pr;
+    uts_result r;
+    char err[160];
+    *out = uts_params_of(&w, &p, &pr, err, sizeof err) ? NAN : (uts_expected(&p, pr, 1, &r), (double)r.nodes);
+    return 0;
+}
+
+/* The plan's guess of the node count (no traversal): a preset's, else the expected size of a
+ * binomial tree, or a GEO tree's levels with b0 children each (fixed, BALANCED) or b0 (1 -
+ * depth / d) (else). */
+static double uts_nodes_guess(const bench_vals *v) {
+    const uts_preset *pr = strcmp(v->s[UTS_OPT_PRESET], "none") ? uts_preset_find(v->s[UTS_OPT_PRESET]) : NULL;
+    if (pr)
+        return (double)pr->expected.nodes;
+    int t = (int)v->i[UTS_OPT_T], a = (int)v->i[UTS_OPT_A], d = (int)v->i[UTS_OPT_D];
+    double b0 = v->d[UTS_OPT_B], q = v->d[UTS_OPT_Q], m = v->d[UTS_OPT_M];
+    if (t == 0) /* binomial: root b0 children, then q*m expected children each; a critical
+                 * tree (q m = 1) has no finite mean: assume the size of T3 */
+        return q * m < 0.999 ? 1 + b0 / (1 - q * m) : 4e6;
+    double level = 1, total = 1;
+    for (int k = 0; k < d && total < 1e10; k++) {
+        double bk = (a == 3 || t == 3) ? b0 : b0 * (1 - (double)k / d); /* fixed / balanced, else linear */
+        level *= bk;
+        total += level;
+    }
+    return total;
+}
+
+static double uts_serial_s(const bench_vals *v, int serial) {
+    (void)serial;
+    return 1.7e-7 * v->d[UTS_OPT_G] * uts_nodes_guess(v);
+}
+
+static const bench_paper uts_paper[] = {
+    {"preset=T1 ", "10 ms at 112 cores: sub-linear, sometimes negative scaling"},
+    {"preset=T3 ", "13 ms at 112 cores: sub-linear, sometimes negative scaling"},
+    {"preset=T1L", "linear scaling (Fig. 6)"},
+    {"preset=T1XXL", "linear scaling (Fig. 6)"},
+    {"preset=T3L", "linear, lower efficiency: frequent steals (Fig. 6)"},
+    {"preset=T3XXL", "linear; at least 3.6x faster than TBB and OpenMP"},
+    {NULL, NULL},
+};
+
+const bench_desc bench_uts_desc = {
+    .name = "uts",
+    .summary = "Unbalanced Tree Search: count an implicit SHA-1 random tree (fork all children but the last)",
+    .opts = uts_opts,
+    .answer = uts_answer,
+    .model = {.serial_s = uts_serial_s, .runtime = 1.5, .omp = 1 /* measured on T3: libomp 1.4x, TBB 1.5x serial */},
+    .paper = uts_paper,
+    .small = (const char *const[]){"t=3 b=4 d=5", "", "t=0 b=200 q=0.2 m=4 r=3", NULL},
+};
+
+#if !BENCH_DESCRIBE_ONLY
 
 #if defined(FK_BASELINE_SERIAL)
 #define UTS_SERIAL_BUILD 1
@@ -202,45 +332,9 @@ static double measure_sha1(void) {
     return best;
 }
 
-int uts_params_of(bench_ctx *c, uts_params *out, const uts_preset **found, char *err, size_t errlen) {
-    const char *pname = c->s[UTS_OPT_PRESET];
-    const uts_preset *pr = strcmp(pname, "none") ? uts_preset_find(pname) : NULL;
-    *found = pr;
-    if (strcmp(pname, "none") && !pr) { /* the option's choices and uts_presets disagree */
-        snprintf(err, errlen, "option --preset: no preset named '%s'", pname);
-        return -1;
-    }
-    if (pr) {
-        *out = pr->params;
-        out->g = (int)c->i[UTS_OPT_G]; /* granularity is not part of a tree */
-        /* the options now say which tree runs: the driver records them as its params */
-        c->i[UTS_OPT_T] = out->type;
-        c->d[UTS_OPT_B] = out->b0;
-        c->i[UTS_OPT_R] = out->seed;
-        c->i[UTS_OPT_A] = out->shape;
-        c->i[UTS_OPT_D] = out->gen_mx;
-        c->d[UTS_OPT_Q] = out->q;
-        c->i[UTS_OPT_M] = out->m;
-        c->d[UTS_OPT_F] = out->f;
-    } else {
-        *out = (uts_params){
-            .type = (int)c->i[UTS_OPT_T],
-            .b0 = c->d[UTS_OPT_B],
-            .seed = (int32_t)c->i[UTS_OPT_R],
-            .shape = (int)c->i[UTS_OPT_A],
-            .gen_mx = (int)c->i[UTS_OPT_D],
-            .q = c->d[UTS_OPT_Q],
-            .m = (int)c->i[UTS_OPT_M],
-            .f = c->d[UTS_OPT_F],
-            .g = (int)c->i[UTS_OPT_G],
-        };
-    }
-    return uts_params_check(out, err, errlen);
-}
-
 static int uts_prepare(bench_ctx *c) {
     char err[160];
-    if (uts_params_of(c, &tree, &preset, err, sizeof err)) {
+    if (uts_params_of(&c->v, &tree, &preset, err, sizeof err)) {
         fprintf(stderr, "uts: %s\n", err);
         return -1;
     }
@@ -286,33 +380,27 @@ static int uts_verify(bench_ctx *c) {
     int ok = result.nodes >= 1 && result.leaves >= 1 && result.leaves <= result.nodes && result.depth < result.nodes;
 
     uts_result want;
-    const char *against;
-    if (preset) {
-        want = preset->expected;
-        against = "preset";
-    } else if (uts_balanced_counts(&tree, &want) == 0) {
-        against = "closed form";
-    } else if (UTS_SERIAL_BUILD) {
+    const char *against = uts_expected(&tree, preset, 0, &want);
+    if (!against && UTS_SERIAL_BUILD) {
         /* The answer is the serial traversal's own: only the consistency checks apply. */
         json_object_set_new(o, "checked_against", json_string("none (this is the serial traversal)"));
         return ok;
-    } else if (result.nodes > UTS_RECHECK_MAX_NODES) {
+    }
+    if (!against && result.nodes > UTS_RECHECK_MAX_NODES) {
         json_object_set_new(o, "checked_against", json_string("none (too large)"));
         return ok;
-    } else {
-        want = uts_search_serial(&tree);
-        against = "serial traversal";
     }
+    if (!against)
+        against = uts_expected(&tree, preset, 1, &want);
     json_object_set_new(o, "checked_against", json_string(against));
     json_object_set_new(o, "expected", result_json(&want));
     return ok && uts_result_equal(&result, &want);
 }
 
 const bench_kernel bench_uts = {
-    .name = "uts",
-    .summary = "Unbalanced Tree Search: count an implicit SHA-1 random tree (fork all children but the last)",
-    .opts = bench_uts_opts,
+    .desc = &bench_uts_desc,
     .prepare = uts_prepare,
     .run = uts_run,
     .verify = uts_verify,
 };
+#endif

@@ -5,6 +5,7 @@
  * start (1, 1, 1) is sensible whatever the memory scale.  chi2 is the same in both units. */
 #include "harness/analyze/fit.h"
 #include "harness/util/util.h"
+#include "harness/config/kernels.h"
 
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
@@ -416,8 +417,9 @@ size_t hx_fit_all(const hx_summary *s, hx_fit **out) {
         f->benchmark = hx_xstrdup(c->benchmark);
         f->variant = hx_xstrdup(c->variant);
         hx_fit_power_law(P, mem, se, m, m1, f);
-        if (!strcmp(kernel, "matmul"))
-            note_add(f, "matmul: memory dominated by its matrices (the paper left it out of its memory figure)");
+        const hx_kernel_info *ki = kernel ? hx_kernels_find(kernel) : NULL;
+        if (ki && ki->memory_is_input)
+            note_add(f, "%s: %s", ki->name, ki->memory_is_input);
     }
     free(P);
     free(mem);

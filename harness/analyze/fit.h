@@ -62,9 +62,9 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
                      hx_fit *out);
 
 /* One fit per (benchmark, variant) of s, in the order of s's cells, over the cells with a
- * memory value; M1 = the variant's own mem at P = 1.  Matmul (kernel "matmul") is fitted
- * and its note says the paper left it out of the memory figure.  *out is malloc'd; free with
- * hx_fit_free_all. */
+ * memory value; M1 = the variant's own mem at P = 1.  A kernel whose memory is its input
+ * (its description says so: matmul) is fitted and its note says so.  *out is malloc'd; free
+ * with hx_fit_free_all. */
 size_t hx_fit_all(const hx_summary *s, hx_fit **out);
 void hx_fit_free_all(hx_fit *fits, size_t n);
 

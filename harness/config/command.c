@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "uts/tree.h"
 
 json_t *hx_command_template(const hx_variant *v, const char *kernel) {
     if (v->kind != HX_VARIANT_COMMAND || !v->spec)
@@ -76,69 +75,60 @@ char **hx_command_argv(const hx_variant *v, const hx_bench *b, unsigned workers)
     return argv;
 }
 
-/* ---- known answers ---------------------------------------------------------------------------- */
-
-static double num(const hx_bench *b, const char *name) {
-    char t[128];
-    return param_text(b, name, t, sizeof t) ? NAN : atof(t);
-}
-
-/* The UTS tree's node count: the preset's, the closed form, or the serial traversal (once
- * per benchmark and process). */
-static double uts_nodes(const hx_bench *b) {
-    static const hx_bench *cached;
-    static double cached_nodes;
-    if (cached == b)
-        return cached_nodes;
-    char pre[32];
-    if (!param_text(b, "preset", pre, sizeof pre) && strcmp(pre, "none")) {
-        const uts_preset *p = uts_preset_find(pre);
-        return p ? (double)p->expected.nodes : NAN;
-    }
-    uts_params p;
-    uts_params_default(&p);
-    p.type = (int)num(b, "t");
-    p.b0 = num(b, "b");
-    p.seed = (int32_t)num(b, "r");
-    p.shape = (int)num(b, "a");
-    p.gen_mx = (int)num(b, "d");
-    p.q = num(b, "q");
-    p.m = (int)num(b, "m");
-    p.f = num(b, "f");
-    uts_result r;
-    if (uts_balanced_counts(&p, &r))
-        r = uts_search_serial(&p);
-    cached = b;
-    return cached_nodes = (double)r.nodes;
-}
+/* ---- known answers ----------------------------------------------------------------------------
+ * The kernel's own (its description's answer function: bench/options.h). */
 
 int hx_command_checkable(const char *kernel) {
-    static const char *const ok[] = {"fib", "integrate", "nqueens", "uts"};
-    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
-        if (!strcmp(kernel, ok[i]))
-            return 1;
-    return 0;
+    const hx_kernel_info *k = hx_kernels_find(kernel);
+    return k && k->answer;
+}
+
+const char *hx_command_checkable_list(char *buf, size_t len) {
+    size_t n = 0, total = 0, seen = 0;
+    for (size_t k = 0; bench_descs[k]; k++)
+        total += bench_descs[k]->answer != NULL;
+    buf[0] = 0;
+    for (size_t k = 0; bench_descs[k] && n < len; k++) {
+        if (!bench_descs[k]->answer)
+            continue;
+        seen++;
+        int w = snprintf(buf + n, len - n, "%s%s", seen == 1 ? "" : seen == total ? " or " : ", ", bench_descs[k]->name);
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
 }
 
 int hx_command_expected(const hx_bench *b, double *answer) {
-    if (!strcmp(b->kernel, "fib")) {
-        double a = 0, c = 1;
-        for (int i = 0, n = (int)num(b, "n"); i < n; i++) {
-            double t = a + c;
-            a = c;
-            c = t;
-        }
-        *answer = a;
-    } else if (!strcmp(b->kernel, "nqueens")) {
-        int n = (int)num(b, "n");
-        *answer = n >= 0 && n <= NQ_MAX ? (double)bench_nqueens_known[n] : NAN;
-    } else if (!strcmp(b->kernel, "integrate")) {
-        double n = num(b, "n");
-        *answer = n * n * (n * n + 2) / 4;
-    } else if (!strcmp(b->kernel, "uts")) {
-        *answer = uts_nodes(b);
-    } else {
+    /* One answer kept: a UTS tree's may take a traversal, and every run of a cell asks. */
+    static char *cached_key;
+    static double cached;
+    const hx_kernel_info *k = hx_kernels_find(b->kernel);
+    if (!k || !k->answer)
         return -ENOTSUP;
+    char *key = NULL;
+    size_t keylen = 0;
+    FILE *f = open_memstream(&key, &keylen);
+    if (f) {
+        fprintf(f, "%s", b->kernel);
+        for (size_t a = 0; a < b->nargs; a++)
+            fprintf(f, "%c%s", 0x1f, b->args[a]);
+        fclose(f);
+    }
+    if (key && cached_key && !strcmp(key, cached_key)) {
+        free(key);
+        *answer = cached;
+        return 0;
+    }
+    bench_vals v;
+    if (hx_kernels_vals(b, &v) || k->answer(&v, answer)) {
+        free(key);
+        *answer = NAN;
+        return 0;
+    }
+    if (key) {
+        free(cached_key);
+        cached_key = key;
+        cached = *answer;
     }
     return 0;
 }
@@ -319,7 +309,9 @@ int hx_command_judge(const hx_variant *v, const hx_bench *b, const char *out, do
         snprintf(note, notelen, "no known answer for %s", b->name);
         return 2;
     }
-    int ok = !strcmp(b->kernel, "integrate") ? fabs(got - want) <= 1e-6 * fabs(want) : got == want;
+    const hx_kernel_info *k = hx_kernels_find(b->kernel);
+    double tol = k ? k->answer_rel_tol : 0;
+    int ok = tol > 0 ? fabs(got - want) <= tol * fabs(want) : got == want;
     if (!ok)
         snprintf(note, notelen, "wrong answer: %.17g, expected %.17g", got, want);
     return ok ? 0 : 1;

@@ -7,9 +7,9 @@
  * through the launcher like a driver's (peak RSS, limits, process group).  Its time is group 1
  * of the time regex's first match on stdout, in seconds, or, without a time regex, the wall
  * time of the process (the record says which); its answer, group 1 of the answer regex, must
- * equal the kernel's known answer (fib and nqueens exactly, UTS node counts, integrate to a
- * relative 1e-6): a wrong or missing answer is a failed run.  matmul has no single number to
- * check, so it cannot be run by command.  config.c validates all of this before a sweep. */
+ * equal the kernel's known answer (its description's; exactly, or to its relative tolerance):
+ * a wrong or missing answer is a failed run.  A kernel whose answer is not one number cannot
+ * be run by command.  config.c validates all of this before a sweep. */
 #ifndef HX_COMMAND_H
 #define HX_COMMAND_H
 
@@ -26,11 +26,13 @@ json_t *hx_command_template(const hx_variant *v, const char *kernel);
  * workers; NULL if v has no such command. */
 char **hx_command_argv(const hx_variant *v, const hx_bench *b, unsigned workers);
 
-/* The known answer of benchmark b: 0 and *answer; -ENOTSUP for matmul. */
+/* The known answer of benchmark b (its kernel's description's): 0 and *answer (NaN where
+ * the kernel knows none for b's params); -ENOTSUP if its answer is not one number. */
 int hx_command_expected(const hx_bench *b, double *answer);
-/* 1 if a runtime run by command can run `kernel`: its answer is one number the harness knows
- * (fib, integrate, nqueens, uts). */
+/* 1 if a runtime run by command can run `kernel`: its answer is one number the harness knows. */
 int hx_command_checkable(const char *kernel);
+/* Those kernels, for messages: "fib, integrate, nqueens or uts".  Returns buf. */
+const char *hx_command_checkable_list(char *buf, size_t len);
 
 /* Compiles a config's regex (REG_EXTENDED) after refusing what would make regcomp take
  * memory without bound: over HX_REGEX_MAX characters, or repetitions nested so that the

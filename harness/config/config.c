@@ -249,10 +249,10 @@ static void check_benchmark(vctx *c, const char *path, json_t *v, hx_bench *b) {
     check_keys(c, path, v, keys, "a benchmark");
     json_t *kernel = json_object_get(v, "kernel"), *name = json_object_get(v, "name"),
            *params = json_object_get(v, "params");
-    char klist[128] = "";
-    for (const hx_kernel_info *k = bench_kernel_options; k->name; k++) {
+    char klist[512] = "";
+    for (size_t k = 0; bench_descs[k]; k++) {
         size_t u = strlen(klist);
-        snprintf(klist + u, sizeof klist - u, "%s%s", u ? "|" : "", k->name);
+        snprintf(klist + u, sizeof klist - u, "%s%s", u ? "|" : "", bench_descs[k]->name);
     }
     const hx_kernel_info *ki = NULL;
     path_key(p, sizeof p, path, "kernel");
@@ -516,11 +516,12 @@ static int command_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         json_object_foreach(cmd, k, t) {
             char q[400];
             snprintf(q, sizeof q, "%s.%s", p, k);
-            if (!hx_kernels_find(k) || !hx_command_checkable(k))
-                VERR(c, q, "%s",
-                     !hx_kernels_find(k) ? "unknown kernel (expected fib, integrate, nqueens or uts)"
-                                        : "no single number to check its answer by: it cannot run by command (expected "
-                                          "fib, integrate, nqueens or uts)");
+            char ok[160];
+            hx_command_checkable_list(ok, sizeof ok);
+            if (!hx_kernels_find(k))
+                VERR(c, q, "unknown kernel (expected %s)", ok);
+            else if (!hx_command_checkable(k))
+                VERR(c, q, "no single number to check its answer by: it cannot run by command (expected %s)", ok);
             else
                 check_template(c, q, t, k);
         }
@@ -791,20 +792,32 @@ static void check_seed(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
         cfg->seed = (unsigned long long)x;
 }
 
+/* The kernel whose instructions per call a config's "instructions" counts (BENCH_ICOUNT), or "". */
+static const char *icount_kernel_name(void) {
+    for (size_t i = 0; bench_descs[i]; i++)
+        if (bench_descs[i]->flags & BENCH_ICOUNT)
+            return bench_descs[i]->name;
+    return "";
+}
+
 static void check_instructions(vctx *c, const key_rule *r, json_t *v, hx_config *cfg) {
     static const char *const ikeys[] = {"kernel", "n", NULL};
     char buf[96];
     if (!json_is_object(v)) {
-        VERR(c, r->key, "expected {\"kernel\": \"fib\", \"n\": [N1, N2]}, got %s", describe(v, buf, sizeof buf));
+        VERR(c, r->key, "expected {\"kernel\": \"%s\", \"n\": [N1, N2]}, got %s", icount_kernel_name(),
+             describe(v, buf, sizeof buf));
         return;
     }
     check_keys(c, "instructions", v, ikeys, "\"instructions\"");
     json_t *k = json_object_get(v, "kernel"), *n = json_object_get(v, "n");
-    if (!k || !json_is_string(k) || strcmp(json_string_value(k), "fib"))
-        VERR(c, "instructions.kernel", "expected \"fib\" (instructions per call are defined for fib: "
-             "its call count is known), got %s", k ? describe(k, buf, sizeof buf) : "nothing");
+    const hx_kernel_info *ki = hx_kernels_find(icount_kernel_name());
+    if (!ki)
+        VERR(c, "instructions.kernel", "no kernel's instructions per call are defined in this build");
+    else if (!k || !json_is_string(k) || strcmp(json_string_value(k), ki->name))
+        VERR(c, "instructions.kernel", "expected \"%s\" (instructions per call are defined for %s: "
+             "its call count is known), got %s", ki->name, ki->name, k ? describe(k, buf, sizeof buf) : "nothing");
     else
-        snprintf(cfg->icount_kernel, sizeof cfg->icount_kernel, "fib");
+        snprintf(cfg->icount_kernel, sizeof cfg->icount_kernel, "%s", ki->name);
     long long a, b;
     if (!n || !json_is_array(n) || json_array_size(n) != 2)
         VERR(c, "instructions.n", "expected two sizes [N1, N2], N1 < N2 (e.g. [22, 27]), got %s",

@@ -4,9 +4,8 @@
  * anything runs and reports every error found, each as
  *     FILE:LINE:COLUMN: KEY.PATH: what is wrong (what was expected)
  * with the position of the offending value (or key, for an unknown key; or the enclosing
- * object, for a missing key).  Kernel options are checked against bench_kernel_options, a table of
- * what the bench drivers accept (tests/test_config.c checks it against `fk-bench-serial
- * --list` and the drivers' own range checks, so the two cannot drift apart unnoticed). */
+ * object, for a missing key).  Kernel options are checked against each kernel's own option
+ * table (its description, bench/options.h: the table its drivers parse with). */
 #ifndef HX_CONFIG_H
 #define HX_CONFIG_H
 
@@ -39,7 +38,7 @@ typedef enum hx_order { HX_ORDER_GROUPED, HX_ORDER_INTERLEAVED, HX_ORDER_SHUFFLE
 
 typedef struct hx_bench {
     char name[64];   /* label: unique in the config, [A-Za-z0-9_.-]+ */
-    char kernel[16]; /* a name in bench_kernel_options */
+    char kernel[16]; /* a kernel's name (bench_descs, bench/options.h) */
     json_t *params;  /* the params object as given (owned; {} if none) */
     char **args;     /* driver arguments for the params: "--n", "30", ... (owned) */
     size_t nargs;

@@ -67,8 +67,9 @@ void hx_variants_print(FILE *out);
 /* Every valid variant name, NULL-terminated (runtime variants first, then baselines). */
 extern const char *const hx_variant_names[];
 
-/* Whether a variant's tasks can block each other (the switch kernel): fiber variants; and the
- * serial driver, which measures two threads instead (config.h: hx_kernels_block). */
+/* Whether a variant's tasks can block each other (a kernel whose description says BENCH_BLOCKS:
+ * kernels.h's hx_kernels_block): fiber variants; and the serial driver, which measures two
+ * threads instead. */
 int hx_variant_can_block(const hx_variant *v);
 
 #endif

@@ -8,6 +8,7 @@
 #include "harness/report/plot.h"
 #include "harness/analyze/bounds.h"
 #include "harness/util/util.h"
+#include "harness/config/kernels.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,11 +119,14 @@ static const hx_fit *find_fit(const plotctx *c, const char *bench, const char *v
     return NULL;
 }
 
-static int is_matmul_bench(const plotctx *c, const char *bench) {
+/* The kernel of benchmark `bench` if its memory is its input (its description's note), else NULL. */
+static const hx_kernel_info *memory_is_input(const plotctx *c, const char *bench) {
     for (size_t i = 0; i < c->s.nbenches; i++)
-        if (!strcmp(c->s.benches[i].name, bench))
-            return !strcmp(c->s.benches[i].kernel, "matmul");
-    return 0;
+        if (!strcmp(c->s.benches[i].name, bench)) {
+            const hx_kernel_info *k = hx_kernels_find(c->s.benches[i].kernel);
+            return k && k->memory_is_input ? k : NULL;
+        }
+    return NULL;
 }
 
 /* ---- gnuplot settings: growing lists of values, written as gnuplot arrays ------------------------ */
@@ -392,7 +396,8 @@ static void skip_add(skipgroup *g, const char *reason, const char *bench, const 
     g[k].count++;
 }
 
-/* memory.dat and memory-fit.dat: per benchmark but matmul (unless it is all there is). */
+/* memory.dat and memory-fit.dat: per benchmark but those whose memory is their input (unless
+ * they are all there is). */
 /* The memory points of variant v on benchmark bn as one block of memory.dat; its range of P
  * in *pmin, *pmax.  0 if it has none (no block written). */
 static int memory_points(plotctx *c, FILE *f, panels *p, const char *bn, size_t v, double *pmin, double *pmax) {
@@ -507,8 +512,8 @@ static int memory_fit_curve(plotctx *c, FILE *g, const char *bn, size_t v, doubl
     return wrote;
 }
 
-/* memory.dat and memory-fit.dat: a panel per benchmark (matmul left out unless alone), a
- * block per variant with data, a curve per fit. */
+/* memory.dat and memory-fit.dat: a panel per benchmark (those whose memory is their input
+ * left out unless alone), a block per variant with data, a curve per fit. */
 static int write_memory(plotctx *c, panels *p) {
     skipgroup skips[16];
     memset(skips, 0, sizeof skips);
@@ -531,17 +536,17 @@ static int write_memory(plotctx *c, panels *p) {
           "# settings.gp lists (mem_fit*); blocks separated by two blank lines.\n"
           "# columns: workers mem_fit_kib\n",
           g);
-    int only_matmul = 1, any_fittable = 0;
+    int only_input = 1, any_fittable = 0; /* every benchmark's memory is its input */
     for (size_t b = 0; b < c->s.nbenches; b++) {
-        only_matmul &= is_matmul_bench(c, c->s.benches[b].name);
+        only_input &= memory_is_input(c, c->s.benches[b].name) != NULL;
         any_fittable |= max_points(c, c->s.benches[b].name) >= 3;
     }
     for (size_t b = 0; b < c->s.nbenches; b++) {
         const char *bn = c->s.benches[b].name;
-        if (!only_matmul && is_matmul_bench(c, bn)) {
-            note(c, "%s: left out of the memory figure (matmul: its matrices dominate its memory, as in the "
-                    "paper's Fig. 7); its fit is in fits.csv",
-                 bn);
+        const hx_kernel_info *ki = memory_is_input(c, bn);
+        if (!only_input && ki) {
+            note(c, "%s: left out of the memory figure (%s: %s); its fit is in fits.csv", bn, ki->name,
+                 ki->memory_is_input);
             continue;
         }
         if (any_fittable && max_points(c, bn) < 3) { /* two points cannot show how memory grows */

@@ -1,6 +1,7 @@
 /* report.c — summary.csv and fits.csv (written and read back), report.md, `forkscope fit`.
  * See report.h for the CSV conventions and results.h for the files. */
 #include "harness/report/report.h"
+#include "harness/config/kernels.h"
 #include "harness/util/csv.h"
 #include "harness/util/util.h"
 #include "harness/report/overhead.h"
@@ -576,11 +577,14 @@ static void write_method(FILE *f, const hx_summary *s) {
             HX_FIT_SE_FLOOR_KIB, HX_FIT_MIN_POINTS);
 }
 
-static int is_matmul(const hx_summary *s, const char *bench) {
+/* The kernel of benchmark `bench`, if its memory is its input (its description's note), else NULL. */
+static const hx_kernel_info *memory_is_input(const hx_summary *s, const char *bench) {
     for (size_t i = 0; i < s->nbenches; i++)
-        if (!strcmp(s->benches[i].name, bench))
-            return !strcmp(s->benches[i].kernel, "matmul");
-    return 0;
+        if (!strcmp(s->benches[i].name, bench)) {
+            const hx_kernel_info *k = hx_kernels_find(s->benches[i].kernel);
+            return k && k->memory_is_input ? k : NULL;
+        }
+    return NULL;
 }
 
 static void write_bench_tables(FILE *f, const hx_summary *s, const json_t *env) {
@@ -678,7 +682,7 @@ static size_t write_table2(FILE *f, const hx_summary *s, const hx_fit *fits, siz
     int width[T2_MAX_COLS + 1];
     width[0] = text_width("benchmark");
     for (size_t b = 0; b < s->nbenches; b++) {
-        int w = text_width(s->benches[b].name) + 2 * is_matmul(s, s->benches[b].name);
+        int w = text_width(s->benches[b].name) + 2 * (memory_is_input(s, s->benches[b].name) != NULL);
         width[0] = w > width[0] ? w : width[0];
     }
     for (size_t k = 0; k < ncols; k++)
@@ -702,11 +706,16 @@ static size_t write_table2(FILE *f, const hx_summary *s, const hx_fit *fits, siz
         }
         fputc('\n', f);
     }
-    int any_matmul = 0;
+    const hx_kernel_info *input_bound[16]; /* the kernels of the ‡ rows, once each */
+    size_t ninput = 0;
     for (size_t b = 0; b < s->nbenches; b++) {
         const char *bn = s->benches[b].name;
-        int mm = is_matmul(s, bn);
-        any_matmul |= mm;
+        const hx_kernel_info *ki = memory_is_input(s, bn);
+        int mm = ki != NULL, seen = 0;
+        for (size_t j = 0; j < ninput; j++)
+            seen |= input_bound[j] == ki;
+        if (ki && !seen && ninput < sizeof input_bound / sizeof *input_bound)
+            input_bound[ninput++] = ki;
         char name[160];
         snprintf(name, sizeof name, "%s%s", bn, mm ? " ‡" : "");
         if (markdown) {
@@ -733,10 +742,8 @@ static size_t write_table2(FILE *f, const hx_summary *s, const hx_fit *fits, siz
         fputc('\n', f);
     }
     fputs(markdown ? "\n– no fit (reason in the list below)." : "– no fit (the reason is in fits.csv and report.md).", f);
-    if (any_matmul)
-        fputs(" ‡ matmul: its memory is dominated by its matrices; the paper fitted it but left it out of its "
-              "memory figure.",
-              f);
+    for (size_t j = 0; j < ninput; j++)
+        fprintf(f, " ‡ %s: %s.", input_bound[j]->name, input_bound[j]->memory_is_input);
     fputc('\n', f);
     return ncols;
 }
@@ -920,34 +927,18 @@ static long span_apply(const char *dir, hx_summary *s, char *err, size_t errlen)
     return beat;
 }
 
-/* What the paper says of libfork at 112 cores for its own sizes (it gives the speedups
- * only as plots, Figs. 5 and 6; these are its text's words and figures, from its section
- * V.C "Discussion": the relative speeds at 112 cores, T1/Ts = 8.8, 10 and 13 ms for T1 and T3,
- * "at least a 3.6x speedup over both" for T3XXL). */
+/* What the paper says of libfork at 112 cores for its own sizes (the kernel's description
+ * carries it: bench/options.h).  The paper gives the speedups only as plots, Figs. 5 and 6;
+ * these are its text's words and figures, from its section V.C "Discussion". */
 const char *hx_report_paper_text(const char *kernel, const char *params) {
-    static const struct {
-        const char *kernel, *param, *text;
-    } t[] = {
-        {"fib", "n=42", "7.5x faster than TBB, 24x than OpenMP; T1/Ts = 8.8"},
-        {"integrate", "n=10000", "4.5x faster than TBB, 14x than OpenMP"},
-        {"matmul", "n=8192", "scales much better than the child stealers (Fig. 5)"},
-        {"nqueens", "n=14", "linear scaling (Fig. 5)"},
-        {"uts", "preset=T1 ", "10 ms at 112 cores: sub-linear, sometimes negative scaling"},
-        {"uts", "preset=T3 ", "13 ms at 112 cores: sub-linear, sometimes negative scaling"},
-        {"uts", "preset=T1L", "linear scaling (Fig. 6)"},
-        {"uts", "preset=T1XXL", "linear scaling (Fig. 6)"},
-        {"uts", "preset=T3L", "linear, lower efficiency: frequent steals (Fig. 6)"},
-        {"uts", "preset=T3XXL", "linear; at least 3.6x faster than TBB and OpenMP"},
-    };
+    const hx_kernel_info *k = hx_kernels_find(kernel);
     char buf[512];
     snprintf(buf, sizeof buf, "%s ", params ? params : "");
-    for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
-        if (strcmp(kernel, t[i].kernel))
-            continue;
-        const char *p = strstr(buf, t[i].param);
-        size_t pl = strlen(t[i].param);
-        if (p && (p == buf || p[-1] == ' ') && (t[i].param[pl - 1] == ' ' || p[pl] == ' '))
-            return t[i].text;
+    for (const bench_paper *t = k ? k->paper : NULL; t && t->params; t++) {
+        const char *p = strstr(buf, t->params);
+        size_t pl = strlen(t->params);
+        if (p && (p == buf || p[-1] == ' ') && (t->params[pl - 1] == ' ' || p[pl] == ' '))
+            return t->text;
     }
     return NULL;
 }

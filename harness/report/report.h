@@ -1,5 +1,6 @@
 /* report.h — the tables of a results directory (summary.csv, fits.csv: written and read back)
- * and report.md; `forkscope fit DIR` (hx_cmd_fit, declared in analysis.h) lives here.
+ * and report.md; what `forkscope fit DIR` does (hx_report_fit_dir, declared in analysis.h;
+ * the command, hx_cmd_fit, is in harness/cli/commands.c) lives here.
  *
  * CSV: RFC 4180 (a field with a comma, quote or newline is quoted, quotes doubled); numbers
  * with 10 significant digits; a missing value (NaN) is an empty field.  Readers find columns

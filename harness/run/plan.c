@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "harness/config/command.h"
-#include "uts/tree.h"
 
 /* ---- the plan ------------------------------------------------------------------------------ */
 
@@ -167,85 +166,18 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
  * and ideal speedup up to the core count), used when no earlier results exist.  Better:
  * the median wall time of the same cell in DIR/raw.jsonl from an earlier run. */
 
-static double param(const hx_bench *b, const char *name) {
-    json_t *v = json_object_get(b->params, name);
-    if (json_is_number(v))
-        return json_number_value(v);
-    const hx_kernel_info *k = hx_kernels_find(b->kernel);
-    for (const hx_kopt *o = k ? k->opts : NULL; o && o->name; o++)
-        if (!strcmp(o->name, name))
-            return atof(o->def);
-    return 0;
-}
-
-static double uts_nodes(const hx_bench *b) {
-    static const struct {
-        const char *name;
-        double nodes;
-    } presets[] = {{"T1", 4130071},      {"T1L", 102181082}, {"T1XXL", 4230646601.0},
-                   {"T3", 4112897},      {"T3L", 111345631}, {"T3XXL", 2793220501.0}};
-    const char *pre = json_string_value(json_object_get(b->params, "preset"));
-    for (size_t i = 0; pre && i < sizeof presets / sizeof presets[0]; i++)
-        if (!strcmp(pre, presets[i].name))
-            return presets[i].nodes;
-    int t = (int)param(b, "t"), a = (int)param(b, "a"), d = (int)param(b, "d");
-    double b0 = param(b, "b"), q = param(b, "q"), m = param(b, "m");
-    if (t == 0) /* binomial: root b0 children, then q*m expected children each; a critical
-                 * tree (q m = 1) has no finite mean: assume the size of T3 */
-        return q * m < 0.999 ? 1 + b0 / (1 - q * m) : 4e6;
-    double level = 1, total = 1;
-    for (int k = 0; k < d && total < 1e10; k++) {
-        double bk = (a == 3 || t == 3) ? b0 : b0 * (1 - (double)k / d); /* fixed / balanced, else linear */
-        level *= bk;
-        total += level;
-    }
-    return total;
-}
-
 double hx_plan_estimate(const hx_plan_cell *c, unsigned cores) {
     /* process start, pool creation and teardown (OpenMP drivers re-exec themselves) */
     const double start = c->var->kind == HX_VARIANT_SERIAL ? 0.015 : 0.03;
     if (!c->bench)
         return start;
-    const hx_bench *b = c->bench;
-    double ts = 0.01, rt = 1.5, omp = 5, untimed = 0;
-    if (!strcmp(b->kernel, "fib")) {
-        ts = 0.02 * pow(1.6180339887, param(b, "n") - 30);
-        rt = 2.5, omp = 40;
-    } else if (!strcmp(b->kernel, "integrate")) {
-        ts = 0.15 * pow(param(b, "n") / 1000, 1.44) * pow(param(b, "eps") / 1e-9, -0.41);
-        rt = 2, omp = 20;
-    } else if (!strcmp(b->kernel, "matmul")) {
-        double n = param(b, "n");
-        ts = 7e-10 * n * n * n;
-        rt = 1.0, omp = 1.1, untimed = 2 * ts; /* inputs and verification */
-    } else if (!strcmp(b->kernel, "nqueens")) {
-        ts = 0.0077 * pow(5.0, param(b, "n") - 10);
-        rt = 1.2, omp = 3;
-    } else if (!strcmp(b->kernel, "uts")) {
-        ts = 1.7e-7 * param(b, "g") * uts_nodes(b);
-        rt = 1.5, omp = 1; /* measured on T3: libomp 1.4x, TBB 1.5x serial */
-    } else if (!strcmp(b->kernel, "balanced") || !strcmp(b->kernel, "imbalanced")) {
-        double n = param(b, "n"), heavy = b->kernel[0] == 'b' ? n : ceil(n / param(b, "every"));
-        double steps = b->kernel[0] == 'b' ? n * param(b, "iters")
-                                           : heavy * param(b, "heavy") + (n - heavy) * param(b, "light");
-        ts = 1.42e-9 * steps; /* an LCG step: about 4 cycles */
-        rt = omp = 1.0;
-    } else if (!strcmp(b->kernel, "heat")) {
-        double n = param(b, "n");
-        ts = 0.86e-9 * n * n * param(b, "steps") * (2 + param(b, "heavy")) / 3;
-        rt = omp = 1.1;
-    } else if (!strcmp(b->kernel, "bfs")) {
-        ts = 1.3e-8 * param(b, "n") * param(b, "degree");
-        rt = omp = 1.3, untimed = 2 * ts; /* the graph, and the serial search that checks */
-    } else if (!strcmp(b->kernel, "mergesort")) {
-        double n = param(b, "n");
-        ts = 4.7e-9 * n * log2(n > 2 ? n : 2);
-        rt = omp = 1.0;
-    } else if (!strcmp(b->kernel, "switch")) { /* hand-offs: 27 us between threads, 50 ns between fibers */
-        ts = 2 * param(b, "rounds") * (c->var->kind == HX_VARIANT_SERIAL ? 27e-6 : 50e-9);
-        rt = 1;
-    }
+    /* the kernel's own model (its description: bench/options.h) */
+    const hx_kernel_info *k = hx_kernels_find(c->bench->kernel);
+    bench_vals v;
+    if (!k || !k->model.serial_s || hx_kernels_vals(c->bench, &v))
+        return start;
+    double ts = k->model.serial_s(&v, c->var->kind == HX_VARIANT_SERIAL);
+    double rt = k->model.runtime, omp = k->model.omp, untimed = k->model.untimed * ts;
     /* (a peer is priced like a forkscope variant: Lace's per-task cost is of that order) */
     double f = c->var->kind == HX_VARIANT_SERIAL                                    ? 1
                : c->var->kind == HX_VARIANT_BASELINE && !hx_variant_is_peer(c->var) ? omp
@@ -258,8 +190,8 @@ double hx_plan_estimate(const hx_plan_cell *c, unsigned cores) {
     /* Oversubscribed, the work is the same but idle workers take turns on the cores: measured on
      * UTS T3 at P = 16 on 2 cores against P = 2, libomp (whose idle threads spin) 13x, child
      * stealing 4.5x (a thief that finds nothing yields and retries), cont-seg and TBB 1.2-1.5x. */
-    double k = !strcmp(c->var->base, "omp-llvm") ? 1 : !strncmp(c->var->base, "child-", 6) ? 0.4 : 0.1;
-    double over = c->workers > cores ? 1 + k * ((double)c->workers / cores - 1) : 1;
+    double turns = !strcmp(c->var->base, "omp-llvm") ? 1 : !strncmp(c->var->base, "child-", 6) ? 0.4 : 0.1;
+    double over = c->workers > cores ? 1 + turns * ((double)c->workers / cores - 1) : 1;
     return start + untimed + (c->warmup + c->preps) * ts * f * over / (par > 0 ? par : 1);
 }
 

@@ -88,8 +88,8 @@ static void last_line(const char *err, char *out, size_t len) {
 
 /* ---- the burden, calibrated ------------------------------------------------------------------ */
 
-/* The balanced workload with two equal busy loops of ~0.15 ms, one repetition a fork-join of
- * the two, many repetitions: on two workers a repetition's critical path is one loop, the
+/* The kernel whose description says span calibrates on it (balanced: two equal busy loops of
+ * ~0.15 ms, one repetition a fork-join of the two), many repetitions: on two workers a repetition's critical path is one loop, the
  * steal that hands the other to the second worker, and the join, so burden = T2 - T1 / 2
  * per repetition.  A loop much longer than a steal keeps the owner from running both itself
  * (which would cap the figure at one loop); a T2 near T1 is refused as not measurable. */
@@ -101,12 +101,23 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
                     double *t, char *why, size_t whylen) {
     char reps[16];
     snprintf(reps, sizeof reps, "%d", CAL_REPS);
-    char kernel[] = "--kernel", balanced[] = "balanced", on[] = "--n", two[] = "2", oi[] = "--iters",
-         iters[] = "100000", ow[] = "--workers", orp[] = "--reps", warmup[] = "--warmup", ten[] = "10",
-         sched[] = "--sched";
-    char *argv[24] = {(char *)driver, kernel, balanced, on, two, oi, iters, ow, (char *)workers, orp, reps, warmup,
-                      ten};
-    size_t n = 13;
+    const hx_kernel_info *ck = NULL; /* the kernel whose description says to calibrate on it */
+    for (size_t i = 0; bench_descs[i] && !ck; i++)
+        ck = bench_descs[i]->span_calibrate ? bench_descs[i] : NULL;
+    if (!ck) {
+        snprintf(why, whylen, "no kernel of this build says how to calibrate on it (span_calibrate)");
+        return HX_ETOOL;
+    }
+    char kernel[] = "--kernel", name[32], opts[128], ow[] = "--workers", orp[] = "--reps", warmup[] = "--warmup",
+         ten[] = "10", sched[] = "--sched";
+    snprintf(name, sizeof name, "%s", ck->name);
+    snprintf(opts, sizeof opts, "%s", ck->span_calibrate);
+    char *argv[24] = {(char *)driver, kernel, name};
+    size_t n = 3;
+    for (char *save = NULL, *tok = strtok_r(opts, " ", &save); tok && n < 14; tok = strtok_r(NULL, " ", &save))
+        argv[n++] = tok;
+    argv[n++] = ow, argv[n++] = (char *)workers, argv[n++] = orp, argv[n++] = reps, argv[n++] = warmup,
+    argv[n++] = ten;
     if (v->sched[0])
         argv[n++] = sched, argv[n++] = (char *)v->sched;
     argv[n] = NULL;
@@ -126,7 +137,7 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
     if (!json_is_array(times) || !json_array_size(times) || !json_is_true(json_object_get(doc, "verified"))) {
         char tail[240] = "";
         last_line(r.err, tail, sizeof tail);
-        snprintf(why, whylen, "%.300s --kernel balanced --workers %s: %s%s%s", driver, workers,
+        snprintf(why, whylen, "%.300s --kernel %s --workers %s: %s%s%s", driver, name, workers,
                  r.exec_errno ? strerror(r.exec_errno) : r.killed == HX_KILLED_TIMEOUT ? "timed out (120 s)"
                  : doc ? "no verified times in its output" : "failed",
                  tail[0] ? ": " : "", tail);
@@ -545,7 +556,7 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
     hx_run_res r;
     double t0 = hx_now();
     int e = HX_OK;
-    if (!strcmp(b->kernel, "switch")) { /* (its tasks block on each other: no fork-join DAG) */
+    if (hx_kernels_block(b->kernel)) { /* (its tasks block on each other: no fork-join DAG) */
         memset(&r, 0, sizeof r);
         r.exited = 1;
         r.exit_code = -1;
@@ -579,8 +590,8 @@ static int span_one(const hx_config *cfg, const hx_bench *b, const char *driver,
         snprintf(note, sizeof note, "signal %d", r.signo);
     } else if (r.exit_code == -1) {
         status = "unsupported";
-        snprintf(note, sizeof note, "switch's two tasks block on each other (fibers that park): no fork-join DAG "
-                                    "for the span build to time");
+        snprintf(note, sizeof note, "%s's tasks block on each other (fibers that park): no fork-join DAG "
+                                    "for the span build to time", b->kernel);
     } else if (r.exit_code == 3) {
         status = "wrong";
         last_line(r.err, note, sizeof note);
@@ -710,9 +721,9 @@ int hx_span_sweep(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     double burden_ns = cfg->span_burden_ns;
     char from[256];
     snprintf(from, sizeof from, "%s", burden_ns >= 0 ? "given" : "the default");
-    int timed = 0; /* benchmarks to measure that the span build runs (all but switch) */
+    int timed = 0; /* benchmarks to measure that the span build runs (none whose tasks block) */
     for (size_t i = 0; i < cfg->nbenchmarks; i++)
-        timed += cfg->benchmarks[i].span && strcmp(cfg->benchmarks[i].kernel, "switch") &&
+        timed += cfg->benchmarks[i].span && !hx_kernels_block(cfg->benchmarks[i].kernel) &&
                  !span_done(done, ndone, cfg->benchmarks[i].name);
     if (burden_ns == -2 && timed && span_sweep_burden(cfg, l, intr_fd, &burden_ns, from, sizeof from)) {
         free(done);

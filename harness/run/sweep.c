@@ -508,6 +508,23 @@ static void print_reps(FILE *out, const hx_config *cfg) {
     command_reps_note(out, cfg, "  ");
 }
 
+/* The kernels of cfg's benchmarks whose tasks block, "a, b" in buf; returns how many. */
+static size_t blocking_kernels(const hx_config *cfg, char *buf, size_t len) {
+    size_t nn = 0, at = 0;
+    buf[0] = 0;
+    for (size_t b = 0; b < cfg->nbenchmarks; b++) {
+        const char *k = cfg->benchmarks[b].kernel;
+        int seen = 0;
+        for (size_t e = 0; e < b; e++)
+            seen |= !strcmp(cfg->benchmarks[e].kernel, k);
+        if (!hx_kernels_block(k) || seen)
+            continue;
+        int w = snprintf(buf + at, len - at, "%s%s", nn++ ? ", " : "", k);
+        at += w > 0 && (size_t)w < len - at ? (size_t)w : 0;
+    }
+    return nn;
+}
+
 static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_results) {
     const hx_config *cfg = s->cfg;
     const plan *p = &s->pl;
@@ -576,11 +593,14 @@ static void print_plan(FILE *out, const sweep *s, size_t already_done, int from_
     if (p->nskipped_peer)
         fprintf(out, "Skipped: %zu cells of peers on kernels they have no version of (see `forkscope variants`)\n",
                 p->nskipped_peer);
-    if (p->nskipped_blocking)
+    if (p->nskipped_blocking) {
+        char names[256];
+        size_t nn = blocking_kernels(cfg, names, sizeof names);
         fprintf(out,
-                "Skipped: %zu cells of kernel switch on variants whose tasks cannot block (it runs on child-fiber-* "
+                "Skipped: %zu cells of kernel%s %s on variants whose tasks cannot block (%s on child-fiber-* "
                 "and serial)\n",
-                p->nskipped_blocking);
+                p->nskipped_blocking, nn > 1 ? "s" : "", names, nn > 1 ? "they run" : "it runs");
+    }
     if (p->nskipped_serial)
         fprintf(out, "Skipped: %zu serial cells at P > 1 (the serial projection runs on 1 worker only)\n",
                 p->nskipped_serial);
