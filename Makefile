@@ -131,7 +131,7 @@ CC_omp-llvm := $(CLANG)
 # suite tests, which then link with g++'s runtime and oneTBB.
 CXX         := g++
 CXXFLAGS_BASE := -std=c++17 -D_GNU_SOURCE -pthread -I. -MMD -MP -Wall -Wextra -Wshadow $(WERROR)
-EXTRA_SRC_tbb  := $(wildcard kernels/*.cpp) # tbb.cpp, and a kernel's own NAME_tbb.cpp
+EXTRA_SRC_tbb  := kernels/tbb.cpp $(wildcard kernels/*_tbb.cpp) # (a kernel's own TBB version: NAME_tbb.cpp)
 EXTRA_LIBS_tbb := -ltbb -lstdc++
 
 # The git revision of the source tree ("-dirty" if it has uncommitted changes), recorded in

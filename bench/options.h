@@ -61,7 +61,8 @@ enum bench_flag {
     BENCH_BLOCKS = 1, /* its tasks block on each other: only variants whose tasks can (fibers)
                          and the serial projection run it, and it has no fork-join DAG */
     BENCH_ICOUNT = 2, /* the kernel whose instructions per call a config's "instructions"
-                         counts (its task is named after it, fk-bench-* --kernel NAME --n N) */
+                         counts (its task is named after it; fk-bench-* --kernel NAME --n N,
+                         with icount_calls(N) task calls) */
     BENCH_MN = 4,     /* a workload of the M:N report (seeds/003): the tests take them as a group */
 };
 
@@ -80,12 +81,14 @@ typedef struct bench_desc {
     const char *memory_is_input;
     bench_model model;
     const bench_paper *paper; /* the paper's words, {NULL} terminated; NULL: none */
+    /* BENCH_ICOUNT: the task calls a run at --n N makes (fib: 2 fib(N + 1) - 1). */
+    double (*icount_calls)(int64_t n);
     /* Small cases, each "OPTION=VALUE ..." ("": the defaults), NULL-terminated, at least one:
      * verified on every variant and baseline at 1-4 workers (tests/test_kernels.c), so they
      * must run in well under a second. */
     const char *const *small;
     /* Non-NULL: `forkscope span` calibrates the burden of a steal on this kernel, run with
-     * these options (space-separated): a fork-join of two equal pieces of work much longer
+     * these options ("OPTION=VALUE ...", as a small case): a fork-join of two equal pieces of work much longer
      * than a steal, repeated (harness/run/span.c).  One kernel says so. */
     const char *span_calibrate;
 } bench_desc;

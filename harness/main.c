@@ -34,6 +34,7 @@ static int cmd_run(int argc, char **argv);
 static int cmd_bench(int argc, char **argv);
 static int cmd_uts(int argc, char **argv);
 static int cmd_variants(int argc, char **argv);
+static int cmd_kernels(int argc, char **argv);
 static int cmd_topology(int argc, char **argv);
 
 static const command_entry commands[] = {
@@ -67,6 +68,10 @@ static const command_entry commands[] = {
      hx_cmd_trace},
     {"variants", "variants", "The runtime variants and baselines, how they are named, why a name is refused.",
      cmd_variants},
+    {"kernels", "kernels [--markdown]",
+     "The kernels a benchmark may name, their options (default; limits) and what each says\n"
+     "of itself (from the kernels' own descriptions); --markdown: a table.",
+     cmd_kernels},
     {"topology", "topology [--synthetic DESC | --xml FILE] [--workers P] [--placement compact|spread|none]",
      "The topology (this machine, an hwloc XML file or a synthetic description such as\n"
      "\"pack:2 core:56 pu:1\"), where each worker is placed and pinned, and each worker's\n"
@@ -227,6 +232,20 @@ static int exec_driver(const char *cmd, int argc, char **argv, const char *first
 
 static int cmd_bench(int argc, char **argv) { return exec_driver("bench", argc, argv, NULL); }
 static int cmd_uts(int argc, char **argv) { return exec_driver("uts", argc, argv, "uts"); }
+
+static int cmd_kernels(int argc, char **argv) {
+    int markdown = 0;
+    const hx_opt opts[] = {
+        {"--markdown", NULL, HX_OPT_FLAG, &markdown, 0, 0, NULL, NULL},
+        {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
+    };
+    hx_cli c = {.cmd = "kernels", .opts = opts, .usage = help};
+    int rc = hx_cli_parse(&c, argc, argv);
+    if (rc)
+        return rc == HX_CLI_HELP ? HX_OK : rc;
+    hx_kernels_print(stdout, markdown);
+    return HX_OK;
+}
 
 static int cmd_variants(int argc, char **argv) {
     hx_cli c = {.cmd = "variants", .usage = help};

@@ -28,6 +28,9 @@ static int fib_answer(const bench_vals *v, double *out) {
     return 0;
 }
 
+/* The calls of a run of fib(n): fib(n) calls fib 2 fib(n + 1) - 1 times. */
+static double fib_calls(int64_t n) { return 2 * (double)fib_value((int)n + 1) - 1; }
+
 static double fib_serial_s(const bench_vals *v, int serial) {
     (void)serial;
     return 0.02 * pow(1.6180339887, v->d[FIB_OPT_N] - 30);
@@ -44,6 +47,7 @@ const bench_desc bench_fib_desc = {
     .opts = fib_opts,
     .flags = BENCH_ICOUNT,
     .answer = fib_answer,
+    .icount_calls = fib_calls,
     .model = {.serial_s = fib_serial_s, .runtime = 2.5, .omp = 40},
     .paper = fib_paper,
     .small = (const char *const[]){"n=0", "n=1", "n=20", NULL},

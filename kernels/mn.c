@@ -48,7 +48,7 @@ const bench_desc bench_balanced_desc = {
     .flags = BENCH_MN,
     .opts = balanced_opts,
     .model = {.serial_s = balanced_serial_s, .runtime = 1.0, .omp = 1.0},
-    .span_calibrate = "--n 2 --iters 100000", /* two loops of ~0.15 ms */
+    .span_calibrate = "n=2 iters=100000", /* two loops of ~0.15 ms */
     .small = (const char *const[]){"n=100 iters=2000", NULL},
 };
 

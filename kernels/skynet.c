@@ -82,7 +82,7 @@ static void skynet_run(bench_ctx *c) {
 
 /* ---- TBB (kernels/skynet_tbb.cpp) --------------------------------------------------------- */
 #elif defined(FK_BASELINE_TBB)
-int64_t skynet_tbb(int64_t num, int64_t size, int fanout);
+int64_t skynet_tbb(int64_t num, int64_t size, int fanout); /* (its definition: extern "C", the same) */
 static void skynet_run(bench_ctx *c) {
     result = skynet_tbb(0, skynet_leaves(&c->v), (int)c->i[SKYNET_OPT_FANOUT]);
 }

@@ -4,12 +4,16 @@
 
 #include <oneapi/tbb/task_group.h>
 
+#include <cstdlib>
+
 namespace {
+
+constexpr int max_fanout = 16; // (the option's limit is 10: kernels/skynet.c)
 
 int64_t skynet(int64_t num, int64_t size, int fanout) {
     if (size == 1)
         return num;
-    int64_t part[16], step = size / fanout;
+    int64_t part[max_fanout], step = size / fanout;
     tbb::task_group g;
     for (int i = 0; i < fanout - 1; i++)
         g.run([&part, i, num, step, fanout] { part[i] = skynet(num + i * step, step, fanout); });
@@ -23,6 +27,9 @@ int64_t skynet(int64_t num, int64_t size, int fanout) {
 
 } // namespace
 
+// (declared, with the same signature, in kernels/skynet.c)
 extern "C" int64_t skynet_tbb(int64_t num, int64_t size, int fanout) {
+    if (fanout < 2 || fanout > max_fanout)
+        std::abort();
     return bench_tbb_arena().execute([=] { return skynet(num, size, fanout); });
 }

@@ -18,18 +18,20 @@ struct size {
     const char *kernel, *args;
 };
 
-/* Sets the options of args ("n=20 eps=1e-9") in c. */
-static void set_args(bench_ctx *c, const char *args) {
-    char buf[256], err[256];
-    snprintf(buf, sizeof buf, "%s", args);
+/* Sets the options of args ("n=20 eps=1e-9") in c, parsed in buf (of BENCH_ARGS_MAX bytes:
+ * a choice keeps a pointer into it, so it lives as long as c). */
+#define BENCH_ARGS_MAX 256
+static void set_args(bench_ctx *c, const char *args, char *buf) {
+    char err[256];
+    ASSERT_MSG(strlen(args) < BENCH_ARGS_MAX, "kernel %s: small case too long: %s", c->kernel->desc->name, args);
+    snprintf(buf, BENCH_ARGS_MAX, "%s", args);
     for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
         char *eq = strchr(tok, '=');
         ASSERT_MSG(eq, "kernel %s: small case '%s': '%s' is not OPTION=VALUE", c->kernel->desc->name, args, tok);
         *eq = 0;
         int idx = bench_opt_index(c->kernel, tok);
         ASSERT_MSG(idx >= 0, "kernel %s has no option %s", c->kernel->desc->name, tok);
-        /* (a choice keeps a pointer to its text: the options live as long as the process) */
-        ASSERT_MSG(bench_set_opt(c, idx, tok, strdup(eq + 1), err, sizeof err) == 0, "%s", err);
+        ASSERT_MSG(bench_set_opt(c, idx, tok, eq + 1, err, sizeof err) == 0, "%s", err);
     }
 }
 
@@ -39,8 +41,9 @@ static void run_stats(const struct size *z, unsigned workers, int lazy, void *st
     const bench_kernel *k = bench_find(z->kernel);
     ASSERT_MSG(k, "no kernel %s", z->kernel);
     bench_ctx c;
+    char argbuf[BENCH_ARGS_MAX];
     ASSERT_EQ(bench_ctx_init(&c, k), 0);
-    set_args(&c, z->args);
+    set_args(&c, z->args, argbuf);
     c.workers = workers;
 #if FK_BENCH_RUNTIME
     fk_pool_opts o;
@@ -134,22 +137,41 @@ static void mn_case(const struct size *z) {
 TEST(mn_kernels_verified) { each_case(1, mn_case); }
 
 /* Every kernel of the list has a driver version and small cases (what the tests above run),
- * each a valid set of its options. */
+ * each a valid set of its options, and a description within the limits the harness and the
+ * drivers assume: a name of at most 15 characters, at most BENCH_MAX_OPTS options, a
+ * calibration (if any) of valid options, the call count wherever BENCH_ICOUNT is said. */
+static void valid_args(const bench_kernel *k, const char *args) {
+    bench_ctx c;
+    char argbuf[BENCH_ARGS_MAX];
+    ASSERT_EQ(bench_ctx_init(&c, k), 0);
+    set_args(&c, args, argbuf);
+    json_decref(c.out);
+}
+
 TEST(every_kernel_has_small_cases) {
-    size_t n = 0;
+    size_t n = 0, calibrate = 0, icount = 0;
     for (size_t i = 0; bench_descs[i]; i++, n++) {
         const bench_desc *d = bench_descs[i];
         const bench_kernel *k = bench_find(d->name);
         ASSERT_MSG(k && k->desc == d, "kernel %s: no driver version with its description", d->name);
+        ASSERT_MSG(strlen(d->name) <= 15 && d->summary && d->model.serial_s, "kernel %s: name, summary or model",
+                   d->name);
+        size_t nopt = 0;
+        while (d->opts[nopt].name)
+            nopt++;
+        ASSERT_MSG(nopt <= BENCH_MAX_OPTS, "kernel %s has %zu options, over %d", d->name, nopt, BENCH_MAX_OPTS);
         ASSERT_MSG(d->small && d->small[0], "kernel %s has no small cases (its description's .small)", d->name);
-        for (const char *const *a = d->small; *a; a++) {
-            bench_ctx c;
-            ASSERT_EQ(bench_ctx_init(&c, k), 0);
-            set_args(&c, *a);
-            json_decref(c.out);
-        }
+        for (const char *const *a = d->small; *a; a++)
+            valid_args(k, *a);
+        if (d->span_calibrate)
+            valid_args(k, d->span_calibrate), calibrate++;
+        ASSERT_MSG(!(d->flags & BENCH_ICOUNT) == !d->icount_calls, "kernel %s: BENCH_ICOUNT without icount_calls, or "
+                   "the reverse", d->name);
+        icount += !!(d->flags & BENCH_ICOUNT);
     }
     ASSERT_GE(n, 10);
+    ASSERT_MSG(calibrate == 1 && icount == 1, "%zu kernels say span calibrates on them, %zu BENCH_ICOUNT: one each",
+               calibrate, icount);
 }
 
 /* The M:N workloads run as their lines promise.  Stackful (child-fiber): heat's strips live

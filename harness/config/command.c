@@ -93,7 +93,7 @@ const char *hx_command_checkable_list(char *buf, size_t len) {
             continue;
         seen++;
         int w = snprintf(buf + n, len - n, "%s%s", seen == 1 ? "" : seen == total ? " or " : ", ", bench_descs[k]->name);
-        n += w > 0 ? (size_t)w : 0;
+        n = w > 0 && (size_t)w < len - n ? n + (size_t)w : len; /* (cut short: nothing more fits) */
     }
     return buf;
 }

@@ -31,7 +31,7 @@ char **hx_command_argv(const hx_variant *v, const hx_bench *b, unsigned workers)
 int hx_command_expected(const hx_bench *b, double *answer);
 /* 1 if a runtime run by command can run `kernel`: its answer is one number the harness knows. */
 int hx_command_checkable(const char *kernel);
-/* Those kernels, for messages: "fib, integrate, nqueens or uts".  Returns buf. */
+/* Those kernels, in the list's order, for messages: "fib, integrate, nqueens or uts".  Returns buf. */
 const char *hx_command_checkable_list(char *buf, size_t len);
 
 /* Compiles a config's regex (REG_EXTENDED) after refusing what would make regcomp take

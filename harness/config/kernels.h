@@ -4,6 +4,8 @@
 #ifndef HX_CONFIG_KERNELS_H
 #define HX_CONFIG_KERNELS_H
 
+#include <stdio.h>
+
 #include "bench/options.h"
 
 typedef bench_opt hx_kopt;
@@ -20,5 +22,8 @@ int hx_kernels_block(const char *kernel);
  * the driver parses them): 0, or -1 (an unknown kernel or a value the driver would refuse:
  * config.c refuses those first). */
 int hx_kernels_vals(const struct hx_bench *b, bench_vals *v);
+/* Every kernel, its options (default; limits) and what it says of itself, as `forkscope
+ * kernels` prints them; markdown: one table row per kernel (configs/README.md's table). */
+void hx_kernels_print(FILE *out, int markdown);
 
 #endif

@@ -32,7 +32,7 @@
  *   "cell_id": string "<benchmark>|<variant>|<workers>"; for calibrate runs the benchmark is
  *              "calibrate"
  *   "benchmark": the benchmark's name in the config (e.g. "fib", "T1", "uts-geo-small")
- *   "kernel": driver kernel ("fib", "integrate", "matmul", "nqueens", "uts", "calibrate")
+ *   "kernel": driver kernel (a name of `forkscope kernels`, or "calibrate")
  *   "params": {kernel option: value} as given to the driver
  *   "variant": "cont-seg-busy" | ... | "serial" | "omp" | "omp-llvm"
  *   "workers": integer P

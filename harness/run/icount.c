@@ -12,19 +12,11 @@
 #include <unistd.h>
 
 #include "harness/util/errors.h"
+#include "harness/config/kernels.h"
 #include "harness/config/variants.h"
 
 /* ---- instructions --------------------------------------------------------------------------- */
 
-static double fib_calls(int n) {
-    double a = 0, b = 1; /* fib(n + 1) */
-    for (int i = 0; i < n + 1; i++) {
-        double t = a + b;
-        a = b;
-        b = t;
-    }
-    return 2 * a - 1;
-}
 
 /* Whether a function name (as callgrind_annotate prints it, maybe with a 'N recursion
  * suffix) is one of the kernel's task functions. */
@@ -267,7 +259,12 @@ int hx_icount_run(const hx_config *cfg, const char *dir, hx_launcher *l, int int
     }
     const char *kernel = cfg->icount_kernel;
     int n1 = cfg->icount_n[0], n2 = cfg->icount_n[1];
-    double calls1 = fib_calls(n1), calls2 = fib_calls(n2);
+    const hx_kernel_info *ki = hx_kernels_find(kernel);
+    if (!ki || !ki->icount_calls) {
+        fprintf(stderr, "forkscope: instructions: kernel %s does not say how many calls a run makes\n", kernel);
+        return HX_EINTERNAL;
+    }
+    double calls1 = ki->icount_calls(n1), calls2 = ki->icount_calls(n2);
     /* One row per driver executable: a variant of another build ("drivers") is its own row,
      * labelled with the variant's name (two builds of one variant would otherwise share a
      * label, and a callgrind file). */

@@ -47,7 +47,7 @@ static void span_help(FILE *out) {
             "--burden-ns calibrate: measure the burden first, on runtime variant --burden-variant V\n"
             "(default cont-lin-busy): two equal busy loops of ~0.15 ms forked and joined, 200 times,\n"
             "at P = 1 and 2, burden = T2 - T1/2 a fork-join; --calibrate-burden only prints it.\n"
-            "Strands finer than the clock resolves (fib's): the times print \"not resolved\" (null with\n"
+            "Strands finer than the clock resolves (a few instructions): the times print \"not resolved\" (null with\n"
             "--json) and the bounds use the DAG in strands; docs/span.md says how work is measured.\n"
             "--json prints the driver's JSON with \"projection\".\n");
 }
@@ -112,10 +112,24 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
          ten[] = "10", sched[] = "--sched";
     snprintf(name, sizeof name, "%s", ck->name);
     snprintf(opts, sizeof opts, "%s", ck->span_calibrate);
-    char *argv[24] = {(char *)driver, kernel, name};
-    size_t n = 3;
-    for (char *save = NULL, *tok = strtok_r(opts, " ", &save); tok && n < 14; tok = strtok_r(NULL, " ", &save))
-        argv[n++] = tok;
+    char *argv[24] = {(char *)driver, kernel, name}, flags[6][40];
+    size_t n = 3, nf = 0;
+    if (strlen(ck->span_calibrate) >= sizeof opts) {
+        snprintf(why, whylen, "kernel %s: its span_calibrate is too long", ck->name);
+        return HX_EINTERNAL;
+    }
+    for (char *save = NULL, *tok = strtok_r(opts, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq || nf == 6 || (size_t)(eq - tok) + 3 > sizeof flags[0]) {
+            snprintf(why, whylen, "kernel %s: span_calibrate \"%s\" is not up to 6 OPTION=VALUE", ck->name,
+                     ck->span_calibrate);
+            return HX_EINTERNAL;
+        }
+        *eq = 0;
+        snprintf(flags[nf], sizeof flags[nf], "--%s", tok);
+        argv[n++] = flags[nf++];
+        argv[n++] = eq + 1;
+    }
     argv[n++] = ow, argv[n++] = (char *)workers, argv[n++] = orp, argv[n++] = reps, argv[n++] = warmup,
     argv[n++] = ten;
     if (v->sched[0])

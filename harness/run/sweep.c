@@ -520,7 +520,7 @@ static size_t blocking_kernels(const hx_config *cfg, char *buf, size_t len) {
         if (!hx_kernels_block(k) || seen)
             continue;
         int w = snprintf(buf + at, len - at, "%s%s", nn++ ? ", " : "", k);
-        at += w > 0 && (size_t)w < len - at ? (size_t)w : 0;
+        at = w > 0 && (size_t)w < len - at ? at + (size_t)w : len - 1; /* (cut short: nothing more fits) */
     }
     return nn;
 }
