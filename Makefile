@@ -20,6 +20,8 @@
 #                     with PEERS_DIR=DIR), their libraries, configs and plots, for a machine
 #                     without a compiler (docs/bundle.md)
 #   make warnings     compile everything with gcc and clang, warnings as errors
+#   make BUILD=DIR EXTRA_KERNELS='DIR/*.c' ...  kernels of your own in every driver and the
+#                     harness (docs/suite.md; template: tests/extra_kernel/squares.c)
 #   make clean
 #
 # Objects go to build/<mode>/<variant>/; a variant is a value on each compile-time axis
@@ -65,6 +67,32 @@ WARN := -Wall -Wextra -Wshadow -Wmissing-prototypes -Wstrict-prototypes -Wpointe
         -Wmissing-include-dirs -Wold-style-definition
 WERROR ?=
 CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -pthread -Iruntime/include -Iruntime -I. -MMD -MP $(WARN) $(WERROR)
+
+# ---- kernels from outside the tree ---------------------------------------------------------
+# make EXTRA_KERNELS='DIR/*.c' compiles each file, a kernel file like kernels/NAME.c for its
+# kernel NAME (docs/suite.md's template: tests/extra_kernel/squares.c), into every driver and
+# test and, its description, into the harness, which then runs it like a built-in one; a
+# NAME_tbb.cpp beside it is its TBB version.  A name that is a built-in kernel's, or not
+# [a-z][a-z0-9_]* of at most 15 characters, is refused before anything is compiled.  Use a
+# BUILD=DIR of its own: every object is rebuilt with the list (BENCH_EXTRA_KERNELS).
+EXTRA_KERNELS ?=
+EXTRA_KERNEL_SRC   := $(abspath $(wildcard $(EXTRA_KERNELS)))
+EXTRA_KERNEL_NAMES := $(basename $(notdir $(EXTRA_KERNEL_SRC)))
+EXTRA_KERNEL_TBB   := $(wildcard $(patsubst %.c,%_tbb.cpp,$(EXTRA_KERNEL_SRC)))
+BUILTIN_KERNELS    := $(shell sed -n '/^\#define BENCH_KERNEL_LIST/,/^$$/p' bench/options.h | grep -o '\bX([a-z0-9_]*)' | \
+                        sed 's/X(\(.*\))/\1/')
+ifneq ($(EXTRA_KERNELS),)
+ifeq ($(EXTRA_KERNEL_SRC),)
+$(error EXTRA_KERNELS=$(EXTRA_KERNELS): no such file)
+endif
+$(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(filter $(k),$(BUILTIN_KERNELS)),\
+  $(error EXTRA_KERNELS: $(filter %/$(k).c,$(EXTRA_KERNEL_SRC)) is named like the built-in kernel $(k): rename it)))
+$(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(shell echo '$(k)' | grep -qE '^[a-z][a-z0-9_]{0,14}$$' || echo bad),\
+  $(error EXTRA_KERNELS: $(k): a kernel's file is NAME.c with NAME of [a-z][a-z0-9_]*, at most 15 characters)))
+$(if $(filter-out 1,$(foreach k,$(sort $(EXTRA_KERNEL_NAMES)),$(words $(filter $(k),$(EXTRA_KERNEL_NAMES))))),\
+  $(error EXTRA_KERNELS: two files of one name: $(EXTRA_KERNEL_SRC)))
+CFLAGS_BASE += "-DBENCH_EXTRA_KERNELS(X)=$(foreach k,$(EXTRA_KERNEL_NAMES),X($(k)))"
+endif
 
 # Release and debug builds are not position-independent: a task's resume points and a
 # record's thunk are then one-instruction stores of 32-bit addresses (PIE needs a lea and a
@@ -131,7 +159,7 @@ CC_omp-llvm := $(CLANG)
 # suite tests, which then link with g++'s runtime and oneTBB.
 CXX         := g++
 CXXFLAGS_BASE := -std=c++17 -D_GNU_SOURCE -pthread -I. -MMD -MP -Wall -Wextra -Wshadow $(WERROR)
-EXTRA_SRC_tbb  := kernels/tbb.cpp $(wildcard kernels/*_tbb.cpp) # (a kernel's own TBB version: NAME_tbb.cpp)
+EXTRA_SRC_tbb  := kernels/tbb.cpp $(wildcard kernels/*_tbb.cpp) $(EXTRA_KERNEL_TBB) # (a kernel's own: NAME_tbb.cpp)
 EXTRA_LIBS_tbb := -ltbb -lstdc++
 
 # The git revision of the source tree ("-dirty" if it has uncommitted changes), recorded in
@@ -141,7 +169,8 @@ GIT_REV := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(s
 # ---- sources -----------------------------------------------------------------------------
 RUNTIME_SRC := $(wildcard runtime/*.c)
 # The bench driver: one executable per variant, every kernel in each.
-BENCH_SRC   := bench/driver.c bench/args.c bench/registry.c bench/options.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c)
+BENCH_SRC   := bench/driver.c bench/args.c bench/registry.c bench/options.c bench/papi.c $(wildcard kernels/*.c) $(wildcard uts/*.c) \
+               $(EXTRA_KERNEL_SRC)
 BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
@@ -149,7 +178,7 @@ BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 HARNESS_SRC     := $(wildcard harness/*.c harness/*/*.c) bench/options.c uts/tree.c uts/rng.c # the option parser; UTS counts
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 # Every kernel file, of which the harness links the description (VAR_desc): $(call desc_objs,MODE)
-KERNEL_SRC      := $(wildcard kernels/*.c) uts/uts.c
+KERNEL_SRC      := $(wildcard kernels/*.c) uts/uts.c $(EXTRA_KERNEL_SRC)
 desc_objs        = $(patsubst %.c,$(BUILD)/$(1)/desc/%.o,$(KERNEL_SRC))
 HARNESS_LIBS    := -ljansson -lgsl -lgslcblas -lRmath -lnettle -lhwloc -lm
 COMMON_TESTS    := $(patsubst tests/%.c,%,$(wildcard tests/test_config.c tests/test_sweep.c tests/test_fit.c \
@@ -240,7 +269,7 @@ $(BUILD)/aarch64/tests/test_fiber: tests/test_fiber.c runtime/fiber.c runtime/gu
 # Benchmark-suite tests (UTS, kernels) are built per variant like the runtime tests, linked
 # with the kernel and UTS objects of that variant (no driver main).
 SUITE_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_uts.c tests/test_kernels.c))
-SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c bench/options.c
+SUITE_SRC   := $(wildcard kernels/*.c) $(wildcard uts/*.c) bench/registry.c bench/options.c $(EXTRA_KERNEL_SRC)
 define SUITE_TEST_RULES
 $(BUILD)/$(1)/$(2)/tests/$(3): $(BUILD)/$(1)/$(2)/tests/$(3).o $$(patsubst %.c,$(BUILD)/$(1)/$(2)/%.o,$$(SUITE_SRC)) \
                               $$(patsubst %.cpp,$(BUILD)/$(1)/$(2)/%.o,$$(EXTRA_SRC_$(2))) $(4)
@@ -453,7 +482,8 @@ FUZZ_DESC_OBJ := $(patsubst %.c,$(BUILD)/fuzz/desc/%.o,$(KERNEL_SRC))
 FUZZ_RT_SRC := $(RUNTIME_SRC)
 # Each target links the harness library (with the runtime it calls: env.json's clock) unless
 # it says otherwise.
-FUZZ_SRC_cli     := bench/args.c bench/registry.c bench/options.c $(wildcard kernels/*.c) $(wildcard uts/*.c) $(FUZZ_RT_SRC)
+FUZZ_SRC_cli     := bench/args.c bench/registry.c bench/options.c $(wildcard kernels/*.c) $(wildcard uts/*.c) \
+                    $(EXTRA_KERNEL_SRC) $(FUZZ_RT_SRC)
 FUZZ_SRC_topology := $(FUZZ_RT_SRC)
 FUZZ_LIBS_cli     := $(BENCH_LIBS)
 FUZZ_LIBS_topology := -lhwloc -lm
@@ -512,7 +542,7 @@ MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
                  scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/deep-join-test.sh \
-                 scripts/bundle-test.sh scripts/tools-test.sh scripts/golden-test.sh
+                 scripts/bundle-test.sh scripts/tools-test.sh scripts/golden-test.sh scripts/extra-kernel-test.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh

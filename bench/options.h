@@ -97,7 +97,12 @@ typedef struct bench_desc {
  * bench_desc bench_<name>_desc of its file (and, in a driver, the bench_kernel bench_<name>). */
 #define BENCH_KERNEL_LIST(X)                                                                \
     X(fib) X(integrate) X(matmul) X(nqueens) X(uts) X(balanced) X(imbalanced) X(heat) X(bfs)  \
-    X(mergesort) X(switch) X(skynet)
+    X(mergesort) X(switch) X(skynet) BENCH_EXTRA_KERNELS(X)
+
+/* Kernels from outside the tree: the Makefile's EXTRA_KERNELS defines this as X(name) ... */
+#ifndef BENCH_EXTRA_KERNELS
+#define BENCH_EXTRA_KERNELS(X)
+#endif
 #define BENCH_DECLARE_DESC_(k) extern const bench_desc bench_##k##_desc;
 BENCH_KERNEL_LIST(BENCH_DECLARE_DESC_)
 
