@@ -20,7 +20,7 @@
 #                     with PEERS_DIR=DIR), their libraries, configs and plots, for a machine
 #                     without a compiler (docs/bundle.md)
 #   make warnings     compile everything with gcc and clang, warnings as errors
-#   make BUILD=DIR EXTRA_KERNELS='DIR/*.c' ...  kernels of your own in every driver and the
+#   make BUILD=build-mine EXTRA_KERNELS='DIR/*.c' ...  kernels of your own in every driver and the
 #                     harness (docs/suite.md; template: tests/extra_kernel/squares.c)
 #   make clean
 #
@@ -81,12 +81,19 @@ EXTRA_KERNEL_NAMES := $(basename $(notdir $(EXTRA_KERNEL_SRC)))
 EXTRA_KERNEL_TBB   := $(wildcard $(patsubst %.c,%_tbb.cpp,$(EXTRA_KERNEL_SRC)))
 BUILTIN_KERNELS    := $(shell sed -n '/^\#define BENCH_KERNEL_LIST/,/^$$/p' bench/options.h | grep -o '\bX([a-z0-9_]*)' | \
                         sed 's/X(\(.*\))/\1/')
+# (names a kernel file may not take: the symbols bench_NAME and bench_NAME_desc would clash)
+RESERVED_KERNELS   := calibrate kernels find variant descs desc_find opt_find opt_index set_opt ctx_init vals_set \
+                      vals_defaults cli_parse build_flags build_git peer_name peer_kernels peer_revision peer_flags \
+                      peer_noop tbb_start tbb_stop tbb_noop tbb_arena
 ifneq ($(EXTRA_KERNELS),)
-ifeq ($(EXTRA_KERNEL_SRC),)
-$(error EXTRA_KERNELS=$(EXTRA_KERNELS): no such file)
-endif
+$(foreach w,$(EXTRA_KERNELS),$(if $(wildcard $(w)),,$(error EXTRA_KERNELS: $(w): no such file (a path is relative to \
+  the repository's root, where make runs))))
+$(foreach f,$(EXTRA_KERNEL_SRC),$(if $(filter %.c,$(f)),,$(error EXTRA_KERNELS: $(f): not a kernel file NAME.c (a \
+  NAME_tbb.cpp beside NAME.c is found by itself))))
 $(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(filter $(k),$(BUILTIN_KERNELS)),\
   $(error EXTRA_KERNELS: $(filter %/$(k).c,$(EXTRA_KERNEL_SRC)) is named like the built-in kernel $(k): rename it)))
+$(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(filter $(k),$(RESERVED_KERNELS)),\
+  $(error EXTRA_KERNELS: $(filter %/$(k).c,$(EXTRA_KERNEL_SRC)): $(k) is a reserved name: rename it)))
 $(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(shell echo '$(k)' | grep -qE '^[a-z][a-z0-9_]{0,14}$$' || echo bad),\
   $(error EXTRA_KERNELS: $(k): a kernel's file is NAME.c with NAME of [a-z][a-z0-9_]*, at most 15 characters)))
 $(if $(filter-out 1,$(foreach k,$(sort $(EXTRA_KERNEL_NAMES)),$(words $(filter $(k),$(EXTRA_KERNEL_NAMES))))),\

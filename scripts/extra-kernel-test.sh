@@ -9,7 +9,7 @@
 set -u
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
-xb=$build/extra-kernel
+xb=$build-extra-kernel # (beside $build: the default build's make does not read its dependency files)
 tmp=$(mktemp -d /tmp/fk_extra_XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -17,26 +17,27 @@ ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; shift; printf '%s\n' "$@" | sed 's/^/  | /' | tail -n 20; fail=$((fail + 1)); }
 jobs=-j$(nproc 2>/dev/null || echo 2)
 
-want="$xb/bin/forkscope $xb/bin/fk-bench-serial $xb/bin/fk-bench-cont-seg $xb/rel/cont-seg/tests/test_kernels \
-      $xb/rel/serial/tests/test_kernels $xb/rel/tbb/tests/test_kernels"
+want="$xb/bin/forkscope $xb/bin/fk-bench-serial $xb/bin/fk-bench-cont-seg $xb/bin/fk-bench-omp $xb/bin/fk-bench-omp-llvm \
+      $xb/rel/cont-seg/tests/test_kernels $xb/rel/serial/tests/test_kernels $xb/rel/tbb/tests/test_kernels"
 # (warnings are errors: the template is ours)
 if make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror EXTRA_KERNELS='tests/extra_kernel/*.c' $want \
     >"$tmp/make" 2>&1; then
-    ok "make EXTRA_KERNELS='tests/extra_kernel/*.c' builds the harness, two drivers and three test binaries, warning-free"
+    ok "make EXTRA_KERNELS='tests/extra_kernel/*.c' builds the harness, four drivers (OpenMP with gcc and clang) and three test binaries, warning-free"
 else
     bad "make EXTRA_KERNELS='tests/extra_kernel/*.c' builds" "$(tail -n 20 "$tmp/make")"
 fi
 
 if out=$("$xb/bin/forkscope" kernels 2>&1) && printf '%s\n' "$out" | grep -qE '^  squares +sum of squares' &&
-    printf '%s\n' "$out" | grep -qE -- '--grain'; then
+    printf '%s\n' "$out" | grep -qE -- '--grain +numbers a task adds up itself'; then
     ok "forkscope kernels lists squares and its options"
 else
     bad "forkscope kernels lists squares and its options" "$out"
 fi
-if ! build/bin/forkscope kernels 2>/dev/null | grep -q squares; then
-    ok "the default build does not know squares"
+if out=$("$build/bin/forkscope" kernels 2>&1) && printf '%s\n' "$out" | grep -qE '^  fib ' &&
+    ! printf '%s\n' "$out" | grep -q squares; then
+    ok "the default build does not know squares (its forkscope kernels lists fib, not squares)"
 else
-    bad "the default build does not know squares" "build/bin/forkscope kernels lists it"
+    bad "the default build does not know squares" "$out"
 fi
 
 for v in cont-seg serial tbb; do
@@ -47,6 +48,13 @@ for v in cont-seg serial tbb; do
         bad "$v: every kernel's small cases verified" "$out"
     fi
 done
+
+if out=$("$xb/bin/fk-bench-omp-llvm" --kernel squares --n 5000 --grain 8 --workers 2 2>&1) &&
+    printf '%s\n' "$out" | grep -q '"verified":true'; then
+    ok "fk-bench-omp-llvm (clang, libomp) runs squares, verified"
+else
+    bad "fk-bench-omp-llvm runs squares, verified" "$out"
+fi
 
 # A sweep from a config outside the tree, run from another directory.
 cat >"$tmp/squares.json" <<JSON
@@ -69,5 +77,14 @@ elif printf '%s\n' "$out" | grep -q 'named like the built-in kernel fib' && [ ! 
 else
     bad "a kernel named like a built-in one is refused, naming it" "$out"
 fi
+for bad_arg in 'tests/extra_kernel/no-such.c' 'tests/extra_kernel/squares_tbb.cpp tests/extra_kernel/squares.c'; do
+    if out=$(make --no-print-directory BUILD="$tmp/bad" EXTRA_KERNELS="$bad_arg" all 2>&1); then
+        bad "EXTRA_KERNELS='$bad_arg' is refused" "make succeeded"
+    elif printf '%s\n' "$out" | grep -qE 'EXTRA_KERNELS: .*(no such file|not a kernel file)' && [ ! -e "$tmp/bad" ]; then
+        ok "EXTRA_KERNELS='$bad_arg' is refused before anything compiles: $(printf '%s\n' "$out" | grep -o 'EXTRA_KERNELS: .*' | cut -c1-70)"
+    else
+        bad "EXTRA_KERNELS='$bad_arg' is refused, saying why" "$out"
+    fi
+done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

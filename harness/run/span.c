@@ -112,7 +112,7 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
          ten[] = "10", sched[] = "--sched";
     snprintf(name, sizeof name, "%s", ck->name);
     snprintf(opts, sizeof opts, "%s", ck->span_calibrate);
-    char *argv[24] = {(char *)driver, kernel, name}, flags[6][40];
+    char *argv[32] = {(char *)driver, kernel, name}, flags[6][40]; /* (at most 3 + 12 + 6 + 2 + 1 used) */
     size_t n = 3, nf = 0;
     if (strlen(ck->span_calibrate) >= sizeof opts) {
         snprintf(why, whylen, "kernel %s: its span_calibrate is too long", ck->name);

@@ -8,8 +8,10 @@ namespace {
 
 uint64_t leaf(uint64_t lo, uint64_t hi) {
     uint64_t s = 0;
-    for (uint64_t i = lo; i < hi; i++)
+    for (uint64_t i = lo; i < hi; i++) {
         s += i * i;
+        __asm__ volatile("" : "+r"(s));
+    }
     return s;
 }
 
