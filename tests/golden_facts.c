@@ -32,29 +32,6 @@
 static const char *const est_variants[] = {"serial", "cont-seg-busy", "child-native-busy", "child-fiber-busy-any",
                                            "omp", "omp-llvm", "tbb", "lace"};
 
-/* A params object as report.md renders it ("k=v k=v", the file's order): stats.c's rule. */
-static void render_params(json_t *params, char *buf, size_t len) {
-    size_t n = 0;
-    buf[0] = 0;
-    const char *k;
-    json_t *v;
-    json_object_foreach(params, k, v) {
-        char val[128];
-        if (json_is_integer(v))
-            snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
-        else if (json_is_real(v))
-            snprintf(val, sizeof val, "%g", json_real_value(v));
-        else if (json_is_string(v))
-            snprintf(val, sizeof val, "%s", json_string_value(v));
-        else
-            snprintf(val, sizeof val, "?");
-        int w = snprintf(buf + n, len - n, "%s%s=%s", n ? " " : "", k, val);
-        if (w < 0 || (size_t)w >= len - n)
-            break;
-        n += (size_t)w;
-    }
-}
-
 /* The note a memory fit of this kernel carries (fit.c), from a small made-up cell set. */
 static const char *memory_note(const char *kernel, char *buf, size_t len) {
     hx_cell cells[4];
@@ -81,8 +58,8 @@ static const char *memory_note(const char *kernel, char *buf, size_t len) {
 }
 
 static void bench_facts(const hx_bench *b) {
-    char params[512], note[400];
-    render_params(b->params, params, sizeof params);
+    char note[400];
+    char *params = hx_stats_render_params(b->params); /* (as report.md renders them) */
     printf("  benchmark %s: kernel %s, params {%s}\n", b->name, b->kernel, params);
     printf("    blocks: %d\n", hx_kernels_block(b->kernel));
     printf("    checkable by command: %d\n", hx_command_checkable(b->kernel));
@@ -95,6 +72,7 @@ static void bench_facts(const hx_bench *b) {
     const char *paper = hx_report_paper_text(b->kernel, params);
     printf("    paper at 112: %s\n", paper ? paper : "(none)");
     printf("    memory note: %s\n", memory_note(b->kernel, note, sizeof note));
+    free(params);
 }
 
 static void plan_facts(const hx_config *cfg) {

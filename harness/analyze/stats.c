@@ -204,15 +204,14 @@ static char *last_line(const char *s) {
     return r;
 }
 
-/* Renders a params object as "k=v k=v" (in the file's order). */
-static char *render_params(json_t *params) {
+char *hx_stats_render_params(const json_t *params) {
     char buf[512];
     size_t len = 0;
     buf[0] = 0;
     if (json_is_object(params)) {
         const char *k;
         json_t *v;
-        json_object_foreach(params, k, v) {
+        json_object_foreach((json_t *)params, k, v) {
             char val[128];
             if (json_is_integer(v))
                 snprintf(val, sizeof val, "%lld", (long long)json_integer_value(v));
@@ -374,7 +373,7 @@ static group *group_of(loader *L, json_t *o, const run_fields *r) {
         if (is_new) {
             L->bench_params = hx_xrealloc(L->bench_params, L->cap_b * sizeof *L->bench_params);
             L->bench_kernel = hx_xrealloc(L->bench_kernel, L->cap_b * sizeof *L->bench_kernel);
-            L->bench_params[g->bench_rank] = render_params(json_object_get(o, "params"));
+            L->bench_params[g->bench_rank] = hx_stats_render_params(json_object_get(o, "params"));
             const char *k = json_string_value(json_object_get(o, "kernel"));
             L->bench_kernel[g->bench_rank] = hx_xstrdup(k ? k : "");
         }

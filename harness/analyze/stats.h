@@ -108,6 +108,10 @@ typedef struct hx_summary {
     size_t modes_too_few;  /* cells with too few runs to tell */
 } hx_summary;
 
+/* A benchmark's params object as report.md renders them, "k=v k=v" in the file's order
+ * (hx_bench_info.params); malloc'd. */
+char *hx_stats_render_params(const json_t *params);
+
 /* Reads path (a raw.jsonl, see results.h) and reduces it to cells.  A line that is not valid
  * JSON, lacks a field this needs or has one of the wrong type is skipped with a warning that
  * names its line number (printed to `warn` if not NULL, prefixed by `prog`, and kept in
