@@ -182,7 +182,9 @@ BENCH_LIBS  := -ljansson -lnettle -lhwloc -lpapi -lm
 
 # The harness (the forkscope CLI): variant-independent ("common"); tests of the harness link
 # every harness object but main.o.
-HARNESS_SRC     := $(wildcard harness/*.c harness/*/*.c) bench/options.c uts/tree.c uts/rng.c # the option parser; UTS counts
+# (the peers' list the Makefile generates from peers/*.mk: harness/config/variants.h's hx_peer_rows)
+PEER_LIST_C     := $(BUILD)/gen/peers.c
+HARNESS_SRC     := $(wildcard harness/*.c harness/*/*.c) bench/options.c uts/tree.c uts/rng.c $(PEER_LIST_C) # the option parser; UTS counts
 HARNESS_LIB_SRC := $(filter-out harness/main.c,$(HARNESS_SRC))
 # Every kernel file, of which the harness links the description (VAR_desc): $(call desc_objs,MODE)
 KERNEL_SRC      := $(wildcard kernels/*.c) uts/uts.c $(EXTRA_KERNEL_SRC)
@@ -305,10 +307,23 @@ DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 # API (peers/*.c, *.cpp), linked with the peer's own code compiled in place, with the flags
 # its own build uses (recorded in the driver's JSON, with the compiler and the checkout's git
 # revision).  Nothing of a peer is copied into this repository.
+# Each peer is a fragment, peers/NAME.mk (EXTRA_PEERS='FILE.mk ...' adds peers of your own),
+# that adds its name p to PEERS and sets:
+#   PEER_WHAT_p      what it is, one line (forkscope variants; no double quote or backslash)
 #   PEER_CHECKOUT_p  the checkout's name in DIR        PEER_CHECK_p  a file that must exist in it
-#   PEER_SRC_p       our kernels for it                PEER_FLAGS_p  what its code is compiled with
-PEERS_DIR ?=
-PEERS     := lace fibril taskflow libfork-busy libfork-lazy
+#   PEER_SRC_p       our kernels for it: a .c file (compiled as the driver's C files are, with
+#                    VAR_p) or a .cpp file (compiled with PEER_FLAGS_p against the checkout, or
+#                    its PEER_INCLUDE_p directory)
+#   PEER_FLAGS_p     what its code is compiled with, its compiler first
+#   and as it needs: VAR_p (default -DFK_BASELINE_PEER=1), CC_p (default $(CC)), EXTRA_OBJ_p
+#   (objects of its own code, with their rules), PEER_LIBS_p (linked besides), PEER_SKIP_p (a
+#   reason it is not built here), PEER_NEEDS_p and PEER_NEEDS_WHY_p (a command it needs, and
+#   where that comes from).
+# Which kernels a peer runs its driver says (fk-bench-PEER --kernels: those its PEER_SRC
+# defines, kernels/peer.h), and the harness plans with that.
+PEERS_DIR   ?=
+EXTRA_PEERS ?=
+PEERS       :=
 # The instruction set the peers whose own builds say -march=native (Lace, libfork) are built
 # for: a stated baseline rather than this machine's, so that their drivers run on the
 # machine a bundle is carried to (make bundle: its BUNDLE.txt states it).  x86-64-v3: AVX2,
@@ -316,80 +331,34 @@ PEERS     := lace fibril taskflow libfork-busy libfork-lazy
 # forkscope's own builds take no -march (x86-64, the compiler's default).
 PEER_MARCH ?= x86-64-v3
 PEERS_ABS := $(if $(PEERS_DIR),$(abspath $(PEERS_DIR)))
-# Lace (github.com/trolando/lace): one C file; its CMake Release build compiles it with
-# -O3 -DNDEBUG -pipe -march=native (here -march=$(PEER_MARCH)), and its lace_config.h with
-# every option OFF (0).
-PEER_CHECKOUT_lace := lace
-PEER_CHECK_lace    := src/lace.h
-PEER_SRC_lace      := peers/lace.c
-LACE_FLAGS         := -std=gnu11 -O3 -DNDEBUG -pipe -march=$(PEER_MARCH) -pthread
-PEER_FLAGS_lace    := $(CC) $(LACE_FLAGS)
-CC_lace            := $(CC)
-# (-MD after the -MMD of CFLAGS_BASE: the peer's -isystem headers are dependencies too)
-VAR_lace           := -DFK_BASELINE_PEER=1 -isystem $(PEERS_ABS)/lace/src -isystem $(BUILD)/peers/lace -MD
-EXTRA_OBJ_lace     := $(BUILD)/peers/lace/lace.o
-# Fibril (github.com/chaoran/fibril, x86-64 only): its runtime's C files at -O3 (its autotools
-# build's default is -g -O2; -O3 as the issue's side-by-side measured it), -pthread, -fgnu89-inline (its headers' `extern
-# inline` functions are gnu89-style: with C99 semantics each file would define them), and
-# fibrili.c at -O0: its scheduler jumps back into fibrili_init's frame by saved rsp/rbp and
-# pc, which gcc 12 at -O1 and above lays out differently (the process hangs at start, in
-# malloc, at any worker count; measured).  Its headers are included as <fibril/...>: a link
-# to DIR/fibril/src in build/peers/fibril/include; debug.h's "config.h" is an empty file.
-PEER_CHECKOUT_fibril := fibril
-PEER_CHECK_fibril    := src/fibrili.h
-PEER_SRC_fibril      := peers/fibril.c
-FIBRIL_FLAGS         := -O3 -fgnu89-inline -pthread
-FIBRIL_SRC           := deque fibrili param pool runtime stack stats mutex
-PEER_FLAGS_fibril    := $(CC) $(FIBRIL_FLAGS) (fibrili.c -O0)
-CC_fibril            := $(CC)
-# (our files as GNU C with gnu89 inlines for its headers: `asm` register variables, nested
-# functions at each fork, `extern inline`; none of our headers has a non-static inline)
-VAR_fibril           := -DFK_BASELINE_PEER=1 -std=gnu11 -fgnu89-inline -isystem $(BUILD)/peers/fibril/include \
-                        -isystem $(BUILD)/peers/fibril/include/fibril -MD
-EXTRA_OBJ_fibril     := $(patsubst %,$(BUILD)/peers/fibril/%.o,$(FIBRIL_SRC))
-# Taskflow (github.com/taskflow/taskflow): header-only C++20 (its CMake build's standard),
-# Release flags -O3 -DNDEBUG, g++.
-PEER_CHECKOUT_taskflow := taskflow
-PEER_CHECK_taskflow    := taskflow/taskflow.hpp
-PEER_SRC_taskflow      := peers/taskflow.cpp
-PEER_FLAGS_taskflow    := $(CXX) -std=c++20 -O3 -DNDEBUG -pthread
-PEER_LIBS_taskflow     := -lstdc++
-# libfork (github.com/ConorWilliams/libfork), the paper's system: header-only C++23, built
-# with clang++-19 (Debian's clang-19, installed by setup; g++ 12 makes it 1.4x slower), hwloc
-# on as its CMake build turns it on when hwloc is found.  Two drivers: busy and lazy pools.
-LIBFORK_CXX   := clang++-19
-LIBFORK_FLAGS := $(LIBFORK_CXX) -std=c++23 -O3 -DNDEBUG -march=$(PEER_MARCH) -pthread -DLF_USE_HWLOC
-$(foreach p,libfork-busy libfork-lazy,$(eval PEER_CHECKOUT_$(p) := libfork)$(eval PEER_CHECK_$(p) := include/libfork.hpp) \
-  $(eval PEER_SRC_$(p) := peers/libfork.cpp)$(eval PEER_LIBS_$(p) := -lstdc++))
-PEER_FLAGS_libfork-busy := $(LIBFORK_FLAGS)
-PEER_FLAGS_libfork-lazy := $(LIBFORK_FLAGS) -DPEER_LIBFORK_LAZY
-$(foreach p,taskflow libfork-busy libfork-lazy,$(eval CC_$(p) := $(CC))$(eval VAR_$(p) := -DFK_BASELINE_PEER=1))
+UNAME_M   := $(shell uname -m)
+$(foreach f,$(EXTRA_PEERS),$(if $(wildcard $(f)),,$(error EXTRA_PEERS: $(f): no such file))$(if $(filter %.mk,$(f)),,\
+  $(error EXTRA_PEERS: $(f): a peer is a Makefile fragment, NAME.mk (see peers/lace.mk))))
+include $(sort $(wildcard peers/*.mk)) $(EXTRA_PEERS)
+$(foreach p,$(PEERS),$(if $(filter-out 1,$(words $(filter $(p),$(PEERS)))),$(error peer $(p) is defined twice (peers/*.mk, EXTRA_PEERS)))\
+  $(foreach v,WHAT CHECKOUT CHECK SRC FLAGS,$(if $(PEER_$(v)_$(p)),,$(error peer $(p): its fragment sets no PEER_$(v)_$(p))))\
+  $(if $(findstring ",$(PEER_WHAT_$(p)))$(findstring \,$(PEER_WHAT_$(p))),$(error peer $(p): PEER_WHAT_$(p) holds a double quote or a backslash))\
+  $(if $(CC_$(p)),,$(eval CC_$(p) := $(CC)))$(if $(VAR_$(p)),,$(eval VAR_$(p) := -DFK_BASELINE_PEER=1)))
+# The harness's list of peers, from the fragments (hx_peer_rows, harness/config/variants.h);
+# rewritten only when it changes.
+$(PEER_LIST_C): FORCE
+	@mkdir -p $(@D)
+	@{ echo '/* peers.c: generated by the Makefile from the fragments peers/NAME.mk and EXTRA_PEERS; do not edit */'; \
+	   echo '#include "harness/config/variants.h"'; echo 'const hx_peer_row hx_peer_rows[] = {'; \
+	   $(foreach p,$(PEERS),printf '    {"%s", "%s"},\n' '$(p)' '$(subst ','\'',$(PEER_WHAT_$(p)))';) \
+	   echo '    {0, 0},'; echo '};'; } > $@.tmp; cmp -s $@.tmp $@ || mv $@.tmp $@; rm -f $@.tmp
 ifneq ($(PEERS_DIR),)
 $(foreach p,$(PEERS),$(eval $(call OBJ_RULES,rel,$(p))))
-$(BUILD)/peers/lace/lace_config.h: $(PEERS_ABS)/lace/src/lace_config.h.in
-	@mkdir -p $(@D)
-	sed -E 's/^#cmakedefine01 ([A-Za-z_0-9]+).*/#define \1 0/' $< > $@
-$(BUILD)/peers/lace/lace.o: $(PEERS_ABS)/lace/src/lace.c $(BUILD)/peers/lace/lace_config.h $(BUILD)/peers/lace/.checkout
-	$(CC) $(LACE_FLAGS) -MMD -MP -I$(BUILD)/peers/lace -I$(PEERS_ABS)/lace/src -c $< -o $@
-$(patsubst %.c,$(BUILD)/rel/lace/%.o,$(BENCH_SRC) peers/lace.c): $(BUILD)/peers/lace/lace_config.h
-$(BUILD)/peers/fibril/include/fibril: $(PEERS_ABS)/fibril/src/fibrili.h
-	@mkdir -p $(@D)
-	ln -sfn $(PEERS_ABS)/fibril/src $@
-	touch $(BUILD)/peers/fibril/config.h
-$(BUILD)/peers/fibril/%.o: $(PEERS_ABS)/fibril/src/%.c $(BUILD)/peers/fibril/include/fibril $(BUILD)/peers/fibril/.checkout
-	$(CC) $(FIBRIL_FLAGS) $(if $(filter fibrili,$*),-O0) -MMD -MP -I$(BUILD)/peers/fibril -I$(PEERS_ABS)/fibril/src -c $< -o $@
-$(patsubst %.c,$(BUILD)/rel/fibril/%.o,$(BENCH_SRC) peers/fibril.c): $(BUILD)/peers/fibril/include/fibril
 # A C++ peer's kernels: compiled with the peer's compiler and flags against its checkout
 # (-isystem: its headers' warnings are not ours), with our warnings on our code.
 define PEER_CXX_RULES
-EXTRA_OBJ_$(1) := $(BUILD)/peers/$(1)/kernels.o
+EXTRA_OBJ_$(1) += $(BUILD)/peers/$(1)/kernels.o
 $(BUILD)/peers/$(1)/kernels.o: $(PEER_SRC_$(1)) $(BUILD)/peers/$(1)/.checkout
 	@mkdir -p $$(@D)
-	$(PEER_FLAGS_$(1)) -D_GNU_SOURCE -I. -isystem $(PEERS_ABS)/$(PEER_CHECKOUT_$(1))$(if $(filter libfork%,$(1)),/include) \
+	$(PEER_FLAGS_$(1)) -D_GNU_SOURCE -I. -isystem $(PEERS_ABS)/$(PEER_CHECKOUT_$(1))$(if $(PEER_INCLUDE_$(1)),/$(PEER_INCLUDE_$(1))) \
 	  -MD -MP -Wall -Wextra -Wshadow $(WERROR) -c $$< -o $$@
 endef
-$(foreach p,taskflow libfork-busy libfork-lazy,$(eval $(call PEER_CXX_RULES,$(p))))
-
+$(foreach p,$(PEERS),$(if $(filter %.cpp,$(PEER_SRC_$(p))),$(eval $(call PEER_CXX_RULES,$(p)))))
 # A peer's stamp: its flags, the checkout's path, git revision and uncommitted changes;
 # rewritten (and its objects rebuilt) only when one of them changes.
 $(BUILD)/peers/%/.checkout: FORCE
@@ -430,14 +399,18 @@ endif
 peers:
 	@if [ -z "$(PEERS_DIR)" ]; then echo "make peers: give PEERS_DIR=DIR, a directory holding checkouts named $(sort $(foreach p,$(PEERS),$(PEER_CHECKOUT_$(p))))" >&2; exit 2; fi
 	@if [ ! -d "$(PEERS_DIR)" ]; then echo "make peers: PEERS_DIR=$(PEERS_DIR) is not a directory" >&2; exit 2; fi
-	@built=""; for pc in $(foreach p,$(PEERS),$(p):$(PEER_CHECKOUT_$(p)):$(PEER_CHECK_$(p))); do \
-	   p=$${pc%%:*}; c=$${pc#*:}; c=$${c%%:*}; f=$${pc##*:}; \
+	@built=""; for facts in $(foreach p,$(PEERS),'$(p)|$(PEER_CHECKOUT_$(p))|$(PEER_CHECK_$(p))|$(PEER_SKIP_$(p))|$(PEER_NEEDS_$(p))|$(PEER_NEEDS_WHY_$(p))'); do \
+	   IFS='|' read -r p c f skip needs why <<< "$$facts"; \
 	   if [ ! -e "$(PEERS_ABS)/$$c/$$f" ]; then echo "peers: $$p: no checkout at $(PEERS_ABS)/$$c (no $$c/$$f; skipped)"; \
-	   elif [ "$$p" = fibril ] && [ "$$(uname -m)" != x86_64 ]; then echo "peers: fibril: x86-64 only (its stack switching is x86-64 assembly; skipped)"; \
-	   elif [ "$$c" = libfork ] && ! command -v $(LIBFORK_CXX) >/dev/null; then \
-	     echo "peers: $$p: needs $(LIBFORK_CXX) (C++23), which make setup installs (Debian package clang-19)" >&2; exit 1; \
+	   elif [ -n "$$skip" ]; then echo "peers: $$p: $$skip; skipped"; \
+	   elif [ -n "$$needs" ] && ! command -v $$needs >/dev/null; then \
+	     echo "peers: $$p: needs $$needs ($$why)" >&2; exit 1; \
 	   else $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) $(BUILD)/bin/fk-bench-$$p || exit 1; built="$$built $$p"; fi; done; \
 	 echo "peers built:$${built:- none}"
+# One line a peer: name, checkout, the file that must exist in it, and a reason it is not
+# built here (scripts/peers-test.sh reads it).
+peer-facts:
+	@$(foreach p,$(PEERS),printf '%s\t%s\t%s\t%s\n' '$(p)' '$(PEER_CHECKOUT_$(p))' '$(PEER_CHECK_$(p))' '$(PEER_SKIP_$(p))';)
 
 # build/bin/fk-switch: the context-switch microbenchmark (fibers, raw switch, thread hand-off).
 FK_SWITCH := $(BUILD)/bin/fk-switch
@@ -504,7 +477,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: peers check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
+.PHONY: peers peer-facts check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json

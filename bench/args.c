@@ -20,7 +20,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...) {
 }
 
 /* The kernel: "uts" as the first argument, or --kernel NAME anywhere (found first, so that
- * its options can be recognised).  --help and --list answer at once. */
+ * its options can be recognised).  --help, --list and --kernels answer at once. */
 static int find_kernel(int argc, char **argv, bench_ctx *c, bench_cli *cli, int *first, char *err, size_t errlen) {
     *first = 1;
     if (argc > 1 && !strcmp(argv[1], "uts")) {
@@ -33,6 +33,8 @@ static int find_kernel(int argc, char **argv, bench_ctx *c, bench_cli *cli, int 
             return BENCH_CLI_HELP;
         if (!strcmp(argv[i], "--list"))
             return BENCH_CLI_LIST;
+        if (!strcmp(argv[i], "--kernels"))
+            return BENCH_CLI_KERNELS;
         if (!strcmp(argv[i], "--kernel")) {
             if (i + 1 >= argc)
                 return fail(err, errlen, "option --kernel needs a value");

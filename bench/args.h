@@ -25,13 +25,14 @@ typedef struct bench_cli {
     const char *trace;     /* runtime variants: write the timeline here (Chrome trace JSON) */
 } bench_cli;
 
-enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_ERROR = -1 };
+enum { BENCH_CLI_RUN = 0, BENCH_CLI_HELP = 1, BENCH_CLI_LIST = 2, BENCH_CLI_KERNELS = 3, BENCH_CLI_ERROR = -1 };
 
 /* Parses argv: the kernel ("uts" first, or --kernel NAME anywhere), then every option as
  * --name VALUE or --name=VALUE (one dash will do), each checked against the kernel's table
  * (bench/options.h) or the driver's own.  Fills c->kernel, c's option values (defaults
- * first) and c->workers, and *cli.  Returns BENCH_CLI_RUN; BENCH_CLI_HELP or BENCH_CLI_LIST
- * for --help / --list; or BENCH_CLI_ERROR with a one-line message in err naming the option.
+ * first) and c->workers, and *cli.  Returns BENCH_CLI_RUN; BENCH_CLI_HELP, BENCH_CLI_LIST or
+ * BENCH_CLI_KERNELS for --help / --list / --kernels; or BENCH_CLI_ERROR with a one-line
+ * message in err naming the option.
  * Values point into argv. */
 int bench_cli_parse(int argc, char **argv, bench_ctx *c, bench_cli *cli, char *err, size_t errlen);
 

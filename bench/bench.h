@@ -73,7 +73,20 @@ typedef struct bench_kernel {
      * reporting, e.g. "expected", "error") to c->out and returns 1 if it is right. */
     int (*verify)(bench_ctx *c);
     void (*cleanup)(bench_ctx *c);
+    /* A peer's driver only (FK_BASELINE_PEER): the peer's version of the kernel, which run()
+     * calls, named with BENCH_PEER_VERSION.  Declared weak (kernels/peer.h), it is NULL where
+     * peers/NAME.c has none: the driver lists only the kernels whose version it has (--kernels,
+     * --list) and refuses the others before anything runs. */
+    void (*peer)(void);
 } bench_kernel;
+
+/* In a kernel's bench_kernel: BENCH_PEER_VERSION(fib_peer), the function its peer version
+ * calls; nothing outside a peer's driver. */
+#if defined(FK_BASELINE_PEER)
+#define BENCH_PEER_VERSION(fn) .peer = (void (*)(void))(fn),
+#else
+#define BENCH_PEER_VERSION(fn)
+#endif
 
 /* The kernels (kernels/ and uts/: options.h's list), and the calibrate kernel (bench/registry.c). */
 #define BENCH_DECLARE_KERNEL_(k) extern const bench_kernel bench_##k;

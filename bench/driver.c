@@ -4,7 +4,7 @@
  *                    [--reps R] [--warmup W]
  *   fk-bench-VARIANT uts [-t T] [-b B] [-r R] [-a A] [-d D] [-q Q] [-m M] [-f F] [-g G]
  *                    [--preset NAME] [--alloc heap|stack] [--workers P] [--sched S]
- *   fk-bench-VARIANT --list | --help
+ *   fk-bench-VARIANT --list | --kernels | --help
  *
  * The pool (or OpenMP team) is created before anything is timed; warm-up repetitions are
  * run and timed but reported apart; the answer of the last repetition is verified.
@@ -48,8 +48,31 @@ static void usage_error(const char *fmt, ...) {
     exit(EXIT_USAGE);
 }
 
+/* Whether this driver has a version of kernel k: every driver of its own kernels; a peer's
+ * of those its peers/NAME.c defines (kernels/peer.h). */
+static int has_version(const bench_kernel *k) {
+#if defined(FK_BASELINE_PEER)
+    return k->peer != NULL;
+#else
+    (void)k;
+    return 1;
+#endif
+}
+
+/* --kernels: one line, "kernels:" and the name of each kernel this driver runs (the calibrate
+ * kernel is the harness's own cell, not one of them): what the harness plans a peer with. */
+static void print_kernels(FILE *out) {
+    fprintf(out, "kernels:");
+    for (size_t k = 0; bench_kernels[k]; k++)
+        if (bench_kernels[k] != &bench_calibrate && has_version(bench_kernels[k]))
+            fprintf(out, " %s", bench_kernels[k]->desc->name);
+    fprintf(out, "\n");
+}
+
 static void list_kernels(FILE *out) {
     for (size_t k = 0; bench_kernels[k]; k++) {
+        if (!has_version(bench_kernels[k]))
+            continue;
         fprintf(out, "  %-10s %s\n", bench_kernels[k]->desc->name, bench_kernels[k]->desc->summary);
         for (const bench_opt *o = bench_kernels[k]->desc->opts; o->name; o++)
             fprintf(out, "      --%-8s %s (default %s%s%s)\n", o->name, o->help, o->def,
@@ -67,6 +90,7 @@ static void help(void) {
            "              [--alloc heap|stack] [--workers P] [--sched busy|lazy]\n"
            "Runs one measurement of variant %s and prints one JSON object.\n"
            "Exit status: 0 verified, 1 bad usage, 2 could not run, 3 wrong answer.\n"
+           "--kernels: one line naming the kernels this driver runs.\n"
            "Kernels and their options:\n",
            prog, prog, bench_variant());
     list_kernels(stdout);
@@ -490,6 +514,7 @@ int main(int argc, char **argv) {
     switch (bench_cli_parse(argc, argv, &c, &a.cli, err, sizeof err)) {
     case BENCH_CLI_HELP: help(); return EXIT_OK;
     case BENCH_CLI_LIST: list_kernels(stdout); return EXIT_OK;
+    case BENCH_CLI_KERNELS: print_kernels(stdout); return EXIT_OK;
     case BENCH_CLI_ERROR: usage_error("%s", err);
     default: break;
     }
@@ -497,19 +522,11 @@ int main(int argc, char **argv) {
     if (c.workers != 1)
         usage_error("the span build measures work and span on one worker: --workers 1, not %u", c.workers);
 #endif
-#if defined(FK_BASELINE_PEER)
-    size_t known = 0;
-    while (bench_peer_kernels[known] && strcmp(bench_peer_kernels[known], c.kernel->desc->name))
-        known++;
-    if (!bench_peer_kernels[known]) {
-        fprintf(stderr, "%s: %s has no version of kernel %s in this project (its driver runs:", prog,
-                bench_peer_name, c.kernel->desc->name);
-        for (size_t i = 0; bench_peer_kernels[i]; i++)
-            fprintf(stderr, " %s", bench_peer_kernels[i]);
-        fprintf(stderr, ")\n");
+    if (!has_version(c.kernel)) {
+        fprintf(stderr, "%s: %s has no version of kernel %s in this project (`%s --kernels` lists those it runs, as "
+                "`forkscope variants` does)\n", prog, bench_variant(), c.kernel->desc->name, prog);
         return EXIT_RUN;
     }
-#endif
     c.out = json_object();
     a.doc = start_doc(&c, &a);
 #if defined(FK_BASELINE_PEER)

@@ -85,6 +85,7 @@ const bench_kernel bench_calibrate = {
     .desc = &calibrate_desc,
     .run = calibrate_run,
     .verify = calibrate_verify,
+    BENCH_PEER_VERSION(bench_peer_noop)
 };
 
 /* ---- options (parsed by options.c: the harness's own parser) ------------------------------- */

@@ -281,5 +281,6 @@ const bench_kernel bench_bfs = {
     .run = bfs_run,
     .verify = bfs_verify,
     .cleanup = bfs_cleanup,
+    BENCH_PEER_VERSION(mn_rounds_peer)
 };
 #endif

@@ -134,5 +134,6 @@ const bench_kernel bench_fib = {
     .desc = &bench_fib_desc,
     .run = fib_run,
     .verify = fib_verify,
+    BENCH_PEER_VERSION(fib_peer)
 };
 #endif

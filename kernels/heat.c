@@ -224,5 +224,6 @@ const bench_kernel bench_heat = {
     .run = heat_run,
     .verify = heat_verify,
     .cleanup = heat_cleanup,
+    BENCH_PEER_VERSION(mn_rounds_peer)
 };
 #endif

@@ -182,5 +182,6 @@ const bench_kernel bench_integrate = {
     .prepare = integrate_prepare,
     .run = integrate_run,
     .verify = integrate_verify,
+    BENCH_PEER_VERSION(integrate_peer)
 };
 #endif

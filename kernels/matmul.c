@@ -239,5 +239,6 @@ const bench_kernel bench_matmul = {
     .run = matmul_run,
     .verify = matmul_verify,
     .cleanup = matmul_cleanup,
+    BENCH_PEER_VERSION(matmul_peer)
 };
 #endif

@@ -202,5 +202,6 @@ const bench_kernel bench_mergesort = {
     .run = mergesort_run,
     .verify = mergesort_verify,
     .cleanup = mergesort_cleanup,
+    BENCH_PEER_VERSION(msort_peer)
 };
 #endif

@@ -239,6 +239,7 @@ const bench_kernel bench_balanced = {
     .run = loops_run,
     .verify = loops_verify,
     .cleanup = loops_cleanup,
+    BENCH_PEER_VERSION(mn_rounds_peer)
 };
 
 const bench_kernel bench_imbalanced = {
@@ -247,5 +248,6 @@ const bench_kernel bench_imbalanced = {
     .run = loops_run,
     .verify = loops_verify,
     .cleanup = loops_cleanup,
+    BENCH_PEER_VERSION(mn_rounds_peer)
 };
 #endif

@@ -172,5 +172,6 @@ const bench_kernel bench_nqueens = {
     .desc = &bench_nqueens_desc,
     .run = nqueens_run,
     .verify = nqueens_verify,
+    BENCH_PEER_VERSION(nqueens_peer)
 };
 #endif

@@ -72,12 +72,10 @@ static void skynet_run(bench_ctx *c) {
     result = skynet_serial(0, skynet_leaves(&c->v), (int)c->i[SKYNET_OPT_FANOUT]);
 }
 
-/* ---- a peer runtime: none has a version of skynet (the driver refuses it before prepare) --- */
+/* ---- a peer runtime (kernels/peer.h; a peer without skynet_peer refuses it) --------------- */
 #elif defined(FK_BASELINE_PEER)
 static void skynet_run(bench_ctx *c) {
-    (void)c;
-    fprintf(stderr, "skynet: internal error: this peer has no version of skynet\n");
-    abort();
+    result = skynet_peer(0, skynet_leaves(&c->v), (int)c->i[SKYNET_OPT_FANOUT]);
 }
 
 /* ---- TBB (kernels/skynet_tbb.cpp) --------------------------------------------------------- */
@@ -152,5 +150,6 @@ const bench_kernel bench_skynet = {
     .desc = &bench_skynet_desc,
     .run = skynet_run,
     .verify = skynet_verify,
+    BENCH_PEER_VERSION(skynet_peer)
 };
 #endif

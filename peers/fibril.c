@@ -29,10 +29,6 @@
 
 const char bench_peer_name[] = "fibril";
 const char bench_peer_what[] = "Fibril (Yang & Mellor-Crummey): continuation stealing on native stacks";
-/* (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
- * checks that the two agree) */
-const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
-                                           "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 
 /* Fibril's deque (fibrili.h: void *buff[1000]) holds one slot per fork that has not returned. */
 #define FIBRIL_DEQUE_SLOTS 1000
@@ -159,6 +155,24 @@ int64_t nqueens_peer(int n) {
     char empty[NQ_MAX] = {0};
     return nqueens(0, empty, n);
 }
+
+/* ---- skynet: fork the first fanout - 1 children, call the last, join (as fib) --------------------- */
+fibril static int64_t skynet(int64_t num, int64_t size, int fanout) {
+    if (size == 1)
+        return num;
+    int64_t res[16], part = size / fanout; /* (fanout: at most skynet's limit, 10) */
+    fibril_t fr;
+    fibril_init(&fr);
+    for (int i = 0; i < fanout - 1; i++)
+        fibril_fork(&fr, &res[i], skynet, (num + i * part, part, fanout));
+    res[fanout - 1] = skynet(num + (fanout - 1) * part, part, fanout);
+    fibril_join(&fr);
+    int64_t sum = 0;
+    for (int i = 0; i < fanout; i++)
+        sum += res[i];
+    return sum;
+}
+int64_t skynet_peer(int64_t num, int64_t size, int fanout) { return skynet(num, size, fanout); }
 
 /* ---- UTS: fork all children but the last, call the last ---------------------------------------- */
 static const uts_params *tree;

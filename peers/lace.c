@@ -21,10 +21,6 @@
 
 const char bench_peer_name[] = "lace";
 const char bench_peer_what[] = "Lace (van Dijk & van de Pol): child stealing, leapfrogging, native stacks";
-/* (harness/variants.c lists the same kernels for the harness's plan; scripts/peers-test.sh
- * checks that the two agree) */
-const char *const bench_peer_kernels[] = {"fib",      "integrate", "matmul",    "nqueens", "uts",      "balanced",
-                                           "imbalanced", "heat",   "bfs", "mergesort", "calibrate", NULL};
 
 /* The deque holds this many tasks per worker. */
 #define LACE_DEQUE_TASKS 1000000
@@ -135,6 +131,20 @@ int64_t nqueens_peer(int n) {
     char empty[NQ_MAX] = {0};
     return RUN(nqueens, 0, empty, n);
 }
+
+/* ---- skynet: spawn the first fanout - 1 children, call the last, sync them all ----------------- */
+TASK_3(int64_t, skynet, int64_t, num, int64_t, size, int, fanout) {
+    if (size == 1)
+        return num;
+    int64_t part = size / fanout;
+    for (int i = 0; i < fanout - 1; i++)
+        SPAWN(skynet, num + i * part, part, fanout);
+    int64_t sum = CALL(skynet, num + (fanout - 1) * part, part, fanout);
+    for (int i = 0; i < fanout - 1; i++)
+        sum += SYNC(skynet);
+    return sum;
+}
+int64_t skynet_peer(int64_t num, int64_t size, int fanout) { return RUN(skynet, num, size, fanout); }
 
 /* ---- UTS: spawn all children but the last, call the last --------------------------------------- */
 static const uts_params *tree;

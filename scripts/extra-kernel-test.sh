@@ -6,6 +6,11 @@
 # the serial projection and TBB, and `forkscope run` sweeps it like a built-in kernel from a
 # config outside the tree.  A file named like a built-in kernel is refused before anything
 # compiles, naming it; the default build does not know the kernel.
+# A peer from outside the tree the same way: `make EXTRA_PEERS=tests/extra_peer/toy.mk` (a
+# fixture whose file defines fib and nqueens alone) builds fk-bench-toy from a "checkout" the
+# test makes; its driver lists those two (--kernels) and refuses the others; forkscope
+# variants shows it; a plan skips its cells of the other kernels and a sweep runs the rest;
+# a fragment without PEER_WHAT is refused, naming it.
 set -u
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -20,7 +25,8 @@ jobs=-j$(nproc 2>/dev/null || echo 2)
 want="$xb/bin/forkscope $xb/bin/fk-bench-serial $xb/bin/fk-bench-cont-seg $xb/bin/fk-bench-omp $xb/bin/fk-bench-omp-llvm \
       $xb/rel/cont-seg/tests/test_kernels $xb/rel/serial/tests/test_kernels $xb/rel/tbb/tests/test_kernels"
 # (warnings are errors: the template is ours)
-if make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror EXTRA_KERNELS='tests/extra_kernel/*.c' $want \
+extra="EXTRA_KERNELS=tests/extra_kernel/*.c EXTRA_PEERS=tests/extra_peer/toy.mk"
+if make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror $extra $want \
     >"$tmp/make" 2>&1; then
     ok "make EXTRA_KERNELS='tests/extra_kernel/*.c' builds the harness, four drivers (OpenMP with gcc and clang) and three test binaries, warning-free"
 else
@@ -86,5 +92,53 @@ for bad_arg in 'tests/extra_kernel/no-such.c' 'tests/extra_kernel/squares_tbb.cp
         bad "EXTRA_KERNELS='$bad_arg' is refused, saying why" "$out"
     fi
 done
+# ---- a peer of one's own ----
+mkdir -p "$tmp/peers/toy" && echo '/* the toy peer: no code */' >"$tmp/peers/toy/toy.h"
+if out=$(make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror $extra PEERS_DIR="$tmp/peers" peers 2>&1) &&
+    printf '%s\n' "$out" | grep -q '^peers built: toy$' && printf '%s\n' "$out" | grep -q 'peers: lace: no checkout'; then
+    ok "make peers EXTRA_PEERS=tests/extra_peer/toy.mk builds fk-bench-toy alone (no other checkout)"
+else
+    bad "make peers builds fk-bench-toy" "$out"
+fi
+toy=$xb/bin/fk-bench-toy
+if [ "$("$toy" --kernels 2>&1)" = "kernels: fib nqueens" ]; then
+    ok "fk-bench-toy --kernels lists what its file defines: fib nqueens"
+else
+    bad "fk-bench-toy --kernels" "$("$toy" --kernels 2>&1)"
+fi
+out=$("$toy" --kernel integrate --n 100 2>&1)
+rc=$?
+if [ $rc -eq 2 ] && printf '%s\n' "$out" | grep -q 'toy has no version of kernel integrate'; then
+    ok "fk-bench-toy refuses integrate (exit 2), which its file does not define"
+else
+    bad "fk-bench-toy --kernel integrate: exit $rc" "$out"
+fi
+if out=$("$xb/bin/forkscope" variants 2>&1) &&
+    printf '%s\n' "$out" | grep -A1 -E '^  toy +a test fixture' | grep -qE '^ +kernels: fib nqueens $' &&
+    printf '%s\n' "$out" | grep -q '(fk-bench-toy: built)' && ! "$build/bin/forkscope" variants | grep -q '^  toy '; then
+    ok "forkscope variants shows toy, built, with its driver's kernels; the default build does not know it"
+else
+    bad "forkscope variants shows toy" "$out"
+fi
+cat >"$tmp/toy.json" <<JSON
+{"name": "toy", "benchmarks": [{"kernel": "fib", "params": {"n": 18}}, {"kernel": "integrate", "params": {"n": 100}},
+  {"kernel": "squares", "params": {"n": 1000}}, {"kernel": "nqueens", "params": {"n": 6}}],
+ "variants": ["serial"], "peers": ["toy"], "workers": [1], "repetitions": 1, "calibrate": false}
+JSON
+if (cd "$tmp" && "$fs" run toy.json -o toyout --dry-run >toy.log 2>&1 && "$fs" run toy.json -o toyout >>toy.log 2>&1) &&
+    grep -q 'Skipped: 2 cells of peers on kernels they have no version of' "$tmp/toy.log" &&
+    [ "$(grep -cE '^(fib,fib|nqueens,nqueens),toy,1,false,1,0,' "$tmp/toyout/summary.csv")" -eq 2 ] &&
+    [ "$(grep -c ',toy,' "$tmp/toyout/summary.csv")" -eq 2 ] && ! grep -q '"verified":false' "$tmp/toyout/raw.jsonl"; then
+    ok "a sweep plans toy on fib and nqueens only (its integrate and squares cells skipped), both verified"
+else
+    bad "a sweep with toy" "$(tail -n 15 "$tmp/toy.log" 2>/dev/null)" "$(cat "$tmp/toyout/summary.csv" 2>/dev/null)"
+fi
+if out=$(make --no-print-directory BUILD="$tmp/badpeer" EXTRA_PEERS=tests/extra_peer/bad/nowhat.mk all 2>&1); then
+    bad "a peer fragment without PEER_WHAT is refused" "make succeeded"
+elif printf '%s\n' "$out" | grep -q 'peer nowhat: its fragment sets no PEER_WHAT_nowhat' && [ ! -e "$tmp/badpeer" ]; then
+    ok "a peer fragment without PEER_WHAT is refused before anything compiles, naming it"
+else
+    bad "a peer fragment without PEER_WHAT is refused, naming it" "$out"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

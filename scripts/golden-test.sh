@@ -4,9 +4,10 @@
 # change none of them).  The facts: each kernel's option rows, whether its tasks block, the
 # answer a command variant is checked against, the paper's words, the memory-fit note and the
 # plan's estimates, at its defaults and at every benchmark of configs/*.json; `forkscope run
-# --dry-run` of every configuration at 2 and 16 cores; `forkscope variants` (the peers'
-# kernel sets); `forkscope kernels`.  All of it is independent of this machine: the cores are given and every
-# driver is FORKSCOPE_DRIVER.
+# --dry-run` of every configuration at 2 and 16 cores; `forkscope variants`; `forkscope
+# kernels`.  All of it is independent of this machine: the cores are given and every driver
+# is FORKSCOPE_DRIVER, a stand-in that does nothing but list, as every peer in peers/ does,
+# every kernel but switch (--kernels).
 #
 #   scripts/golden-test.sh            compare (a difference fails, shown as a diff)
 #   scripts/golden-test.sh --update   rewrite tests/golden/facts.txt; a commit that does so
@@ -22,7 +23,9 @@ bad() { echo "FAIL $1"; shift; printf '%s\n' "$@" | sed 's/^/  | /' | head -n 60
 
 tmp=$(mktemp -d /tmp/fk_golden_XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-export FORKSCOPE_DRIVER=/bin/true
+kernels=$("$build/bin/fk-bench-serial" --kernels | sed 's/ switch\b//')
+printf '#!/bin/sh\n[ "$1" = --kernels ] && echo "%s"\nexit 0\n' "$kernels" >"$tmp/driver" && chmod +x "$tmp/driver"
+export FORKSCOPE_DRIVER=$tmp/driver
 collect() {
     "$facts" KERNELS && "$facts" configs/*.json &&
         { echo "forkscope variants"; "$build/bin/forkscope" variants; } &&

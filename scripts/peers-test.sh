@@ -5,22 +5,30 @@
 # refused with exit status 2 before anything runs; a sweep with the peers beside forkscope's
 # variants.  Without PEERS_DIR: one skip line.
 set -u
-peers="lace fibril taskflow libfork-busy libfork-lazy"
+cd "$(dirname "$0")/.."
+# The peers the Makefile knows (peers/NAME.mk): name, checkout, a file in it, a reason not to build
+facts=$(make -s --no-print-directory peer-facts) || { echo "FAIL make peer-facts"; echo "0 passed, 1 failed"; exit 1; }
+peers=$(printf '%s\n' "$facts" | cut -f1 | tr '\n' ' ')
+checkout_of() { printf '%s\n' "$facts" | awk -F'\t' -v p="$1" '$1 == p { print $2 }'; }
+check_of() { printf '%s\n' "$facts" | awk -F'\t' -v p="$1" '$1 == p { print $3 }'; }
+skip_of() { printf '%s\n' "$facts" | awk -F'\t' -v p="$1" '$1 == p { print $4 }'; }
 bin=${BUILD:-build}/bin
 pass=0 fail=0 skip=0
 ok() { echo "ok $*"; pass=$((pass + 1)); }
 bad() { echo "FAIL $*"; fail=$((fail + 1)); }
 
-# What needs no checkout: the plan skips a peer's cells of kernels it has no version of (and
-# its calibrate cells where it runs nothing), and a peer whose driver is not built stops the
-# sweep before any run, naming the command that builds it.
+# What needs no checkout: the plan skips a peer's cells of kernels its driver does not list
+# (--kernels; here a stand-in driver that lists fib alone) and its calibrate cells where it
+# runs nothing, and a peer whose driver is not built stops the sweep before any run, naming
+# the command that builds it.
 tmp0=$(mktemp -d /tmp/fk_peers0_XXXXXX)
+printf '#!/bin/sh\n[ "$1" = --kernels ] && echo "kernels: fib"\nexit 0\n' > "$tmp0/standin" && chmod +x "$tmp0/standin"
 cat > "$tmp0/c.json" <<'JSON'
 {"name": "peer-plan", "benchmarks": [{"kernel": "fib", "params": {"n": 20}}, {"kernel": "switch", "params": {"rounds": 100}},
   {"name": "switch-only", "kernel": "switch", "params": {"rounds": 100}, "variants": ["serial", "lace"]}],
  "variants": ["serial", "lace"], "workers": [1, 2], "repetitions": 1}
 JSON
-plan=$("$bin/forkscope" run "$tmp0/c.json" -o "$tmp0/dry" --dry-run 2>&1)
+plan=$(FORKSCOPE_DRIVER=$tmp0/standin "$bin/forkscope" run "$tmp0/c.json" -o "$tmp0/dry" --dry-run 2>&1)
 # lace: fib at P = 1, 2 and its calibrate cells; its 4 switch cells skipped; serial: fib, switch, switch-only, calibrate
 if echo "$plan" | grep -q "Skipped: 4 cells of peers on kernels they have no version of" &&
    [ "$(echo "$plan" | grep -c '|lace|')" -eq 4 ]; then
@@ -59,13 +67,10 @@ if [ -z "${PEERS_DIR:-}" ]; then
     [ $fail -eq 0 ]
     exit
 fi
-# as the Makefile's PEER_CHECKOUT_p and PEER_CHECK_p
-checkout_of() { case $1 in (libfork-*) echo libfork ;; (*) echo "$1" ;; esac; }
-check_of() { case $1 in (lace) echo src/lace.h ;; (fibril) echo src/fibrili.h ;; (taskflow) echo taskflow/taskflow.hpp ;; (libfork-*) echo include/libfork.hpp ;; esac; }
 # (Taskflow's integrate costs ~25x the serial time per task: a smaller interval.)  The M:N
 # workloads at sizes of 10-50 ms: heat's 20 steps and bfs's levels are rounds of forks and a
 # join in one root task; balanced's 128 tasks are forked by one.
-mn_kernels="balanced:--n:128 imbalanced:--n:128 heat:--steps:20 bfs:--n:65536 mergesort:--n:500000"
+mn_kernels="balanced:--n:128 imbalanced:--n:128 heat:--steps:20 bfs:--n:65536 mergesort:--n:500000 skynet:--depth:5"
 kernels_of() { case $1 in
     (fibril) echo "fib:--n:27 integrate:--n:1000 matmul:--n:128 nqueens:--n:9 uts:--preset:T1 $mn_kernels" ;;
     (taskflow) echo "fib:--n:24 integrate:--n:400 matmul:--n:128 nqueens:--n:9 uts:--preset:T1 $mn_kernels" ;;
@@ -78,8 +83,8 @@ for p in $peers; do
         skip=$((skip + 1))
         continue
     fi
-    if [ "$p" = fibril ] && [ "$(uname -m)" != x86_64 ]; then
-        echo "skip fibril: x86-64 only (make peers does not build it here)"
+    if [ -n "$(skip_of "$p")" ]; then
+        echo "skip $p: $(skip_of "$p") (make peers does not build it here)"
         skip=$((skip + 1))
         continue
     fi
@@ -132,11 +137,15 @@ print("; ".join(errs))' "$p" "$w" "$(cd "$PEERS_DIR" && pwd)" "$c" 2>&1)
     else
         bad "$p --kernel switch: exit $rc, expected 2 and a refusal: $out"
     fi
-    # the harness's list of the peer's kernels (its plan) is the driver's (peers/$p.c)
-    drv=$(echo "$out" | sed -n 's/.*its driver runs: \(.*\))$/\1/p' | tr ' ' '\n' | grep -v '^calibrate$' | sort | tr '\n' ' ')
-    hx=$("$bin/forkscope" variants | awk -v p="$p" '$1 == p { getline; sub(/^ *kernels: */, ""); print }' | tr ' ' '\n' | grep . | sort | tr '\n' ' ')
-    if [ -n "$drv" ] && [ "$drv" = "$hx" ]; then ok "$p: forkscope and the driver agree on its kernels ($drv)"
-    else bad "$p: the driver runs '$drv', forkscope variants says '$hx'"; fi
+    # the driver lists what its peers/NAME file defines, every kernel tested above among them
+    # and not switch; forkscope variants shows that list (the harness plans with it)
+    drv=$("$d" --kernels | sed -n 's/^kernels: *//p')
+    want=$(for spec in $(kernels_of "$p"); do printf '%s ' "${spec%%:*}"; done)
+    missing=$(for k in $want; do case " $drv " in (*" $k "*) ;; (*) printf '%s ' "$k" ;; esac; done)
+    hx=$("$bin/forkscope" variants | awk -v p="$p" '$1 == p { getline; sub(/^ *kernels: */, ""); print }')
+    if [ -z "$missing" ] && [[ " $drv " != *" switch "* ]] && [ "$(echo $hx)" = "$(echo $drv)" ]; then
+        ok "$p: its driver lists the kernels it runs ($drv), as forkscope variants does"
+    else bad "$p: --kernels '$drv' (missing: '$missing'), forkscope variants says '$hx'"; fi
 done
 # The harness: the built peers through a config's "peers", beside forkscope's own variants,
 # their cells of kernels they have no version of skipped in the plan, env.json naming each

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <sys/stat.h>
 
 #include "harness/config/config.h"
 #include "harness/config/command.h"
@@ -60,9 +61,12 @@ static char *joined(const hx_diag *d) {
 
 /* ---- bad configs: the fixture table ---------------------------------------------------------- */
 
+/* The baselines and the peers (peers/NAME.mk) as messages list them, in order. */
+#define BASES "serial, omp, omp-llvm, tbb, fibril, lace, libfork-busy, libfork-lazy, taskflow"
+
 /* A fixture's line with {KERNELS} replaced by the kernels' names as messages list them
- * ("fib|integrate|..."), {CHECKABLE} by those a command variant may run ("fib, ... or uts"):
- * a new kernel changes no fixture. */
+ * ("fib|integrate|..."), {CHECKABLE} by those a command variant may run ("fib, ... or uts"),
+ * {BASES} by BASES: a new kernel changes no fixture. */
 static char *with_lists(const char *line) {
     char kernels[1024] = "", checkable[512];
     for (size_t k = 0; bench_descs[k]; k++) {
@@ -70,13 +74,15 @@ static char *with_lists(const char *line) {
         snprintf(kernels + u, sizeof kernels - u, "%s%s", u ? "|" : "", bench_descs[k]->name);
     }
     hx_command_checkable_list(checkable, sizeof checkable);
-    char *out = malloc(strlen(line) + sizeof kernels + sizeof checkable), *o = out;
+    char *out = malloc(strlen(line) + sizeof kernels + sizeof checkable + sizeof BASES), *o = out;
     ASSERT(out);
     for (const char *p = line; *p;) {
         if (!strncmp(p, "{KERNELS}", 9))
             o += sprintf(o, "%s", kernels), p += 9;
         else if (!strncmp(p, "{CHECKABLE}", 11))
             o += sprintf(o, "%s", checkable), p += 11;
+        else if (!strncmp(p, "{BASES}", 7))
+            o += sprintf(o, "%s", BASES), p += 7;
         else
             *o++ = *p++;
     }
@@ -662,12 +668,12 @@ TEST(variant_names) {
         {"cont-seg", "missing the scheduler axis", 0},
         {"cont", "missing the frame stack axis", 0},
         {"cont-seg-busy-x", "unexpected '-x' after the scheduler", 0},
-        {"serial-busy", "baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler", 0},
-        {"omp-lazy", "baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler", 0},
-        {"omp-llvm-busy", "baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler", 0},
+        {"serial-busy", "baselines and peers (" BASES ") take no scheduler", 0},
+        {"omp-lazy", "baselines and peers (" BASES ") take no scheduler", 0},
+        {"omp-llvm-busy", "baselines and peers (" BASES ") take no scheduler", 0},
         {"omp-gcc", "has no '-gcc' part", 0},
         {"tbb", "fk-bench-tbb", 1},
-        {"tbb-busy", "baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler", 0},
+        {"tbb-busy", "baselines and peers (" BASES ") take no scheduler", 0},
         {"taskflow", "fk-bench-taskflow", 1},
         {"taskflow-lazy", "take no scheduler (write 'taskflow')", 0},
         {"libfork-busy", "fk-bench-libfork-busy", 1},
@@ -676,7 +682,7 @@ TEST(variant_names) {
         {"fibril", "fk-bench-fibril", 1},
         {"fibrill", "unknown variant 'fibrill'", 0},
         {"lace", "fk-bench-lace", 1},
-        {"lace-lazy", "baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler", 0},
+        {"lace-lazy", "baselines and peers (" BASES ") take no scheduler", 0},
         {"lace-x", "has no '-x' part", 0},
         {"child-fiber-busy-any", "fk-bench-child-fiber", 1},
         {"child-fiber-lazy-home", "fk-bench-child-fiber", 1},
@@ -698,11 +704,15 @@ TEST(variant_names) {
             ASSERT_STR_CONTAINS(err, cases[i].want);
         }
     }
-    for (size_t i = 0; hx_variant_names[i]; i++) {
+    size_t peers = 0;
+    for (size_t i = 0; hx_variant_name(i); i++) {
         hx_variant v;
         char err[256];
-        ASSERT_MSG(!hx_variant_parse(hx_variant_names[i], &v, err, sizeof err), "%s: %s", hx_variant_names[i], err);
+        ASSERT_MSG(!hx_variant_parse(hx_variant_name(i), &v, err, sizeof err), "%s: %s", hx_variant_name(i), err);
+        peers += (size_t)hx_variant_is_peer(&v);
     }
+    /* (the Makefile's peers/NAME.mk: lace, fibril, taskflow, libfork-busy, libfork-lazy) */
+    ASSERT_MSG(peers >= 5, "%zu names of peers", peers);
     hx_variant v;
     char err[8];
     ASSERT_EQ(hx_variant_parse("cont-seg-lazy", &v, err, sizeof err), 0);
@@ -710,16 +720,40 @@ TEST(variant_names) {
     ASSERT_EQ(hx_variant_parse("child-fiber-lazy-home", &v, err, sizeof err), 0);
     ASSERT(!strcmp(v.sched, "lazy") && !strcmp(v.resume, "home"));
     ASSERT(!strcmp(hx_variant_class(&v), "parallel"));
-    ASSERT(!hx_variant_is_peer(&v) && hx_variant_runs_kernel(&v, "heat", NULL));
-    const char *ks = NULL;
+    ASSERT(!hx_variant_is_peer(&v) && hx_variant_runs_kernel(&v, "heat"));
     ASSERT_EQ(hx_variant_parse("lace", &v, err, sizeof err), 0);
     ASSERT(hx_variant_is_peer(&v) && !strcmp(hx_variant_class(&v), "baseline"));
-    ASSERT(hx_variant_runs_kernel(&v, "fib", &ks) && hx_variant_runs_kernel(&v, "uts", NULL));
-    ASSERT(hx_variant_runs_kernel(&v, "heat", NULL) && hx_variant_runs_kernel(&v, "mergesort", NULL));
-    ASSERT(!hx_variant_runs_kernel(&v, "switch", &ks) && ks && strstr(ks, " nqueens "));
-    ASSERT(!hx_variant_runs_kernel(&v, "fi", NULL)); /* whole words only */
+    /* A peer's kernels are what its driver lists (--kernels): stand-in drivers that list some,
+     * say nothing, or are not there (each path asked once: a new path each). */
+    char *over = getenv("FORKSCOPE_DRIVER") ? strdup(getenv("FORKSCOPE_DRIVER")) : NULL;
+    char dir[] = "/tmp/fk_variants_XXXXXX", lists[PATH_MAX], silent[PATH_MAX + 8];
+    ASSERT(mkdtemp(dir));
+    snprintf(lists, sizeof lists, "%s/lists", dir);
+    snprintf(silent, sizeof silent, "%s/silent", dir);
+    FILE *f = fopen(lists, "w");
+    ASSERT(f);
+    fprintf(f, "#!/bin/sh\n[ \"$1\" = --kernels ] && echo 'kernels: fib uts heat mergesort nqueens'\nexit 0\n");
+    fclose(f);
+    ASSERT_EQ(chmod(lists, 0755), 0);
+    setenv("FORKSCOPE_DRIVER", lists, 1);
+    ASSERT(hx_variant_runs_kernel(&v, "fib") && hx_variant_runs_kernel(&v, "uts"));
+    ASSERT(hx_variant_runs_kernel(&v, "heat") && hx_variant_runs_kernel(&v, "mergesort"));
+    ASSERT(!hx_variant_runs_kernel(&v, "switch") && !hx_variant_runs_kernel(&v, "integrate"));
+    ASSERT(!hx_variant_runs_kernel(&v, "fi")); /* whole words only */
     ASSERT_EQ(hx_variant_parse("tbb", &v, err, sizeof err), 0);
-    ASSERT(!hx_variant_is_peer(&v));
+    ASSERT(!hx_variant_is_peer(&v) && hx_variant_runs_kernel(&v, "integrate"));
+    ASSERT_EQ(hx_variant_parse("fibril", &v, err, sizeof err), 0);
+    setenv("FORKSCOPE_DRIVER", "/bin/true", 1); /* (says nothing: every kernel planned, its run says) */
+    ASSERT(hx_variant_runs_kernel(&v, "integrate") && hx_variant_runs_kernel(&v, "switch"));
+    setenv("FORKSCOPE_DRIVER", silent, 1); /* (not there) */
+    ASSERT(hx_variant_runs_kernel(&v, "integrate"));
+    unlink(lists);
+    rmdir(dir);
+    if (over)
+        setenv("FORKSCOPE_DRIVER", over, 1);
+    else
+        unsetenv("FORKSCOPE_DRIVER");
+    free(over);
 }
 
 /* ---- the option table against the drivers ----------------------------------------------------- */

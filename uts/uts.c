@@ -402,5 +402,6 @@ const bench_kernel bench_uts = {
     .prepare = uts_prepare,
     .run = uts_run,
     .verify = uts_verify,
+    BENCH_PEER_VERSION(uts_peer)
 };
 #endif

@@ -1,5 +1,6 @@
 /* variants.c — variant names, their drivers, and `forkscope variants`. */
 #include "harness/util/env.h"
+#include "harness/util/util.h"
 #include "harness/config/variants.h"
 
 #include <errno.h>
@@ -44,44 +45,57 @@ struct baseline {
     const char *name;
     hx_variant_kind kind;
     const char *what;
-    const char *kernels; /* peers only (NULL: a baseline): the kernels their driver has, as peers/NAME.c's
-                          * bench_peer_kernels (scripts/peers-test.sh checks that they agree) */
 };
-/* What every peer's driver runs: the paper's kernels and the M:N workloads fork-join expresses
- * (all but switch, whose tasks block on each other). */
-#define PEER_KERNELS " fib integrate matmul nqueens uts balanced imbalanced heat bfs mergesort "
 static const struct baseline baselines[] = {
-    {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only", NULL},
-    {"omp", HX_VARIANT_BASELINE, "OpenMP tasks, gcc + libgomp", NULL},
-    {"omp-llvm", HX_VARIANT_BASELINE, "OpenMP tasks, clang + libomp (what the paper compared against)", NULL},
-    {"tbb", HX_VARIANT_BASELINE, "oneTBB task_group, g++ (the paper's TBB column)", NULL},
-    /* Peers: other runtimes, with drivers built from the user's checkouts (make peers). */
-    {"lace", HX_VARIANT_BASELINE, "Lace: child stealing, leapfrogging, native stacks (peer: make peers PEERS_DIR=DIR)",
-     PEER_KERNELS},
-    {"fibril", HX_VARIANT_BASELINE,
-     "Fibril: continuation stealing on native stacks, x86-64 only; at most one worker per CPU, forks nested "
-     "at most 999 deep (peer: make peers PEERS_DIR=DIR)",
-     PEER_KERNELS},
-    {"taskflow", HX_VARIANT_BASELINE,
-     "Taskflow: tf::Subflow recursion, work-stealing executor (peer: make peers PEERS_DIR=DIR)",
-     PEER_KERNELS},
-    {"libfork-busy", HX_VARIANT_BASELINE,
-     "libfork, the paper's system: continuation stealing, coroutines, busy_pool, clang++-19 "
-     "(peer: make peers PEERS_DIR=DIR)",
-     PEER_KERNELS},
-    {"libfork-lazy", HX_VARIANT_BASELINE,
-     "libfork, the paper's system: continuation stealing, coroutines, lazy_pool (idle workers sleep), "
-     "clang++-19 (peer: make peers PEERS_DIR=DIR)",
-     PEER_KERNELS},
-    {NULL, 0, NULL, NULL},
+    {"serial", HX_VARIANT_SERIAL, "the serial projection (forks become calls); 1 worker only"},
+    {"omp", HX_VARIANT_BASELINE, "OpenMP tasks, gcc + libgomp"},
+    {"omp-llvm", HX_VARIANT_BASELINE, "OpenMP tasks, clang + libomp (what the paper compared against)"},
+    {"tbb", HX_VARIANT_BASELINE, "oneTBB task_group, g++ (the paper's TBB column)"},
+    {NULL, 0, NULL},
 };
+#define NBASELINES (sizeof baselines / sizeof baselines[0] - 1)
 
-const char *const hx_variant_names[] = {
+/* The peers (other runtimes, their drivers built from the user's checkouts by make peers)
+ * are the Makefile's: hx_peer_rows, generated from peers/NAME.mk. */
+/* The i-th name that takes no axes: the baselines, then the peers; NULL past the end. */
+static const char *base_name(size_t i, hx_variant_kind *kind) {
+    if (i < NBASELINES) {
+        if (kind)
+            *kind = baselines[i].kind;
+        return baselines[i].name;
+    }
+    if (kind)
+        *kind = HX_VARIANT_BASELINE;
+    return hx_peer_rows[i - NBASELINES].name;
+}
+
+static const hx_peer_row *peer_row(const char *name) {
+    for (size_t i = 0; hx_peer_rows[i].name; i++)
+        if (!strcmp(hx_peer_rows[i].name, name))
+            return &hx_peer_rows[i];
+    return NULL;
+}
+
+/* The names of the baselines and peers, ", "-separated, into buf. */
+static const char *base_names(char *buf, size_t len) {
+    buf[0] = 0;
+    for (size_t i = 0; base_name(i, NULL); i++) {
+        size_t used = strlen(buf);
+        snprintf(buf + used, len - used, "%s%s", i ? ", " : "", base_name(i, NULL));
+    }
+    return buf;
+}
+
+static const char *const runtime_names[] = {
     "cont-seg-busy",  "cont-seg-lazy",  "cont-lin-busy",     "cont-lin-lazy",     "child-seg-busy", "child-seg-lazy",
     "child-lin-busy", "child-lin-lazy", "child-native-busy", "child-native-lazy", "child-fiber-busy-any",
-    "child-fiber-busy-home", "child-fiber-lazy-any", "child-fiber-lazy-home", "serial", "omp", "omp-llvm", "tbb",
-    "lace", "fibril", "taskflow", "libfork-busy", "libfork-lazy", NULL,
+    "child-fiber-busy-home", "child-fiber-lazy-any", "child-fiber-lazy-home", NULL,
 };
+
+const char *hx_variant_name(size_t i) {
+    size_t nrt = sizeof runtime_names / sizeof runtime_names[0] - 1;
+    return i < nrt ? runtime_names[i] : base_name(i - nrt, NULL);
+}
 
 /* Stealing-stack pairs that do not exist, and why. */
 static const char *refused_pair(const char *steal, const char *stack) {
@@ -117,28 +131,30 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
         return snprintf(err, errlen, "empty variant name (try `forkscope variants`)"), -EINVAL;
     /* A baseline, or a baseline with parts wrongly attached (the longest name that is a
      * prefix, so that "omp-llvm-busy" is read as omp-llvm + "-busy"). */
-    const struct baseline *longest = NULL;
-    for (size_t i = 0; baselines[i].name; i++) {
-        size_t n = strlen(baselines[i].name);
-        if (!strncmp(name, baselines[i].name, n) && (name[n] == 0 || name[n] == '-') &&
-            (!longest || n > strlen(longest->name)))
-            longest = &baselines[i];
+    const char *longest = NULL;
+    hx_variant_kind kind = HX_VARIANT_BASELINE, k;
+    for (size_t i = 0; base_name(i, &k); i++) {
+        const char *b = base_name(i, &k);
+        size_t n = strlen(b);
+        if (!strncmp(name, b, n) && (name[n] == 0 || name[n] == '-') && (!longest || n > strlen(longest)))
+            longest = b, kind = k;
     }
+    char names[512];
     if (longest) {
-        const struct baseline *b = longest;
-        size_t n = strlen(b->name);
-        if (!strcmp(name, b->name)) {
-            v->kind = b->kind;
-            snprintf(v->name, sizeof v->name, "%s", b->name);
-            snprintf(v->base, sizeof v->base, "%s", b->name);
-            snprintf(v->driver, sizeof v->driver, "fk-bench-%s", b->name);
+        size_t n = strlen(longest);
+        if (!strcmp(name, longest)) {
+            v->kind = kind;
+            snprintf(v->name, sizeof v->name, "%s", longest);
+            snprintf(v->base, sizeof v->base, "%s", longest);
+            snprintf(v->driver, sizeof v->driver, "fk-bench-%.22s", longest);
             return 0;
         }
         const char *rest = name + n + 1;
         if (axis_find(sched_axis, rest, strlen(rest)) >= 0)
-            return snprintf(err, errlen, "'%s': baselines and peers (serial, omp, omp-llvm, tbb, lace, fibril, taskflow, libfork-busy, libfork-lazy) take no scheduler (write '%s')", name, b->name),
+            return snprintf(err, errlen, "'%s': baselines and peers (%s) take no scheduler (write '%s')", name,
+                            base_names(names, sizeof names), longest),
                    -EINVAL;
-        return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, b->name, rest), -EINVAL;
+        return snprintf(err, errlen, "'%s': the baseline '%s' has no '-%s' part", name, longest, rest), -EINVAL;
     }
     /* A runtime variant: exactly three parts. */
     const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};
@@ -154,8 +170,8 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
             if (a == 0 && n == strlen(name))
                 return snprintf(err, errlen,
                                 "unknown variant '%s' (a runtime variant is stealing-stack-scheduler, e.g. "
-                                "cont-seg-busy; baselines: serial, omp, omp-llvm, tbb; peers: lace)",
-                                name),
+                                "cont-seg-busy; baselines and peers: %s; see `forkscope variants`)",
+                                name, base_names(names, sizeof names)),
                        -1;
             return snprintf(err, errlen, "'%s': '%.*s' is not a %s value (one of %s)", name, (int)n, p,
                             axis_names[a], axis_list(axes[a], list, sizeof list)),
@@ -198,25 +214,46 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
     return 0;
 }
 
-int hx_variant_is_peer(const hx_variant *v) {
-    if (v->kind != HX_VARIANT_BASELINE)
-        return 0;
-    for (size_t b = 0; baselines[b].name; b++)
-        if (baselines[b].kernels && !strcmp(v->base, baselines[b].name))
-            return 1;
-    return 0;
+int hx_variant_is_peer(const hx_variant *v) { return v->kind == HX_VARIANT_BASELINE && peer_row(v->base); }
+
+/* A peer's kernels as its driver lists them (--kernels), " fib nqueens ", asked once per
+ * driver path; NULL if the driver is not there or did not answer. */
+static const char *driver_kernels(const hx_variant *v) {
+    static struct {
+        char path[PATH_MAX];
+        char *list;
+    } cache[16];
+    static size_t ncache;
+    char path[PATH_MAX];
+    if (hx_variant_driver_path(v, path, sizeof path) || access(path, X_OK))
+        return NULL;
+    for (size_t i = 0; i < ncache; i++)
+        if (!strcmp(cache[i].path, path))
+            return cache[i].list;
+    char *out = NULL, *list = NULL;
+    int st = hx_capture((const char *const[]){path, "--kernels", NULL}, 2, &out);
+    if (st == 0 && out && !strncmp(out, "kernels:", 8)) {
+        size_t n = strcspn(out + 8, "\n");
+        list = hx_xmalloc(n + 2);
+        snprintf(list, n + 2, "%.*s ", (int)n, out + 8);
+    }
+    free(out);
+    if (ncache < sizeof cache / sizeof cache[0]) {
+        snprintf(cache[ncache].path, sizeof cache[ncache].path, "%s", path);
+        cache[ncache++].list = list;
+    } /* (past 16 drivers: asked again each time, the answer freed at exit) */
+    return list;
 }
 
-int hx_variant_runs_kernel(const hx_variant *v, const char *kernel, const char **kernels) {
-    for (size_t b = 0; v->kind == HX_VARIANT_BASELINE && baselines[b].name; b++)
-        if (baselines[b].kernels && !strcmp(v->base, baselines[b].name)) {
-            char word[40];
-            snprintf(word, sizeof word, " %.30s ", kernel);
-            if (kernels)
-                *kernels = baselines[b].kernels;
-            return strstr(baselines[b].kernels, word) != NULL;
-        }
-    return 1;
+int hx_variant_runs_kernel(const hx_variant *v, const char *kernel) {
+    if (!hx_variant_is_peer(v))
+        return 1;
+    const char *list = driver_kernels(v);
+    if (!list)
+        return 1; /* (not built, or silent: its run says why) */
+    char word[48];
+    snprintf(word, sizeof word, " %.40s ", kernel);
+    return strstr(list, word) != NULL;
 }
 
 const char *hx_variant_class(const hx_variant *v) {
@@ -286,18 +323,18 @@ void hx_variants_print(FILE *out) {
             }
     fprintf(out, "Baselines:\n");
     for (size_t b = 0; baselines[b].name; b++)
-        if (!baselines[b].kernels)
-            fprintf(out, "  %-18s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
-    fprintf(out, "Peers (drivers built from your checkouts: make peers PEERS_DIR=DIR, DIR holding a checkout per peer):\n");
-    for (size_t b = 0; baselines[b].name; b++) {
-        if (!baselines[b].kernels)
-            continue;
+        fprintf(out, "  %-18s %s  (fk-bench-%s)\n", baselines[b].name, baselines[b].what, baselines[b].name);
+    fprintf(out, "Peers (drivers built from your checkouts: make peers PEERS_DIR=DIR, DIR holding a checkout per peer;\n"
+                 "each is peers/NAME.mk, and make EXTRA_PEERS=FILE.mk adds one of your own):\n");
+    for (size_t b = 0; hx_peer_rows[b].name; b++) {
         hx_variant v;
         char err[64], path[PATH_MAX];
-        int built = !hx_variant_parse(baselines[b].name, &v, err, sizeof err) &&
+        int built = !hx_variant_parse(hx_peer_rows[b].name, &v, err, sizeof err) &&
                     !hx_variant_driver_path(&v, path, sizeof path) && !access(path, X_OK);
-        fprintf(out, "  %-18s %s  (fk-bench-%s: %s)\n  %-18s kernels:%s\n", baselines[b].name, baselines[b].what,
-                baselines[b].name, built ? "built" : "not built", "", baselines[b].kernels);
+        const char *list = built ? driver_kernels(&v) : NULL;
+        fprintf(out, "  %-18s %s (peer: make peers PEERS_DIR=DIR)  (fk-bench-%s: %s)\n  %-18s kernels:%s\n",
+                hx_peer_rows[b].name, hx_peer_rows[b].what, hx_peer_rows[b].name, built ? "built" : "not built", "",
+                list ? list : !built ? " (its driver says, once built)" : " (its driver did not list them: --kernels)");
     }
     fprintf(out, "\nNaming: a runtime variant takes one value on each axis, in this order:\n");
     const struct axis_value *axes[3] = {steal_axis, stack_axis, sched_axis};

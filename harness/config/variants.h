@@ -6,9 +6,11 @@
  *   scheduler  busy | lazy     (run-time: the driver's --sched)
  * e.g. "cont-seg-busy", "child-lin-lazy".  The baselines are "serial" (the serial
  * projection, 1 worker only), "omp" (gcc + libgomp tasks), "omp-llvm" (clang + libomp
- * tasks) and "tbb" (oneTBB task_group, g++); they take no scheduler, nor do the peers ("lace",
- * "fibril", "taskflow", "libfork-busy", "libfork-lazy": other runtimes, their drivers built from the user's checkouts by `make peers`).  Runtime variant steal-stack-sched runs the driver
- * fk-bench-<steal>-<stack> with --sched <sched>; a baseline B runs fk-bench-B. */
+ * tasks) and "tbb" (oneTBB task_group, g++); they take no scheduler, nor do the peers (other
+ * runtimes, e.g. "lace": each a fragment peers/NAME.mk of the Makefile, which generates
+ * hx_peer_rows; their drivers are built from the user's checkouts by `make peers`).  Runtime
+ * variant steal-stack-sched runs the driver fk-bench-<steal>-<stack> with --sched <sched>; a
+ * baseline or peer B runs fk-bench-B. */
 #ifndef HX_VARIANTS_H
 #define HX_VARIANTS_H
 
@@ -56,16 +58,25 @@ int hx_variant_driver_path(const hx_variant *v, char *buf, size_t len);
 /* 1 if v is a peer ("lace"): another runtime whose driver is built from the user's checkout by
  * `make peers PEERS_DIR=DIR`, and so may be missing from a build. */
 int hx_variant_is_peer(const hx_variant *v);
-/* 0 if v is a peer without a version of kernel (its cells are skipped; *kernels, if given, is
- * then the list it has, " fib integrate ... "), else 1. */
-int hx_variant_runs_kernel(const hx_variant *v, const char *kernel, const char **kernels);
+/* 0 if v is a peer whose driver does not list kernel among those it runs (fk-bench-PEER
+ * --kernels, asked once per driver; its cells are skipped), else 1 (a peer whose driver is
+ * not built or does not answer: its run says why). */
+int hx_variant_runs_kernel(const hx_variant *v, const char *kernel);
+
+/* The peers the Makefile knows (peers/NAME.mk and EXTRA_PEERS), in BUILD/gen/peers.c, which it
+ * generates: name and what it is, ended by {NULL, NULL}. */
+typedef struct hx_peer_row {
+    const char *name, *what;
+} hx_peer_row;
+extern const hx_peer_row hx_peer_rows[];
 
 /* Prints `forkscope variants`: every variant with what it is, the naming, and the reasons
  * a name is refused. */
 void hx_variants_print(FILE *out);
 
-/* Every valid variant name, NULL-terminated (runtime variants first, then baselines). */
-extern const char *const hx_variant_names[];
+/* The i-th valid variant name (runtime variants first, then baselines, then peers); NULL past
+ * the last. */
+const char *hx_variant_name(size_t i);
 
 /* Whether a variant's tasks can block each other (a kernel whose description says BENCH_BLOCKS:
  * kernels.h's hx_kernels_block): fiber variants; and the serial driver, which measures two

@@ -98,7 +98,7 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
             int needed = 0; /* some benchmark runs this variant at this P */
             for (size_t b = 0; b < cfg->nbenchmarks; b++)
                 needed |= (cfg->benchmarks[b].variants >> v & 1) && hx_config_bench_runs_at(&cfg->benchmarks[b], cfg->workers[w]) &&
-                          hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel, NULL);
+                          hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel);
             if (!needed || (cfg->variants[v].kind == HX_VARIANT_COMMAND && !hx_command_template(&cfg->variants[v], NULL)))
                 continue; /* a command variant without a calibrate command: its memory is not calibrated */
             if (add_cell(p, cap, cfg, NULL, &cfg->variants[v], cfg->workers[w]))
@@ -119,7 +119,7 @@ int hx_plan_build(const hx_config *cfg, hx_plan *p) {
                     p->nskipped_command++;
                     continue;
                 }
-                if (!hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel, NULL)) {
+                if (!hx_variant_runs_kernel(&cfg->variants[v], cfg->benchmarks[b].kernel)) {
                     p->nskipped_peer++;
                     continue;
                 }
