@@ -83,8 +83,8 @@ BUILTIN_KERNELS    := $(shell sed -n '/^\#define BENCH_KERNEL_LIST/,/^$$/p' benc
                         sed 's/X(\(.*\))/\1/')
 # (names a kernel file may not take: the symbols bench_NAME and bench_NAME_desc would clash)
 RESERVED_KERNELS   := calibrate kernels find variant descs desc_find opt_find opt_index set_opt ctx_init vals_set \
-                      vals_defaults cli_parse build_flags build_git peer_name peer_kernels peer_revision peer_flags \
-                      peer_noop tbb_start tbb_stop tbb_noop tbb_arena
+                      vals_defaults cli_parse build_flags build_git peer_name peer_what peer_revision peer_flags \
+                      peer_start peer_stop peer_noop peer_mn_model tbb_start tbb_stop tbb_noop tbb_arena
 ifneq ($(EXTRA_KERNELS),)
 $(foreach w,$(EXTRA_KERNELS),$(if $(wildcard $(w)),,$(error EXTRA_KERNELS: $(w): no such file (a path is relative to \
   the repository's root, where make runs))))
@@ -309,7 +309,7 @@ DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 # revision).  Nothing of a peer is copied into this repository.
 # Each peer is a fragment, peers/NAME.mk (EXTRA_PEERS='FILE.mk ...' adds peers of your own),
 # that adds its name p to PEERS and sets:
-#   PEER_WHAT_p      what it is, one line (forkscope variants; no double quote or backslash)
+#   PEER_WHAT_p      what it is, one line (forkscope variants; no double quote, backslash or |)
 #   PEER_CHECKOUT_p  the checkout's name in DIR        PEER_CHECK_p  a file that must exist in it
 #   PEER_SRC_p       our kernels for it: a .c file (compiled as the driver's C files are, with
 #                    VAR_p) or a .cpp file (compiled with PEER_FLAGS_p against the checkout, or
@@ -320,7 +320,9 @@ DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 #   reason it is not built here), PEER_NEEDS_p and PEER_NEEDS_WHY_p (a command it needs, and
 #   where that comes from).
 # Which kernels a peer runs its driver says (fk-bench-PEER --kernels: those its PEER_SRC
-# defines, kernels/peer.h), and the harness plans with that.
+# defines, kernels/peer.h), and the harness plans with that.  EXTRA_PEERS, like EXTRA_KERNELS,
+# belongs to a BUILD of its own and to every make of it: the harness's list is regenerated
+# from what each make is given.
 PEERS_DIR   ?=
 EXTRA_PEERS ?=
 PEERS       :=
@@ -335,9 +337,18 @@ UNAME_M   := $(shell uname -m)
 $(foreach f,$(EXTRA_PEERS),$(if $(wildcard $(f)),,$(error EXTRA_PEERS: $(f): no such file))$(if $(filter %.mk,$(f)),,\
   $(error EXTRA_PEERS: $(f): a peer is a Makefile fragment, NAME.mk (see peers/lace.mk))))
 include $(sort $(wildcard peers/*.mk)) $(EXTRA_PEERS)
+# (a peer's name: a driver's and a variant's, so not one of theirs nor an axis value's prefix;
+# its texts go into C strings and shell words: no double quote, backslash or |, nor ' but in
+# PEER_WHAT_p)
+PEER_NAMES_TAKEN := $(VARIANTS) span $(BASELINES) common desc peers gen bin fuzz
 $(foreach p,$(PEERS),$(if $(filter-out 1,$(words $(filter $(p),$(PEERS)))),$(error peer $(p) is defined twice (peers/*.mk, EXTRA_PEERS)))\
+  $(if $(shell echo '$(p)' | grep -qE '^[a-z][a-z0-9]*(-[a-z0-9]+)*$$' && [ $$(printf %s '$(p)' | wc -c) -le 22 ] || echo bad),\
+    $(error peer $(p): a peer's name is lower-case words joined by '-', at most 22 characters))\
+  $(if $(filter $(p) $(firstword $(subst -, ,$(p))),$(PEER_NAMES_TAKEN) cont child),\
+    $(error peer $(p): the name (or its first word) is a build's or a variant axis value's: rename it))\
   $(foreach v,WHAT CHECKOUT CHECK SRC FLAGS,$(if $(PEER_$(v)_$(p)),,$(error peer $(p): its fragment sets no PEER_$(v)_$(p))))\
-  $(if $(findstring ",$(PEER_WHAT_$(p)))$(findstring \,$(PEER_WHAT_$(p))),$(error peer $(p): PEER_WHAT_$(p) holds a double quote or a backslash))\
+  $(foreach v,WHAT CHECKOUT CHECK SKIP NEEDS NEEDS_WHY,$(if $(findstring ",$(PEER_$(v)_$(p)))$(findstring \,$(PEER_$(v)_$(p)))$(findstring |,$(PEER_$(v)_$(p)))$(if $(filter WHAT,$(v)),,$(findstring ',$(PEER_$(v)_$(p)))),\
+    $(error peer $(p): PEER_$(v)_$(p) holds a double quote, backslash, |$(if $(filter WHAT,$(v)),, or '))))\
   $(if $(CC_$(p)),,$(eval CC_$(p) := $(CC)))$(if $(VAR_$(p)),,$(eval VAR_$(p) := -DFK_BASELINE_PEER=1)))
 # The harness's list of peers, from the fragments (hx_peer_rows, harness/config/variants.h);
 # rewritten only when it changes.

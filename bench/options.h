@@ -122,5 +122,7 @@ int bench_vals_defaults(const bench_opt *opts, bench_vals *v, char *err, size_t 
 
 /* NQUEENS' largest board: its table of answers goes up to it (peers size their buffers by it). */
 #define NQ_MAX 18
+/* skynet's widest fan-out (its option's limit; the peers size their arrays by it) */
+#define SKYNET_MAX_FANOUT 10
 
 #endif

@@ -136,7 +136,10 @@ const char *mn_model(void) { return "fork-join: omp task, omp taskwait"; }
 #elif defined(FK_BASELINE_TBB)
 const char *mn_model(void) { return "fork-join: tbb::task_group run, wait"; }
 #elif defined(FK_BASELINE_PEER)
-const char *mn_model(void) { return bench_peer_mn_model; }
+/* (weak: a peer whose file forgets it says so rather than dropping the field) */
+const char *mn_model(void) {
+    return bench_peer_mn_model ? bench_peer_mn_model : "unknown (the peer defines no bench_peer_mn_model)";
+}
 #else
 const char *mn_model(void) { return "serial"; }
 #endif

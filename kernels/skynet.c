@@ -12,7 +12,6 @@
 
 /* ---- what the harness knows of skynet (bench/options.h) ---------------------------------- */
 enum { SKYNET_OPT_DEPTH, SKYNET_OPT_FANOUT };
-#define SKYNET_MAX_FANOUT 10
 static const bench_opt skynet_opts[] = {
     [SKYNET_OPT_DEPTH] = {"depth", BENCH_INT, "6", 0, 9, 0, NULL, "levels below the root (10^6 leaves at 6)"},
     [SKYNET_OPT_FANOUT] = {"fanout", BENCH_INT, "10", 2, SKYNET_MAX_FANOUT, 0, NULL, "children of every inner node"},

@@ -160,7 +160,7 @@ int64_t nqueens_peer(int n) {
 fibril static int64_t skynet(int64_t num, int64_t size, int fanout) {
     if (size == 1)
         return num;
-    int64_t res[16], part = size / fanout; /* (fanout: at most skynet's limit, 10) */
+    int64_t res[SKYNET_MAX_FANOUT], part = size / fanout;
     fibril_t fr;
     fibril_init(&fr);
     for (int i = 0; i < fanout - 1; i++)

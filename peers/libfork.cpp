@@ -122,7 +122,7 @@ constexpr auto nqueens = [](auto nqueens, int j, const char *board, int n) LF_ST
 constexpr auto skynet = [](auto skynet, int64_t num, int64_t size, int fanout) LF_STATIC_CALL -> lf::task<int64_t> {
     if (size == 1)
         co_return num;
-    int64_t res[16], part = size / fanout; // in the coroutine's frame (fanout: at most skynet's limit, 10)
+    int64_t res[SKYNET_MAX_FANOUT], part = size / fanout; // in the coroutine's frame
     for (int i = 0; i < fanout - 1; i++)
         co_await FORK(&res[i], skynet)(num + i * part, part, fanout);
     co_await CALL(&res[fanout - 1], skynet)(num + (fanout - 1) * part, part, fanout);

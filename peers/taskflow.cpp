@@ -121,7 +121,7 @@ int64_t nqueens(int j, const char *board, int n, tf::Subflow &sbf) {
 int64_t skynet(int64_t num, int64_t size, int fanout, tf::Subflow &sbf) {
     if (size == 1)
         return num;
-    int64_t res[16], part = size / fanout; // (fanout: at most skynet's limit, 10)
+    int64_t res[SKYNET_MAX_FANOUT], part = size / fanout;
     for (int i = 0; i < fanout; i++)
         sbf.emplace([&res, i, num, part, fanout](tf::Subflow &s) { res[i] = skynet(num + i * part, part, fanout, s); });
     sbf.join();

@@ -86,11 +86,10 @@ for f in "$root"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done
 
 peers="" peer_march=""
 for d in $drivers; do
-    case $d in fk-bench-lace|fk-bench-fibril|fk-bench-taskflow|fk-bench-libfork-*) ;; *) continue ;; esac
     p=${d#fk-bench-}
+    [ -e "$build/peers/$p/peerinfo.c" ] || continue # (a peer's driver: make peers wrote its peerinfo)
     # (the flags make peers compiled its code with, as its driver records them for the JSON)
     m=$(sed -n 's/.*bench_peer_flags\[\] = "\(.*\)";/\1/p' "$build/peers/$p/peerinfo.c" 2>/dev/null | grep -o -- '-march=[^ ]*' | head -1) || true
-    [ -e "$build/peers/$p/peerinfo.c" ] || m="flags unknown"
     peers="${peers:+$peers }$p"
     peer_march="${peer_march:+$peer_march, }$p ${m:-no -march}"
 done

@@ -25,8 +25,8 @@ jobs=-j$(nproc 2>/dev/null || echo 2)
 want="$xb/bin/forkscope $xb/bin/fk-bench-serial $xb/bin/fk-bench-cont-seg $xb/bin/fk-bench-omp $xb/bin/fk-bench-omp-llvm \
       $xb/rel/cont-seg/tests/test_kernels $xb/rel/serial/tests/test_kernels $xb/rel/tbb/tests/test_kernels"
 # (warnings are errors: the template is ours)
-extra="EXTRA_KERNELS=tests/extra_kernel/*.c EXTRA_PEERS=tests/extra_peer/toy.mk"
-if make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror $extra $want \
+extra=("EXTRA_KERNELS=tests/extra_kernel/*.c" "EXTRA_PEERS=tests/extra_peer/toy.mk")
+if make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror "${extra[@]}" $want \
     >"$tmp/make" 2>&1; then
     ok "make EXTRA_KERNELS='tests/extra_kernel/*.c' builds the harness, four drivers (OpenMP with gcc and clang) and three test binaries, warning-free"
 else
@@ -94,7 +94,7 @@ for bad_arg in 'tests/extra_kernel/no-such.c' 'tests/extra_kernel/squares_tbb.cp
 done
 # ---- a peer of one's own ----
 mkdir -p "$tmp/peers/toy" && echo '/* the toy peer: no code */' >"$tmp/peers/toy/toy.h"
-if out=$(make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror $extra PEERS_DIR="$tmp/peers" peers 2>&1) &&
+if out=$(make --no-print-directory $jobs BUILD="$xb" WERROR=-Werror "${extra[@]}" PEERS_DIR="$tmp/peers" peers 2>&1) &&
     printf '%s\n' "$out" | grep -q '^peers built: toy$' && printf '%s\n' "$out" | grep -q 'peers: lace: no checkout'; then
     ok "make peers EXTRA_PEERS=tests/extra_peer/toy.mk builds fk-bench-toy alone (no other checkout)"
 else
@@ -113,9 +113,10 @@ if [ $rc -eq 2 ] && printf '%s\n' "$out" | grep -q 'toy has no version of kernel
 else
     bad "fk-bench-toy --kernel integrate: exit $rc" "$out"
 fi
-if out=$("$xb/bin/forkscope" variants 2>&1) &&
+if out=$("$xb/bin/forkscope" variants 2>&1) && default=$("$build/bin/forkscope" variants 2>&1) &&
     printf '%s\n' "$out" | grep -A1 -E '^  toy +a test fixture' | grep -qE '^ +kernels: fib nqueens $' &&
-    printf '%s\n' "$out" | grep -q '(fk-bench-toy: built)' && ! "$build/bin/forkscope" variants | grep -q '^  toy '; then
+    printf '%s\n' "$out" | grep -q '(fk-bench-toy: built)' && printf '%s\n' "$default" | grep -q '^  lace ' &&
+    ! printf '%s\n' "$default" | grep -q '^  toy '; then
     ok "forkscope variants shows toy, built, with its driver's kernels; the default build does not know it"
 else
     bad "forkscope variants shows toy" "$out"
@@ -132,6 +133,29 @@ if (cd "$tmp" && "$fs" run toy.json -o toyout --dry-run >toy.log 2>&1 && "$fs" r
     ok "a sweep plans toy on fib and nqueens only (its integrate and squares cells skipped), both verified"
 else
     bad "a sweep with toy" "$(tail -n 15 "$tmp/toy.log" 2>/dev/null)" "$(cat "$tmp/toyout/summary.csv" 2>/dev/null)"
+fi
+# the plan depends on the peers' kernels: a resume refuses a driver that lists others now
+python3 - "$tmp/toyout/env.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1])); e["peer_kernels"]["toy"] = " fib "; json.dump(e, open(sys.argv[1], "w"))
+PY
+out=$(cd "$tmp" && "$fs" run toy.json -o toyout --resume 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "the peers' drivers list other kernels than when the sweep started"; then
+    ok "a resume refuses peers whose drivers list other kernels than when the sweep started (exit $rc)"
+else
+    bad "a resume with toy's kernels changed: exit $rc" "$out"
+fi
+# a peer driver that does not list its kernels (one built before --kernels) stops the sweep
+mkdir -p "$tmp/silent/bin" && cp "$xb/bin/forkscope" "$xb/bin/fk-bench-serial" "$tmp/silent/bin/" &&
+    printf '#!/bin/sh\nexit 0\n' >"$tmp/silent/bin/fk-bench-toy" && chmod +x "$tmp/silent/bin/fk-bench-toy"
+out=$(cd "$tmp" && env -u FORKSCOPE_DRIVER silent/bin/forkscope run toy.json -o silentout 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'does not list the kernels it runs (--kernels)' &&
+    [ ! -s "$tmp/silentout/raw.jsonl" ]; then
+    ok "a peer driver that does not list its kernels stops the sweep before any run, saying so"
+else
+    bad "a silent peer driver: exit $rc" "$out"
 fi
 if out=$(make --no-print-directory BUILD="$tmp/badpeer" EXTRA_PEERS=tests/extra_peer/bad/nowhat.mk all 2>&1); then
     bad "a peer fragment without PEER_WHAT is refused" "make succeeded"

@@ -216,16 +216,13 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
 
 int hx_variant_is_peer(const hx_variant *v) { return v->kind == HX_VARIANT_BASELINE && peer_row(v->base); }
 
-/* A peer's kernels as its driver lists them (--kernels), " fib nqueens ", asked once per
- * driver path; NULL if the driver is not there or did not answer. */
-static const char *driver_kernels(const hx_variant *v) {
-    static struct {
-        char path[PATH_MAX];
-        char *list;
-    } cache[16];
-    static size_t ncache;
+const char *hx_variant_peer_kernels(const hx_variant *v) {
+    static struct kernels_of {
+        char *path, *list;
+    } *cache;
+    static size_t ncache, cap;
     char path[PATH_MAX];
-    if (hx_variant_driver_path(v, path, sizeof path) || access(path, X_OK))
+    if (!hx_variant_is_peer(v) || hx_variant_driver_path(v, path, sizeof path) || access(path, X_OK))
         return NULL;
     for (size_t i = 0; i < ncache; i++)
         if (!strcmp(cache[i].path, path))
@@ -238,17 +235,16 @@ static const char *driver_kernels(const hx_variant *v) {
         snprintf(list, n + 2, "%.*s ", (int)n, out + 8);
     }
     free(out);
-    if (ncache < sizeof cache / sizeof cache[0]) {
-        snprintf(cache[ncache].path, sizeof cache[ncache].path, "%s", path);
-        cache[ncache++].list = list;
-    } /* (past 16 drivers: asked again each time, the answer freed at exit) */
+    hx_grow(&cache, &cap, ncache + 1, sizeof *cache); /* (kept for the process's life) */
+    cache[ncache].path = hx_xstrdup(path);
+    cache[ncache++].list = list;
     return list;
 }
 
 int hx_variant_runs_kernel(const hx_variant *v, const char *kernel) {
     if (!hx_variant_is_peer(v))
         return 1;
-    const char *list = driver_kernels(v);
+    const char *list = hx_variant_peer_kernels(v);
     if (!list)
         return 1; /* (not built, or silent: its run says why) */
     char word[48];
@@ -331,7 +327,7 @@ void hx_variants_print(FILE *out) {
         char err[64], path[PATH_MAX];
         int built = !hx_variant_parse(hx_peer_rows[b].name, &v, err, sizeof err) &&
                     !hx_variant_driver_path(&v, path, sizeof path) && !access(path, X_OK);
-        const char *list = built ? driver_kernels(&v) : NULL;
+        const char *list = built ? hx_variant_peer_kernels(&v) : NULL;
         fprintf(out, "  %-18s %s (peer: make peers PEERS_DIR=DIR)  (fk-bench-%s: %s)\n  %-18s kernels:%s\n",
                 hx_peer_rows[b].name, hx_peer_rows[b].what, hx_peer_rows[b].name, built ? "built" : "not built", "",
                 list ? list : !built ? " (its driver says, once built)" : " (its driver did not list them: --kernels)");

@@ -62,6 +62,10 @@ int hx_variant_is_peer(const hx_variant *v);
  * --kernels, asked once per driver; its cells are skipped), else 1 (a peer whose driver is
  * not built or does not answer: its run says why). */
 int hx_variant_runs_kernel(const hx_variant *v, const char *kernel);
+/* The kernels peer v's driver lists (fk-bench-PEER --kernels), " fib nqueens ... ", asked
+ * once per driver path; NULL if v is not a peer, its driver is not there, or it did not
+ * answer. */
+const char *hx_variant_peer_kernels(const hx_variant *v);
 
 /* The peers the Makefile knows (peers/NAME.mk and EXTRA_PEERS), in BUILD/gen/peers.c, which it
  * generates: name and what it is, ended by {NULL, NULL}. */

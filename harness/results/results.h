@@ -22,7 +22,10 @@
  *   "drivers": {variant: {"path": ..., "flags": ..., "compiler": ...}, ...},
  *   "forkscope_version": string, "config_file": path given,
  *   "clock": {"source": "tsc" | "monotonic", "ns_per_tick", "calibration_ms", "fallback_reason",
- *             "use"}: the runtime's clock as calibrated on this machine (fk_clock_get)}
+ *             "use"}: the runtime's clock as calibrated on this machine (fk_clock_get),
+ *   "peers_left_out": [the config's "peers" whose drivers were not built],
+ *   "peer_kernels": {peer: " fib nqueens ... ", the kernels its driver listed (--kernels),
+ *                    or null}: a resumed sweep must find both as they were}
  *
  * ---- DIR/raw.jsonl -----------------------------------------------------------------------
  * One JSON object per line, one line per run (a run = one fresh driver process), appended

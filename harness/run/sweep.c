@@ -454,6 +454,13 @@ static int probe_drivers(sweep *s, json_t *env) {
             hx_run_res_free(&r);
             return HX_ETOOL;
         }
+        if (hx_variant_is_peer(var) && !hx_env("FORKSCOPE_DRIVER") && !hx_variant_peer_kernels(var)) {
+            fprintf(stderr, "forkscope: variant %s: its driver %s does not list the kernels it runs (--kernels), so "
+                            "nothing can be planned for it: a driver built before this forkscope? Rebuild it: make "
+                            "peers PEERS_DIR=DIR\n", var->name, c.driver);
+            hx_run_res_free(&r);
+            return HX_ETOOL;
+        }
         json_error_t e;
         json_t *out = r.out_len ? json_loadb(r.out, r.out_len, 0, &e) : NULL;
         json_t *build = json_object_get(out, "build");
@@ -628,6 +635,18 @@ static json_t *left_out_json(const hx_config *cfg) {
     return a;
 }
 
+/* The kernels each peer of the config runs, as its driver lists them (env.json's
+ * "peer_kernels"; null for a driver that does not answer): the plan depends on them. */
+static json_t *peer_kernels_json(const hx_config *cfg) {
+    json_t *o = json_object();
+    for (size_t v = 0; v < cfg->nvariants; v++)
+        if (hx_variant_is_peer(&cfg->variants[v])) {
+            const char *k = hx_variant_peer_kernels(&cfg->variants[v]);
+            json_object_set_new(o, cfg->variants[v].name, k ? json_string(k) : json_null());
+        }
+    return o;
+}
+
 /* What a fresh sweep records in env.json beside hx_envinfo_collect's machine. */
 static void env_first_record(sweep *s, json_t *env) {
     const hx_config *cfg = s->cfg;
@@ -641,6 +660,7 @@ static void env_first_record(sweep *s, json_t *env) {
         json_array_append_new(papi, json_string(cfg->papi_events[i]));
     json_object_set_new(env, "papi_events", papi);
     json_object_set_new(env, "peers_left_out", left_out_json(cfg));
+    json_object_set_new(env, "peer_kernels", peer_kernels_json(cfg));
     json_object_set_new(env, "measurement",
                         json_pack("{s:s, s:s}", "launcher",
                                   "each run is a fresh driver process forked by a small launcher process; "
@@ -699,6 +719,21 @@ static int write_env(sweep *s, int fresh) {
             return HX_ECONFIG;
         }
         json_decref(now_lo);
+        /* ... and each peer the same kernels (a driver rebuilt meanwhile may have gained one) */
+        json_t *then_k = json_object_get(s->envinfo, "peer_kernels"), *now_k = peer_kernels_json(s->cfg);
+        if (then_k && !json_equal(then_k, now_k)) {
+            char *a = json_dumps(then_k, JSON_COMPACT), *b = json_dumps(now_k, JSON_COMPACT);
+            fprintf(stderr,
+                    "forkscope: cannot resume %s: the peers' drivers list other kernels than when the sweep "
+                    "started (then: %s; now: %s): a peer driver was rebuilt; rebuild it as it was, or start a new "
+                    "sweep in another directory (-o)\n",
+                    s->dir, a ? a : "?", b ? b : "?");
+            free(a);
+            free(b);
+            json_decref(now_k);
+            return HX_ECONFIG;
+        }
+        json_decref(now_k);
     }
     char left_out[600];
     if (s->cfg->nleft_out)
