@@ -11,12 +11,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     size_t k = fz_split(data, size, part, len, 2);
     char err[256];
     hx_summary s;
-    hx_report_read_summary(fz_write("summary.csv", part[0], len[0]), &s, err, sizeof err);
+    hx_summary_read(fz_write("summary.csv", part[0], len[0]), &s, err, sizeof err);
     hx_stats_derive(&s);
-    hx_stats_free(&s);
+    hx_summary_free(&s);
     hx_fit *fits = NULL;
     size_t n = 0;
-    hx_report_read_fits(fz_write("fits.csv", k > 1 ? part[1] : part[0], k > 1 ? len[1] : len[0]), &fits, &n, err,
+    hx_fits_read(fz_write("fits.csv", k > 1 ? part[1] : part[0], k > 1 ? len[1] : len[0]), &fits, &n, err,
                         sizeof err);
     hx_fit_free_all(fits, n);
     return 0;

@@ -37,11 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (hx_cmd_fit(2, argv) == 0) { /* read back what it wrote */
         char path[PATH_MAX], err[256];
         hx_summary s;
-        hx_report_read_summary(fz_path("summary.csv", path, sizeof path), &s, err, sizeof err);
-        hx_stats_free(&s);
+        hx_summary_read(fz_path("summary.csv", path, sizeof path), &s, err, sizeof err);
+        hx_summary_free(&s);
         hx_fit *fits = NULL;
         size_t n = 0;
-        hx_report_read_fits(fz_path("fits.csv", path, sizeof path), &fits, &n, err, sizeof err);
+        hx_fits_read(fz_path("fits.csv", path, sizeof path), &fits, &n, err, sizeof err);
         hx_fit_free_all(fits, n);
     }
     return 0;

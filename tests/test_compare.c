@@ -510,7 +510,7 @@ TEST(compare_real_sweep) {
     ASSERT_MSG(atof(lo) <= atof(est) && atof(est) <= atof(hi), "estimate %s outside [%s, %s]", est, lo, hi);
     ASSERT_TIMING(atof(lo) * 0.95 <= ratio && ratio <= atof(hi) * 1.05, "ratio of medians %.4f far from [%s, %s]",
                   ratio, lo, hi);
-    hx_stats_free(&sum);
+    hx_summary_free(&sum);
 
     snprintf(out, sizeof out, "%s/c2", dir);
     ASSERT_EQ(compare((const char *[]){res, "--a", "thrice", "--b", "again", "-o", out, NULL}), HX_OK);
@@ -802,7 +802,7 @@ TEST(modes_in_the_files) {
     snprintf(p, sizeof p, "%s/summary.csv", d);
     hx_summary s;
     char err[256];
-    ASSERT_EQ(hx_report_read_summary(p, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_summary_read(p, &s, err, sizeof err), 0);
     long lin = hx_stats_find(&s, "fib", "cont-lin-busy", 1), seg = hx_stats_find(&s, "fib", "cont-seg-busy", 1),
          ser = hx_stats_find(&s, "fib", "serial", 1);
     ASSERT(lin >= 0 && seg >= 0 && ser >= 0);
@@ -811,7 +811,7 @@ TEST(modes_in_the_files) {
     ASSERT_NEAR(s.cells[lin].modes.median[1] / s.cells[lin].modes.median[0], 2.95, 0.1);
     ASSERT(s.cells[seg].modes.verdict == HX_MODES_OK);
     ASSERT(s.cells[ser].modes.verdict == HX_MODES_TOO_FEW);
-    hx_stats_free(&s);
+    hx_summary_free(&s);
     char *text = slurp(p);
     ASSERT_STR_CONTAINS(text, ",modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,"
                               "mode1_runs,mode2_median_s,mode2_runs\n");

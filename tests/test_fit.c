@@ -285,7 +285,7 @@ TEST(fixture_load_and_warnings) {
     ASSERT_EQ(s.nfailures, 1);
     ASSERT(!strcmp(s.failures[0].status, "timeout") && s.failures[0].count == 1 && s.failures[0].workers == 8);
     ASSERT(!strcmp(s.failures[0].last_stderr, "worker 3: waiting for work"));
-    hx_stats_free(&s);
+    hx_summary_free(&s);
 }
 
 TEST(fixture_summary_values) {
@@ -305,7 +305,7 @@ TEST(fixture_summary_values) {
     ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);
     hx_summary s;
-    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_summary_read(path, &s, err, sizeof err), 0);
     ASSERT_EQ(s.ncells, 12);
     for (size_t i = 0; i < s.ncells; i++) /* 3 runs a cell or fewer: too few to tell one distribution */
         ASSERT_MSG(s.cells[i].modes.verdict == HX_MODES_TOO_FEW || (s.cells[i].n_ok == 0 && !s.cells[i].modes.verdict),
@@ -365,7 +365,7 @@ TEST(fixture_summary_values) {
     /* the order: benchmarks and variants as they first appear, workers ascending */
     ASSERT(!strcmp(s.cells[0].variant, "serial") && !strcmp(s.cells[1].variant, "cont-seg-busy") &&
            s.cells[1].workers == 1 && s.cells[4].workers == 8 && !strcmp(s.cells[9].benchmark, "T1"));
-    hx_stats_free(&s);
+    hx_summary_free(&s);
 
     /* the warnings went to stderr with their line numbers */
     snprintf(path, sizeof path, "%s/fit.err", dir);
@@ -383,7 +383,7 @@ TEST(fixture_fits_and_report) {
     snprintf(path, sizeof path, "%s/fits.csv", dir);
     hx_fit *fits;
     size_t n;
-    ASSERT_EQ(hx_report_read_fits(path, &fits, &n, err, sizeof err), 0);
+    ASSERT_EQ(hx_fits_read(path, &fits, &n, err, sizeof err), 0);
     ASSERT_EQ(n, 4); /* fib: serial, cont-seg-busy, omp; T1: cont-seg-busy */
     ASSERT(!strcmp(fits[0].variant, "serial") && !fits[0].ok && fits[0].points == 1);
     ASSERT_STR_CONTAINS(fits[0].note, "1 point, need 4");
@@ -451,7 +451,7 @@ TEST(no_calibrate_runs) {
     hx_summary s;
     char err[256];
     snprintf(path, sizeof path, "%s/summary.csv", dir);
-    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_summary_read(path, &s, err, sizeof err), 0);
     ASSERT_EQ(s.ncells, 3);
     const hx_cell *c = cell(&s, "b", "v", 1);
     NEAR_REL(c->mem, 1600, 1e-12); /* = MRSS, nothing subtracted */
@@ -460,7 +460,7 @@ TEST(no_calibrate_runs) {
     c = cell(&s, "b", "v", 2); /* only a crash: a row of empty fields */
     ASSERT(c->n_ok == 0 && c->n_failed == 1 && !strcmp(c->failures, "crash:1"));
     ASSERT(isnan(c->time_median) && isnan(c->mem) && isnan(c->speedup));
-    hx_stats_free(&s);
+    hx_summary_free(&s);
     snprintf(path, sizeof path, "%s/report.md", dir);
     char *md = slurp(path);
     ASSERT_STR_CONTAINS(md, "no calibrate runs");
@@ -521,17 +521,17 @@ TEST(csv_round_trip_quotes) {
     f[0].n_se = 0.0125;
     f[0].chi2_dof = 1.5;
     snprintf(f[0].note, sizeof f[0].note, "a note, with commas; and \"quotes\"");
-    ASSERT_EQ(hx_report_write_fits(path, f, 1), 0);
+    ASSERT_EQ(hx_fits_write(path, f, 1), 0);
     hx_fit *back;
     size_t n;
-    ASSERT_EQ(hx_report_read_fits(path, &back, &n, err, sizeof err), 0);
+    ASSERT_EQ(hx_fits_read(path, &back, &n, err, sizeof err), 0);
     ASSERT_EQ(n, 1);
     ASSERT(!strcmp(back[0].benchmark, "uts, \"big\"") && !strcmp(back[0].note, f[0].note));
     ASSERT(back[0].ok && back[0].points == 5 && back[0].a == -1.5 && isnan(back[0].a_se) && back[0].n == 0.875);
     hx_fit_free_all(back, n);
     /* a file that is not a fits.csv is refused with a reason */
     write_file(path, "x,y\n1,2\n");
-    ASSERT_EQ(hx_report_read_fits(path, &back, &n, err, sizeof err), -EINVAL);
+    ASSERT_EQ(hx_fits_read(path, &back, &n, err, sizeof err), -EINVAL);
     ASSERT_STR_CONTAINS(err, "not a fits.csv");
     remove_tmpdir();
 }

@@ -1417,7 +1417,7 @@ TEST(breakdown_runs_and_summary) {
     ASSERT_EQ(hx_report_fit_dir(out), HX_OK);
     snprintf(path, sizeof path, "%s/summary.csv", out);
     hx_summary s;
-    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_summary_read(path, &s, err, sizeof err), 0);
     long ks = hx_stats_find(&s, "x", "serial", 1), k = hx_stats_find(&s, "x", "cont-seg-busy", 2);
     long k1 = hx_stats_find(&s, "x", "cont-seg-busy", 1), ky = hx_stats_find(&s, "y", "cont-seg-busy", 2);
     ASSERT(ks >= 0 && k >= 0 && k1 >= 0 && ky >= 0);
@@ -1432,7 +1432,7 @@ TEST(breakdown_runs_and_summary) {
                "inflation_t1 %g, work 1.0 / T_1 %g", c->inflation_t1, s.cells[k1].time_median);
     ASSERT_MSG(fabs(s.cells[k1].bd[HX_BD_WORK] - 0.5) < 1e-9, "P = 1: work_s %g", s.cells[k1].bd[HX_BD_WORK]);
     ASSERT(isnan(s.cells[ky].bd[HX_BD_WORK]) && isnan(s.cells[ky].inflation_ts) && isnan(s.cells[ks].bd[HX_BD_WALL]));
-    hx_stats_free(&s);
+    hx_summary_free(&s);
     snprintf(path, sizeof path, "%s/report.md", out);
     char *md = read_text(path, NULL);
     ASSERT(md);
@@ -1551,7 +1551,7 @@ TEST(process_reps_end_to_end) {
     ASSERT_EQ(hx_report_fit_dir(out), HX_OK);
     snprintf(path, sizeof path, "%s/summary.csv", out);
     hx_summary s;
-    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_summary_read(path, &s, err, sizeof err), 0);
     long k = hx_stats_find(&s, "coin", "cont-seg-busy", 1);
     ASSERT(k >= 0);
     const hx_cell *c = &s.cells[k];
@@ -1563,7 +1563,7 @@ TEST(process_reps_end_to_end) {
     ASSERT_EQ(c->modes.n[0], (size_t)heads[0]);
     ASSERT_NEAR(c->modes.median[0], 0.010, 0.0002);
     ASSERT_NEAR(c->modes.median[1], 0.030, 0.0005);
-    hx_stats_free(&s);
+    hx_summary_free(&s);
 
     /* --dry-run over the results: the plan says 3, and the earlier runs are judged alike */
     char planpath[200], cfg[128];
@@ -1598,11 +1598,11 @@ TEST(process_reps_end_to_end) {
     check_coin_records(out1, 1, heads, tails);
     ASSERT_EQ(hx_report_fit_dir(out1), HX_OK);
     snprintf(path, sizeof path, "%s/summary.csv", out1);
-    ASSERT_EQ(hx_report_read_summary(path, &s, err, sizeof err), 0);
+    ASSERT_EQ(hx_summary_read(path, &s, err, sizeof err), 0);
     c = &s.cells[hx_stats_find(&s, "coin", "cont-seg-busy", 1)];
     ASSERT_EQ(c->n_ok, 12);
     ASSERT_MSG(isnan(c->modes.p) && isnan(c->modes.sd_within), "F test p %g without repetitions", c->modes.p);
-    hx_stats_free(&s);
+    hx_summary_free(&s);
 }
 
 /* The plan: each cell's preps by class (calibrate cells too; a command variant 1); the

@@ -428,10 +428,3 @@ size_t hx_fit_all(const hx_summary *s, hx_fit **out) {
     return nf;
 }
 
-void hx_fit_free_all(hx_fit *fits, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        free(fits[i].benchmark);
-        free(fits[i].variant);
-    }
-    free(fits);
-}

@@ -38,20 +38,13 @@
 #include <stddef.h>
 
 #include "harness/analyze/stats.h"
+#include "harness/results/summary.h" /* (hx_fit) */
 
 #define HX_FIT_SE_FLOOR_KIB 4.0
 #define HX_FIT_MIN_POINTS 4
 #define HX_FIT_N_LIMIT 1e-3 /* n below this is reported at the bound n = 0 */
 #define HX_FIT_N_TOP 4.0    /* the largest n searched; a best n there is no fit (skipped) */
 
-typedef struct hx_fit {
-    char *benchmark, *variant; /* owned (NULL from hx_fit_power_law) */
-    int ok;                    /* 1: status "ok"; 0: "skipped", why in note */
-    int points;                /* points used */
-    double m1;                 /* KiB; NaN if none */
-    double a, a_se, b, b_se, n, n_se, chi2_dof; /* a in KiB; NaN where not determined */
-    char note[320];
-} hx_fit;
 
 /* Fits mem[i] ~ a + b*m1*P[i]^n over the m points (P[i] >= 1, mem[i] and se[i] in KiB;
  * se[i] may be NaN: floored as above).  Fills *out (its names are left alone) and returns
@@ -66,6 +59,5 @@ int hx_fit_power_law(const double *P, const double *mem, const double *se, size_
  * (its description says so: matmul) is fitted and its note says so.  *out is malloc'd; free
  * with hx_fit_free_all. */
 size_t hx_fit_all(const hx_summary *s, hx_fit **out);
-void hx_fit_free_all(hx_fit *fits, size_t n);
 
 #endif

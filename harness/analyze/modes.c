@@ -9,17 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const names[HX_MODES_N] = {"", "ok", "too-few", "between-process", "bimodal"};
-
-const char *hx_modes_name(hx_modes_verdict v) { return v < HX_MODES_N ? names[v] : ""; }
-
-hx_modes_verdict hx_modes_parse(const char *name) {
-    for (int v = 1; name && v < HX_MODES_N; v++)
-        if (!strcmp(name, names[v]))
-            return (hx_modes_verdict)v;
-    return HX_MODES_NONE;
-}
-
 int hx_modes_flagged(hx_modes_verdict v) { return v == HX_MODES_BETWEEN || v == HX_MODES_BIMODAL; }
 
 /* ---- between processes: one-way random-effects ANOVA on log times --------------------------- */

@@ -26,34 +26,14 @@
 
 #include <stddef.h>
 
+#include "harness/results/summary.h" /* (the verdict, hx_modes, and its names) */
+
 #define HX_MODES_ALPHA 0.001    /* level of the F test (per cell: a sweep has many) */
 #define HX_MODES_SD_FLOOR 0.05  /* between-process SD of log time (about 5%) below which no flag */
 #define HX_MODES_SD_RATIO 2.0   /* ... and it must be this many times the within-process SD */
 #define HX_MODES_RATIO_MIN 1.10 /* the slow cluster's centre at least 10% above the fast one's */
 #define HX_MODES_MIN_GROUPS 3   /* runs with >= 2 repetitions the F test needs */
 #define HX_MODES_MIN_RUNS 6     /* runs a cell needs to be called "ok" */
-
-typedef enum hx_modes_verdict {
-    HX_MODES_NONE,    /* no successful run: nothing to judge ("" in summary.csv) */
-    HX_MODES_OK,      /* one distribution, as far as the tests can tell */
-    HX_MODES_TOO_FEW, /* fewer than HX_MODES_MIN_RUNS runs, and neither test flags */
-    HX_MODES_BETWEEN, /* the processes disagree beyond their repetitions (not two clusters) */
-    HX_MODES_BIMODAL, /* the runs form two clusters */
-    HX_MODES_N
-} hx_modes_verdict;
-
-typedef struct hx_modes {
-    hx_modes_verdict verdict;
-    size_t runs;              /* runs judged */
-    size_t groups;            /* runs with >= 2 repetitions, all > 0 (the F test's groups) */
-    double p;                 /* the F test's p-value; NaN without HX_MODES_MIN_GROUPS groups */
-    double sd_between, sd_within; /* of log time (about relative); NaN likewise */
-    double d, ratio;          /* Ashman's D (capped at 1000) and the centres' ratio of the best
-                                 split; NaN with fewer than 4 runs */
-    double median[2];         /* the clusters' median times (fast, slow), the time's unit; NaN
-                                 unless bimodal */
-    size_t n[2];              /* and their runs */
-} hx_modes;
 
 /* Judges one cell: k runs, run i with time t[i] > 0 (its time_s) and nrep[i] repetitions
  * rep[i][0 .. nrep[i]) > 0 (as hx_stats_read_reps gives them; nrep and rep may be NULL: no
@@ -65,10 +45,6 @@ void hx_modes_judge(const double *t, size_t k, const size_t *nrep, double *const
  * split's D over normal samples of k runs (a table for k = 4..40, simulated; INFINITY below 4). */
 double hx_modes_d_critical(size_t k);
 
-/* "ok", "too-few", "between-process", "bimodal"; "" for HX_MODES_NONE. */
-const char *hx_modes_name(hx_modes_verdict v);
-/* The verdict a name says; HX_MODES_NONE for "" or an unknown name. */
-hx_modes_verdict hx_modes_parse(const char *name);
 /* 1 if the verdict says the cell is not one distribution (between-process or bimodal). */
 int hx_modes_flagged(hx_modes_verdict v);
 

@@ -245,7 +245,6 @@ typedef struct run_fields {
     int has_bd;
 } run_fields;
 
-const char *const hx_bd_names[HX_BD_N] = {"work", "search", "steal", "join", "wait", "fiber", "sleep", "wall"};
 
 int hx_stats_read_breakdown(json_t *o, double *bd) {
     json_t *d = json_object_get(o, "driver");
@@ -690,29 +689,3 @@ long hx_stats_find(const hx_summary *s, const char *benchmark, const char *varia
     return -1;
 }
 
-void hx_stats_free(hx_summary *s) {
-    for (size_t i = 0; i < s->ncells; i++) {
-        free(s->cells[i].benchmark);
-        free(s->cells[i].kernel);
-        free(s->cells[i].variant);
-        free(s->cells[i].failures);
-    }
-    free(s->cells);
-    for (size_t i = 0; i < s->nfailures; i++) {
-        free(s->failures[i].benchmark);
-        free(s->failures[i].variant);
-        free(s->failures[i].status);
-        free(s->failures[i].last_stderr);
-    }
-    free(s->failures);
-    for (size_t i = 0; i < s->nbenches; i++) {
-        free(s->benches[i].name);
-        free(s->benches[i].kernel);
-        free(s->benches[i].params);
-    }
-    free(s->benches);
-    for (size_t i = 0; i < s->nwarnings; i++)
-        free(s->warnings[i]);
-    free(s->warnings);
-    memset(s, 0, sizeof *s);
-}

@@ -215,7 +215,7 @@ static int load_side(side *s, const char *dir) {
     if (hx_stats_load(path, &sum, NULL, NULL) == 0) {
         hx_stats_derive(&sum);
         s->nfits = hx_fit_all(&sum, &s->fits);
-        hx_stats_free(&sum);
+        hx_summary_free(&sum);
     }
     return 0;
 }

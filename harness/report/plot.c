@@ -733,7 +733,7 @@ static int write_settings(plotctx *c, panels *sc, panels *mem, glist *ovvar, siz
 
 
 static void free_ctx(plotctx *c) {
-    hx_stats_free(&c->s);
+    hx_summary_free(&c->s);
     hx_fit_free_all(c->fits, c->nfits);
     free(c->vars);
     for (size_t i = 0; i < c->nnotes; i++)
@@ -788,7 +788,7 @@ static void load_titles(plotctx *c) {
 static int plot_load(plotctx *c) {
     char path[PATH_MAX], err[512];
     snprintf(path, sizeof path, "%s/summary.csv", c->dir);
-    int rc = hx_report_read_summary(path, &c->s, err, sizeof err);
+    int rc = hx_summary_read(path, &c->s, err, sizeof err);
     if (rc) {
         if (rc == -EINVAL)
             fprintf(stderr, "forkscope plot: %s\n", err);
@@ -798,7 +798,7 @@ static int plot_load(plotctx *c) {
         return HX_EIO;
     }
     snprintf(path, sizeof path, "%s/fits.csv", c->dir);
-    rc = hx_report_read_fits(path, &c->fits, &c->nfits, err, sizeof err);
+    rc = hx_fits_read(path, &c->fits, &c->nfits, err, sizeof err);
     c->have_fits = rc == 0;
     if (rc == -EINVAL)
         fprintf(stderr, "forkscope plot: warning: %s: memory figure drawn without fits\n", err);

@@ -1,10 +1,6 @@
-/* report.h — the tables of a results directory (summary.csv, fits.csv: written and read back)
- * and report.md; what `forkscope fit DIR` does (hx_report_fit_dir, declared in analysis.h;
- * the command, hx_cmd_fit, is in harness/cli/commands.c) lives here.
- *
- * CSV: RFC 4180 (a field with a comma, quote or newline is quoted, quotes doubled); numbers
- * with 10 significant digits; a missing value (NaN) is an empty field.  Readers find columns
- * by their header name, so a hand-edited file may reorder or drop optional columns. */
+/* report.h — report.md, and what `forkscope fit DIR` does (hx_report_fit_dir, declared in
+ * analysis.h; the command, hx_cmd_fit, is in harness/cli/commands.c).  summary.csv and
+ * fits.csv are written and read by harness/results/summary.h. */
 #ifndef HX_REPORT_H
 #define HX_REPORT_H
 
@@ -14,23 +10,7 @@
 
 #include "harness/analyze/fit.h"
 #include "harness/analyze/stats.h"
-
-/* Writes the summary's cells as summary.csv (results.h's columns, in order) to path,
- * through a temporary file renamed into place.  Returns 0 or -errno. */
-int hx_report_write_summary(const char *path, const hx_summary *s);
-
-/* Writes fits.csv (results.h's columns) likewise.  Returns 0 or -errno. */
-int hx_report_write_fits(const char *path, const hx_fit *fits, size_t n);
-
-/* One CSV field, quoted where needed; a number (10 significant digits, NaN empty). */
-
-/* Reads a summary.csv into out->cells (out->benches from them, params ""; no failures or
- * warnings).  Returns 0; -errno if it cannot be read; -EINVAL if it is not a summary (err
- * says why: a required column missing, a bad number on line N).  Free with hx_stats_free. */
-int hx_report_read_summary(const char *path, hx_summary *out, char *err, size_t errlen);
-
-/* Reads a fits.csv; *fits malloc'd (free with hx_fit_free_all).  Returns as above. */
-int hx_report_read_fits(const char *path, hx_fit **fits, size_t *n, char *err, size_t errlen);
+#include "harness/results/summary.h"
 
 /* "v ± se" for humans: se to 2 significant digits and v to the same decimal place (whole
  * numbers once se >= 10); v alone (4 significant digits) if se is NaN or 0; "–" if v is NaN.
