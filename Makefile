@@ -94,7 +94,7 @@ $(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(filter $(k),$(BUILTIN_KERNELS)),\
   $(error EXTRA_KERNELS: $(filter %/$(k).c,$(EXTRA_KERNEL_SRC)) is named like the built-in kernel $(k): rename it)))
 $(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(filter $(k),$(RESERVED_KERNELS)),\
   $(error EXTRA_KERNELS: $(filter %/$(k).c,$(EXTRA_KERNEL_SRC)): $(k) is a reserved name: rename it)))
-$(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(shell echo '$(k)' | grep -qE '^[a-z][a-z0-9_]{0,14}$$' || echo bad),\
+$(foreach k,$(EXTRA_KERNEL_NAMES),$(if $(filter ok,$(shell printf '%s\n' '$(subst ','\'',$(k))' | grep -qxE '[a-z][a-z0-9_]{0,14}' && echo ok)),,\
   $(error EXTRA_KERNELS: $(k): a kernel's file is NAME.c with NAME of [a-z][a-z0-9_]*, at most 15 characters)))
 $(if $(filter-out 1,$(foreach k,$(sort $(EXTRA_KERNEL_NAMES)),$(words $(filter $(k),$(EXTRA_KERNEL_NAMES))))),\
   $(error EXTRA_KERNELS: two files of one name: $(EXTRA_KERNEL_SRC)))
@@ -342,12 +342,12 @@ include $(sort $(wildcard peers/*.mk)) $(EXTRA_PEERS)
 # PEER_WHAT_p)
 PEER_NAMES_TAKEN := $(VARIANTS) span $(BASELINES) common desc peers gen bin fuzz
 $(foreach p,$(PEERS),$(if $(filter-out 1,$(words $(filter $(p),$(PEERS)))),$(error peer $(p) is defined twice (peers/*.mk, EXTRA_PEERS)))\
-  $(if $(shell echo '$(p)' | grep -qE '^[a-z][a-z0-9]*(-[a-z0-9]+)*$$' && [ $$(printf %s '$(p)' | wc -c) -le 22 ] || echo bad),\
+  $(if $(filter ok,$(shell printf '%s\n' '$(subst ','\'',$(p))' | grep -qxE '[a-z][a-z0-9]*(-[a-z0-9]+)*' && [ $$(printf %s '$(subst ','\'',$(p))' | wc -c) -le 22 ] && echo ok)),,\
     $(error peer $(p): a peer's name is lower-case words joined by '-', at most 22 characters))\
   $(if $(filter $(p) $(firstword $(subst -, ,$(p))),$(PEER_NAMES_TAKEN) cont child),\
     $(error peer $(p): the name (or its first word) is a build's or a variant axis value's: rename it))\
   $(foreach v,WHAT CHECKOUT CHECK SRC FLAGS,$(if $(PEER_$(v)_$(p)),,$(error peer $(p): its fragment sets no PEER_$(v)_$(p))))\
-  $(foreach v,WHAT CHECKOUT CHECK SKIP NEEDS NEEDS_WHY,$(if $(findstring ",$(PEER_$(v)_$(p)))$(findstring \,$(PEER_$(v)_$(p)))$(findstring |,$(PEER_$(v)_$(p)))$(if $(filter WHAT,$(v)),,$(findstring ',$(PEER_$(v)_$(p)))),\
+  $(foreach v,WHAT CHECKOUT CHECK SKIP NEEDS NEEDS_WHY FLAGS,$(if $(findstring ",$(PEER_$(v)_$(p)))$(findstring \,$(PEER_$(v)_$(p)))$(findstring |,$(PEER_$(v)_$(p)))$(if $(filter WHAT,$(v)),,$(findstring ',$(PEER_$(v)_$(p)))),\
     $(error peer $(p): PEER_$(v)_$(p) holds a double quote, backslash, |$(if $(filter WHAT,$(v)),, or '))))\
   $(if $(CC_$(p)),,$(eval CC_$(p) := $(CC)))$(if $(VAR_$(p)),,$(eval VAR_$(p) := -DFK_BASELINE_PEER=1)))
 # The harness's list of peers, from the fragments (hx_peer_rows, harness/config/variants.h);

@@ -135,16 +135,21 @@ else
     bad "a sweep with toy" "$(tail -n 15 "$tmp/toy.log" 2>/dev/null)" "$(cat "$tmp/toyout/summary.csv" 2>/dev/null)"
 fi
 # the plan depends on the peers' kernels: a resume refuses a driver that lists others now
-python3 - "$tmp/toyout/env.json" <<'PY'
+recorded=$(python3 - "$tmp/toyout/env.json" <<'PY'
 import json, sys
-e = json.load(open(sys.argv[1])); e["peer_kernels"]["toy"] = " fib "; json.dump(e, open(sys.argv[1], "w"))
+e = json.load(open(sys.argv[1]))
+print(json.dumps(e.get("peer_kernels")))
+if e.get("peer_kernels") == {"toy": " fib nqueens "}:
+    e["peer_kernels"]["toy"] = " fib "; json.dump(e, open(sys.argv[1], "w"))
 PY
+)
 out=$(cd "$tmp" && "$fs" run toy.json -o toyout --resume 2>&1)
 rc=$?
-if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q "the peers' drivers list other kernels than when the sweep started"; then
+if [ "$recorded" = '{"toy": " fib nqueens "}' ] && [ $rc -ne 0 ] &&
+    printf '%s\n' "$out" | grep -q "the peers' drivers list other kernels than when the sweep started"; then
     ok "a resume refuses peers whose drivers list other kernels than when the sweep started (exit $rc)"
 else
-    bad "a resume with toy's kernels changed: exit $rc" "$out"
+    bad "env.json's peer_kernels $recorded; a resume with toy's kernels changed: exit $rc" "$out"
 fi
 # a peer driver that does not list its kernels (one built before --kernels) stops the sweep
 mkdir -p "$tmp/silent/bin" && cp "$xb/bin/forkscope" "$xb/bin/fk-bench-serial" "$tmp/silent/bin/" &&
@@ -157,6 +162,19 @@ if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'does not list the kernels it
 else
     bad "a silent peer driver: exit $rc" "$out"
 fi
+# fragments with a bad name or a text that would break a C string or a shell word
+mkpeer() { printf 'PEERS += %s\nPEER_WHAT_%s := %s\nPEER_CHECKOUT_%s := x\nPEER_CHECK_%s := x.h\nPEER_SRC_%s := x.c\nPEER_FLAGS_%s := cc\n' \
+    "$1" "$1" "$2" "$1" "$1" "$1" "$1" >"$tmp/$3.mk"; }
+mkpeer Upper "fine" upper; mkpeer cont-x "fine" axis; mkpeer pipe "a | b" pipe
+for f in "upper:a peer's name is lower-case words" "axis:is a build's or a variant axis value's" \
+    "pipe:PEER_WHAT_pipe holds a double quote, backslash, |"; do
+    out=$(make --no-print-directory BUILD="$tmp/badpeer" EXTRA_PEERS="$tmp/${f%%:*}.mk" peer-facts 2>&1)
+    if printf '%s\n' "$out" | grep -qF "${f#*:}" && [ ! -e "$tmp/badpeer" ]; then
+        ok "a peer fragment is refused before anything runs: ${f#*:}"
+    else
+        bad "the fragment ${f%%:*}.mk is refused ('${f#*:}')" "$out"
+    fi
+done
 if out=$(make --no-print-directory BUILD="$tmp/badpeer" EXTRA_PEERS=tests/extra_peer/bad/nowhat.mk all 2>&1); then
     bad "a peer fragment without PEER_WHAT is refused" "make succeeded"
 elif printf '%s\n' "$out" | grep -q 'peer nowhat: its fragment sets no PEER_WHAT_nowhat' && [ ! -e "$tmp/badpeer" ]; then

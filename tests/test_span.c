@@ -443,9 +443,9 @@ TEST(fallbacks_said) {
     double least = s.work < s.min_work ? s.work : s.min_work;
     ASSERT_MSG(s.resolved == (least >= 2 * per * (double)s.hooks), "fib(22): resolved %d, but work %.0f ns against "
                "2 x %.2f ns x %llu hooks", s.resolved, least, per, (unsigned long long)s.hooks);
-    if (!TEST_SANITIZED)
-        ASSERT_MSG(!s.resolved, "fib(22) in a release build: resolved, work %.0f ns against 2 x %.2f ns x %llu hooks",
-                   least, per, (unsigned long long)s.hooks);
+    if (!TEST_SANITIZED) /* (a timing check, retried once: two preempted repetitions could resolve) */
+        ASSERT_TIMING(!s.resolved, "fib(22) in a release build: resolved, work %.0f ns against 2 x %.2f ns x %llu hooks",
+                      least, per, (unsigned long long)s.hooks);
     unsetenv("FORKSCOPE_SPAN_LOG_MIB");
     fk_pool_destroy(p);
 }

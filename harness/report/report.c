@@ -1,5 +1,5 @@
-/* report.c — summary.csv and fits.csv (written and read back), report.md, `forkscope fit`.
- * See report.h for the CSV conventions and results.h for the files. */
+/* report.c — report.md and `forkscope fit`.  summary.csv and fits.csv are written and read
+ * by harness/results/summary.c (its header has the CSV conventions); results.h the files. */
 #include "harness/report/report.h"
 #include "harness/config/kernels.h"
 #include "harness/util/csv.h"

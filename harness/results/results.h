@@ -25,7 +25,8 @@
  *             "use"}: the runtime's clock as calibrated on this machine (fk_clock_get),
  *   "peers_left_out": [the config's "peers" whose drivers were not built],
  *   "peer_kernels": {peer: " fib nqueens ... ", the kernels its driver listed (--kernels),
- *                    or null}: a resumed sweep must find both as they were}
+ *                    or null}: a resumed sweep must find both as they were (a sweep
+ *                    started before peer_kernels was recorded is not checked for it)}
  *
  * ---- DIR/raw.jsonl -----------------------------------------------------------------------
  * One JSON object per line, one line per run (a run = one fresh driver process), appended

@@ -11,13 +11,13 @@
  *                   (a task that returns before FK_BEGIN) costs what a C leaf costs;
  *     name__slow    the slow clone: entered only to resume a frame (after a steal, a join
  *                   that waited, a hop), with the parameters kept past the frame
- *                   (PARAMETERS below).  FK_BEGIN opens a `switch` on the frame's resume
+ *                   (PARAMETERS in impl_clones.h).  FK_BEGIN opens a `switch` on the frame's resume
  *                   point and every FK_FORK, FK_CALL, FK_JOIN and FK_SWITCH_TO puts a `case`
  *                   after itself (Duff's device): that is how a resumed task continues in
  *                   the middle of its body.
  *   A resume point is a static descriptor {task info, index, offset of the saved
  *   parameters}; the frame holds a pointer to the last one passed.  A task returns its
- *   result (see RESULTS below).  A task whose C frame must die because its rest runs
+ *   result (see WHERE A RESULT GOES in impl_task.h).  A task whose C frame must die because its rest runs
  *   elsewhere unwinds the C stack.  With continuation stealing every C frame between the
  *   worker's loop and it is dead then (each older continuation was stolen first, or was
  *   left public by a hop; a caller waiting in FK_CALL is resumed by its callee's end): the
