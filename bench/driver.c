@@ -321,6 +321,11 @@ static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
                                                                 : "fiber"));
     json_object_set_new(json_object_get(doc, "pool"), "force_after_us", json_integer(po.force_after_us));
     json_object_set_new(json_object_get(doc, "pool"), "account", json_string(fk_account_name(po.account)));
+    /* (who promotes private forks: FORKSCOPE_PROMOTE, FORKSCOPE_BEAT_US, as a config's variant
+     * object sets them in "env") */
+    json_object_set_new(json_object_get(doc, "pool"), "promote", json_string(fk_promote_name(po.promote)));
+    if (po.promote == FK_PROMOTE_BEAT)
+        json_object_set_new(json_object_get(doc, "pool"), "beat_us", json_integer(po.beat_us));
 #if FK_STACK == FK_STACK_FIBER
     json_object_set_new(json_object_get(doc, "pool"), "fiber_resume", json_string(fk_fiber_resume_name(po.fiber_resume)));
     json_object_set_new(json_object_get(doc, "pool"), "fiber_stack_bytes", json_integer((json_int_t)po.fiber_stack_bytes));

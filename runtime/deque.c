@@ -60,6 +60,12 @@
  * -DFK_PUBLISH_ONE=1 (forkscope/config.h) restores one per request (for A/B comparisons). */
 static uint64_t publish_count(uint64_t n) { return (FK_PUBLISH_ONE || n < 2) ? (n ? 1 : 0) : (n + 1) / 2; }
 
+/* How many of n private slots w's owner publishes when asked: a thief's request, the oldest
+ * half; a heartbeat (FK_PROMOTE_BEAT), the oldest one (a promotion). */
+static uint64_t request_count(const fk_worker *w, uint64_t n) {
+    return w->pool->opts.promote == FK_PROMOTE_BEAT ? (n ? 1 : 0) : publish_count(n);
+}
+
 /* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's
  * fast pop test (cur - 1 >= splitp: "private") fails and the pop takes its slow path, which
  * answers the request.  splitp is only ever a bound the fast path may find too high (then
@@ -227,7 +233,7 @@ static void answer_at_pop(fk_worker *w, uint64_t i) {
     uint64_t s = w->hot->split;
     if (i <= s || i + 1 == atomic_load_explicit(&w->top, memory_order_relaxed))
         return; /* nothing private below the slot being taken (the request stays) */
-    publish(w, publish_count(i - s));
+    publish(w, request_count(w, i - s));
     FK__WSTAT(w, publishes);
     fk__slot *lim = NULL; /* a later request keeps its NULL (the CAS fails) */
     atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim,
@@ -253,7 +259,7 @@ static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
 static void push_slow_end(fk_worker *w, uint64_t t) {
     fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
     if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
-        publish(w, publish_count(fk__deque_bottom(w) - w->hot->split));
+        publish(w, request_count(w, fk__deque_bottom(w) - w->hot->split));
         FK__WSTAT(w, publishes);
     }
     /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
@@ -476,7 +482,9 @@ int fk__steal(fk_worker *v, fk__slot *out) {
         /* Nothing public: ask the owner to publish (only if not asked already, so that
          * idle thieves do not keep invalidating the owner's cache line): its next push sees
          * limit NULL, its next pop sees split's slot at SPLIT_ASK; either takes its slow
-         * path, which answers. */
+         * path, which answers.  Under heartbeat promotion thieves never ask: the beat does. */
+        if (v->pool->opts.promote == FK_PROMOTE_BEAT)
+            return FK__STEAL_EMPTY;
         if (atomic_load_explicit(&v->hot->limit, memory_order_relaxed) != 0)
             atomic_store_explicit(&v->hot->limit, NULL, memory_order_relaxed);
         if (atomic_load_explicit(&v->hot->splitp, memory_order_relaxed) != SPLIT_ASK)
@@ -518,6 +526,15 @@ int fk__deque_has_private(const fk_worker *v) {
      * request's SPLIT_ASK hides split: perhaps (forcing decides under the lock). */
     fk__slot *sp = atomic_load_explicit(&v->hot->splitp, memory_order_relaxed);
     return sp == SPLIT_ASK || atomic_load_explicit(&v->hot->cur, memory_order_relaxed) > sp;
+}
+
+void fk__deque_beat(fk_worker *w) {
+    if (!fk__deque_has_private(w))
+        return;
+    if (atomic_load_explicit(&w->hot->limit, memory_order_relaxed) != 0)
+        atomic_store_explicit(&w->hot->limit, NULL, memory_order_relaxed);
+    if (atomic_load_explicit(&w->hot->splitp, memory_order_relaxed) != SPLIT_ASK)
+        atomic_store_explicit(&w->hot->splitp, SPLIT_ASK, memory_order_relaxed);
 }
 
 int fk__force_publish(fk_worker *v, int *tried) {

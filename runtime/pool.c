@@ -2,11 +2,13 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "place.h"
@@ -51,6 +53,7 @@ static const named placement_names[] = {
     {"compact", FK_PLACE_COMPACT}, {"spread", FK_PLACE_SPREAD}, {"none", FK_PLACE_NONE}};
 static const named victims_names[] = {{"topo", FK_VICTIMS_TOPO}, {"uniform", FK_VICTIMS_UNIFORM}};
 static const named resume_names[] = {{"any", FK_RESUME_ANY}, {"home", FK_RESUME_HOME}};
+static const named promote_names[] = {{"thief", FK_PROMOTE_THIEF}, {"beat", FK_PROMOTE_BEAT}};
 static const named account_names[] = {
     {"off", FK_ACCOUNT_OFF}, {"times", FK_ACCOUNT_TIMES}, {"trace", FK_ACCOUNT_TRACE}};
 
@@ -89,6 +92,11 @@ const char *fk_placement_name(fk_placement p) { return name_of(NAMES(placement_n
 const char *fk_victims_name(fk_victims v) { return name_of(NAMES(victims_names), (int)v); }
 const char *fk_fiber_resume_name(fk_fiber_resume r) { return name_of(NAMES(resume_names), (int)r); }
 const char *fk_account_name(fk_account a) { return name_of(NAMES(account_names), (int)a); }
+const char *fk_promote_name(fk_promote p) { return name_of(NAMES(promote_names), (int)p); }
+int fk_promote_parse(const char *name, fk_promote *out) {
+    int v;
+    return parse_in(NAMES(promote_names), name, &v) ? FK_EINVAL : (*out = (fk_promote)v, 0);
+}
 
 int fk_sched_parse(const char *name, fk_sched *out) {
     int v;
@@ -145,6 +153,8 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->fiber_stack_bytes = FK_FIBER_STACK_BYTES;
     o->fiber_resume = FK_RESUME_ANY;
     o->force_after_us = FK_FORCE_AFTER_NS / 1000;
+    o->promote = FK_PROMOTE_THIEF;
+    o->beat_us = FK_BEAT_NS / 1000;
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
     o->account = FK_ACCOUNT_OFF;
     o->trace_events = FK_TRACE_EVENTS;
@@ -167,6 +177,9 @@ void fk_pool_opts_init(fk_pool_opts *o) {
         o->trace_events = (uint32_t)v;
     if (env_count("FORKSCOPE_FORCE_AFTER", 0, 10000000, "microseconds", &v))
         o->force_after_us = (uint32_t)v;
+    o->promote = (fk_promote)env_axis("FORKSCOPE_PROMOTE", NAMES(promote_names), (int)o->promote);
+    if (env_count("FORKSCOPE_BEAT_US", 1, 10000000, "microseconds", &v))
+        o->beat_us = (uint32_t)v;
 }
 
 const char *fk_build_variant(void) {
@@ -269,6 +282,71 @@ static int map_cstack(fk_worker *w, size_t bytes, pthread_attr_t *attr) {
     return 0;
 }
 
+/* The heartbeat (FK_PROMOTE_BEAT): every beat_us, each worker holding private records is
+ * marked, as a thief's request marks it, and promotes its oldest one at its next fork or join
+ * (deque.c).  A beat that comes late (this thread preempted) is not made up for. */
+static uint64_t mono_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+static void *beat_main(void *arg) {
+    fk_pool *p = arg;
+    uint64_t period = (uint64_t)p->opts.beat_us * 1000, next = mono_ns();
+    pthread_mutex_lock(&p->beat_lock);
+    while (!p->beat_stop) {
+        next += period;
+        struct timespec at = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
+        while (!p->beat_stop && pthread_cond_timedwait(&p->beat_cond, &p->beat_lock, &at) != ETIMEDOUT)
+            ;
+        if (p->beat_stop)
+            break;
+        pthread_mutex_unlock(&p->beat_lock);
+        uint64_t now = mono_ns();
+        if (now > next + period)
+            next = now; /* more than a beat late: start again from now */
+        for (unsigned i = 0; i < p->n; i++)
+            fk__deque_beat(p->workers[i]);
+        pthread_mutex_lock(&p->beat_lock);
+    }
+    pthread_mutex_unlock(&p->beat_lock);
+    return NULL;
+}
+
+/* Starts the heartbeat thread (its clock: CLOCK_MONOTONIC).  0, or FK_EAGAIN. */
+static int beat_start(fk_pool *p) {
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca))
+        return FK_EAGAIN;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int bad = pthread_cond_init(&p->beat_cond, &ca);
+    pthread_condattr_destroy(&ca);
+    if (bad)
+        return FK_EAGAIN;
+    pthread_mutex_init(&p->beat_lock, NULL);
+    if (pthread_create(&p->beat_thread, NULL, beat_main, p)) {
+        pthread_cond_destroy(&p->beat_cond);
+        pthread_mutex_destroy(&p->beat_lock);
+        return FK_EAGAIN;
+    }
+    p->beating = 1;
+    return 0;
+}
+
+static void beat_stop(fk_pool *p) {
+    if (!p->beating)
+        return;
+    pthread_mutex_lock(&p->beat_lock);
+    p->beat_stop = 1;
+    pthread_cond_signal(&p->beat_cond);
+    pthread_mutex_unlock(&p->beat_lock);
+    pthread_join(p->beat_thread, NULL);
+    pthread_cond_destroy(&p->beat_cond);
+    pthread_mutex_destroy(&p->beat_lock);
+    p->beating = 0;
+}
+
 int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
     fk_pool_opts opts;
     if (o)
@@ -285,8 +363,16 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         opts.thread_stack_bytes > ((size_t)1 << 40) || opts.linear_stack_bytes > ((size_t)1 << 40) ||
         opts.stacklet_bytes > ((size_t)1 << 40) || opts.fiber_stack_bytes < (64u << 10) ||
         opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME ||
-        (unsigned)opts.account > FK_ACCOUNT_TRACE)
+        (unsigned)opts.account > FK_ACCOUNT_TRACE || (unsigned)opts.promote > FK_PROMOTE_BEAT ||
+        (opts.promote == FK_PROMOTE_BEAT && (opts.beat_us < 1 || opts.beat_us > 10000000)))
         return FK_EINVAL;
+#if FK_STACK == FK_STACK_FIBER
+    if (opts.promote == FK_PROMOTE_BEAT) { /* (a parked fiber's record is published when a thief asks) */
+        fprintf(stderr, "forkscope: heartbeat promotion is not built for fibers (child-fiber): their thieves must "
+                        "ask for a ready fiber's record; use thief promotion, or a seg, lin or native variant\n");
+        return FK_EINVAL;
+    }
+#endif
 #if FK_SPAN
     if (opts.workers != 1) { /* the span's shadow stack follows one worker's serial order */
         fprintf(stderr, "forkscope: the span build measures work and span on 1 worker, not %u\n", opts.workers);
@@ -379,8 +465,11 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         pthread_cond_wait(&p->cond, &p->lock);
     err = p->start_err;
     pthread_mutex_unlock(&p->lock);
+    if (!err && opts.promote == FK_PROMOTE_BEAT)
+        err = beat_start(p);
     if (err) {
         atomic_store(&p->stop, 1);
+        fk__wake_all(p);
         for (unsigned i = 0; i < running; i++)
             pthread_join(p->workers[i]->thread, NULL);
         goto threads_failed;
@@ -422,6 +511,7 @@ void fk_pool_shutdown(fk_pool *p) {
     p->shut = 1;
     pthread_mutex_unlock(&p->lock);
     /* Every accepted root returned: no inbox holds one, and nobody submits again. */
+    beat_stop(p);
     atomic_store_explicit(&p->stop, 1, memory_order_release);
     fk__wake_all(p);
     for (unsigned i = 0; i < p->n; i++)

@@ -636,7 +636,8 @@ static void run_stolen(fk_worker *w, fk__slot *s, unsigned v) {
     FK__ACCT(w, FK_TIME_SEARCH);
 }
 
-/* A thief that has found nothing for opts.force_after_us (FK_FORCE_AFTER_NS) forces a victim
+/* A thief that has found nothing for opts.force_after_us (FK_FORCE_AFTER_NS; under heartbeat
+ * promotion at least two beats) forces a victim
  * that holds private work to publish it (deque.c), at most once per half that time in the
  * whole pool, and per FK_FORCE_SPACING times what the last one took: each forcing costs
  * every busy worker an interrupt. */
@@ -645,6 +646,10 @@ static int try_force(fk_worker *w, fk_worker *v) {
     uint64_t after = (uint64_t)p->opts.force_after_us * 1000;
     if (!after)
         return 0;
+    /* (under heartbeat promotion the beat publishes; forcing is the fallback for an owner in a
+     * leaf or a join that no beat reaches: not before two beats) */
+    if (p->opts.promote == FK_PROMOTE_BEAT && after < 2000 * (uint64_t)p->opts.beat_us)
+        after = 2000 * (uint64_t)p->opts.beat_us;
     uint64_t now = now_ns();
     if (!w->hungry_since) {
         w->hungry_since = now;

@@ -192,6 +192,12 @@ struct fk_pool {
 
     _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
     _Atomic uint64_t force_next;  /* ns before which no thief may force a publication */
+    /* FK_PROMOTE_BEAT: the heartbeat thread (pool.c), running while beating; told to stop
+     * (beat_stop, under beat_lock, with beat_cond signalled: it waits on it between beats). */
+    pthread_t beat_thread;
+    int beating, beat_stop;
+    pthread_mutex_t beat_lock;
+    pthread_cond_t beat_cond;
 
     /* Start-up handshake; under lock too, the roots FK_RUN accepted and not yet returned
      * (inflight), whether the pool still accepts roots (closing: fk_pool_shutdown) and
@@ -317,6 +323,9 @@ int fk__steal(fk_worker *victim, fk__slot *out);
  * the membarrier() it needs.  fk__deque_has_private: a hint, read without locking. */
 int fk__force_available(void);
 int fk__deque_has_private(const fk_worker *victim);
+/* FK_PROMOTE_BEAT, from the heartbeat thread: if w holds private records, mark it as a thief's
+ * request does; its next push or pop promotes its oldest private record. */
+void fk__deque_beat(fk_worker *w);
 /* 1 if it published; *tried (if not NULL) says whether it issued a membarrier(). */
 int fk__force_publish(fk_worker *victim, int *tried);
 void fk__deque_publish_all(fk_worker *w);

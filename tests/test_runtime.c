@@ -293,12 +293,16 @@ FK_TASK(meet_loop, int64_t, meet_loop_frame *f, (int, n)) {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
+/* Who promotes private forks in the pools make_pool makes (the heartbeat tests set it). */
+static fk_promote test_promote = FK_PROMOTE_THIEF;
+
 /* leap_stack 0: the default limit on random steals during a leapfrogging join */
 static fk_pool *make_pool_leap(unsigned workers, fk_sched sched, size_t leap_stack) {
     fk_pool_opts o;
     fk_pool_opts_init(&o);
     o.workers = workers;
     o.sched = sched;
+    o.promote = test_promote;
     if (leap_stack)
         o.leap_stack_bytes = leap_stack;
     fk_pool *p = NULL;
@@ -1359,6 +1363,82 @@ static void meet_on(fk_sched sched) {
 
 TEST(greedy_meet_busy) { meet_on(FK_SCHED_BUSY); }
 TEST(greedy_meet_lazy) { meet_on(FK_SCHED_LAZY); }
+
+/* ---- heartbeat promotion (fk_pool_opts.promote) ---------------------------------------------- */
+
+/* Heartbeat promotion is not built for fibers (their thieves must ask for a ready fiber's
+ * record): there a pool that asks for it is refused, and the heartbeat tests check that. */
+static int beat_refused_here(void) {
+#if FK_STACK == FK_STACK_FIBER
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.promote = FK_PROMOTE_BEAT;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+/* fib(n) on 2 workers with the given promotion and beat, forcing off (so that only the
+ * promotion under test can make work stealable), up to reps runs or until something was
+ * stolen; every answer checked.  The pool's steals. */
+static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int reps) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.promote = promote;
+    o.beat_us = beat_us;
+    o.force_after_us = 0;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    uint64_t steals = 0;
+    for (int rep = 0; rep < reps && !steals; rep++) {
+        int64_t r = -1;
+        ASSERT_EQ(FK_RUN(p, &r, fib, n), 0);
+        ASSERT_MSG(r == fib_serial(n), "fib(%d) = %lld with %s promotion", n, (long long)r, fk_promote_name(promote));
+        steals = pool_steals(p);
+    }
+    fk_pool_destroy(p);
+    return steals;
+}
+
+/* Under heartbeat promotion thieves never ask: with a beat of 10 s nothing is promoted in a
+ * run of fib(27) (a few ms), so nothing is stolen and the answer is still right; with a beat of
+ * 50 us the beats make work stealable and the idle worker steals it.  Asking thieves (the
+ * default promotion) find work as well, forcing off too. */
+TEST(beat_promotes) {
+    if (beat_refused_here())
+        return;
+    if (!fk_stats_enabled()) { /* (answers only: the steals are not counted in this build) */
+        steals_with(FK_PROMOTE_BEAT, 10000000, 27, 5);
+        steals_with(FK_PROMOTE_BEAT, 50, 27, 5);
+        return;
+    }
+    uint64_t never = steals_with(FK_PROMOTE_BEAT, 10000000, 27, 5);
+    ASSERT_MSG(never == 0, "heartbeat of 10 s, forcing off: %llu steals in 5 runs of fib(27): a thief found work no "
+               "beat promoted", (unsigned long long)never);
+    uint64_t beats = steals_with(FK_PROMOTE_BEAT, 50, 27, 200);
+    ASSERT_MSG(beats > 0, "heartbeat of 50 us: nothing stolen in 200 runs of fib(27)");
+    uint64_t asked = steals_with(FK_PROMOTE_THIEF, 50, 27, 200);
+    ASSERT_MSG(asked > 0, "thief promotion: nothing stolen in 200 runs of fib(27)");
+    printf("  fib(27) on 2 workers, forcing off: steals with a 10 s beat %llu, a 50 us beat %llu, thieves asking %llu\n",
+           (unsigned long long)never, (unsigned long long)beats, (unsigned long long)asked);
+}
+
+/* Greediness under heartbeat promotion: a long leaf's siblings are taken (no beat reaches an
+ * owner inside a leaf; a hungry thief forces a publication after two beats), and leaves that
+ * wait for each other all run at once. */
+TEST(greedy_beat) {
+    if (beat_refused_here())
+        return;
+    test_promote = FK_PROMOTE_BEAT;
+    greedy_on(FK_SCHED_BUSY);
+    meet_on(FK_SCHED_LAZY);
+    test_promote = FK_PROMOTE_THIEF;
+}
 
 #if FK_STACK == FK_STACK_NATIVE
 /* ---- leapfrogging (native frames) -------------------------------------------------------- *
@@ -2748,6 +2828,8 @@ int main(int argc, char **argv) {
         TEST_CASE(greedy_lazy, 60),
         TEST_CASE(greedy_meet_busy, 90),
         TEST_CASE(greedy_meet_lazy, 90),
+        TEST_CASE(beat_promotes, 60),
+        TEST_CASE(greedy_beat, 120),
 #if FK_STACK == FK_STACK_NATIVE
         TEST_CASE(leap_stack_bounded, 120),
         TEST_CASE(leap_mutual, 120),

@@ -172,6 +172,24 @@ const char *fk_err_name(int err);
 
 /* ---- the pool ---------------------------------------------------------------------- */
 
+/* Who makes a worker's private forks stealable.  A fork's record is private to its worker (no
+ * fence) until it is published.
+ *   FK_PROMOTE_THIEF: receiver-initiated.  A thief that finds nothing public asks the owner,
+ *     which publishes the oldest half of its private records at its next fork or join (Lace's
+ *     split deque; Acar, Chargueraud and Rainey, PPoPP 2013).
+ *   FK_PROMOTE_BEAT: heartbeat (Acar et al., PLDI 2018).  Thieves never ask; every beat_us a
+ *     heartbeat thread marks each worker that holds private records, and the worker promotes
+ *     its oldest one at its next fork or join.  The beat is wall-clock time (Spice's design),
+ *     and only a worker holding private work, so a working one, is marked: an idle or sleeping
+ *     worker holds none.
+ * In both, a thief that has found nothing for force_after_us publishes a busy owner's oldest
+ * records itself (greediness: a long leaf's sibling is taken); force_after_us = 0 turns that
+ * off, and heartbeat then polls at forks and joins only. */
+typedef enum fk_promote {
+    FK_PROMOTE_THIEF = 0,
+    FK_PROMOTE_BEAT = 1,
+} fk_promote;
+
 typedef enum fk_sched {
     FK_SCHED_BUSY = 0, /* idle workers keep stealing, with pause/backoff and, after long failure, yield */
     FK_SCHED_LAZY = 1, /* idle workers sleep; while any worker is busy one thief stays awake */
@@ -224,6 +242,9 @@ typedef struct fk_pool_opts {
                                   a victim holding private work to publish it (a membarrier(),
                                   at most once per force_after_us / 2 pool-wide, and at most
                                   about 1/20 of the time, by what each forcing takes); 0: never */
+    fk_promote promote;        /* who makes private forks stealable: thieves that ask (default) or
+                                  a heartbeat every beat_us (FK_PROMOTE_BEAT; not with fibers) */
+    uint32_t beat_us;          /* FK_PROMOTE_BEAT: the beat's period, 1 us to 10 s */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
     fk_account account;        /* time accounting and traces (see fk_pool_times); off by default */
     uint32_t trace_events;     /* FK_ACCOUNT_TRACE: events each worker's log holds; those past
@@ -235,7 +256,8 @@ typedef struct fk_pool_opts {
  *   FORKSCOPE_PLACEMENT (compact|spread|none), FORKSCOPE_VICTIMS (topo|uniform),
  *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK,
  *   FORKSCOPE_FIBER_STACK (sizes in bytes, K/M/G suffixes allowed), FORKSCOPE_FIBER_RESUME
- *   (any|home), FORKSCOPE_FORCE_AFTER (microseconds), FORKSCOPE_ACCOUNT (off|times|trace),
+ *   (any|home), FORKSCOPE_FORCE_AFTER (microseconds), FORKSCOPE_PROMOTE (thief|beat),
+ *   FORKSCOPE_BEAT_US (microseconds), FORKSCOPE_ACCOUNT (off|times|trace),
  *   FORKSCOPE_TRACE_EVENTS (events per worker).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);
@@ -265,6 +287,8 @@ int fk_victims_parse(const char *name, fk_victims *out);
 const char *fk_fiber_resume_name(fk_fiber_resume r);
 int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out);
 const char *fk_account_name(fk_account a); /* "off", "times", "trace" */
+const char *fk_promote_name(fk_promote p);  /* "thief", "beat" */
+int fk_promote_parse(const char *name, fk_promote *out);
 int fk_account_parse(const char *name, fk_account *out);
 
 /* Shuts the pool down: from the moment it is called, FK_RUN refuses new roots with

@@ -209,6 +209,11 @@
 #ifndef FK_FORCE_AFTER_NS
 #define FK_FORCE_AFTER_NS 100000u
 #endif
+/* Heartbeat promotion (fk_pool_opts.promote = FK_PROMOTE_BEAT): the default period of the
+ * beat, fk_pool_opts.beat_us (FORKSCOPE_BEAT_US), in ns. */
+#ifndef FK_BEAT_NS
+#define FK_BEAT_NS 100000u
+#endif
 /* ... and after a forcing that took t ns (the membarrier() mostly), none for SPACING x t
  * (at most SPACING_MAX_NS): forcing then costs the pool about 1/SPACING of its time,
  * whatever a membarrier() costs on the machine. */
