@@ -1384,8 +1384,8 @@ static int beat_refused_here(void) {
 
 /* fib(n) on 2 workers with the given promotion and beat, forcing off (so that only the
  * promotion under test can make work stealable), up to reps runs or until something was
- * stolen; every answer checked.  The pool's steals. */
-static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int reps) {
+ * stolen; every answer checked.  The pool's steals; its publications in *publishes. */
+static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int reps, uint64_t *publishes) {
     fk_pool_opts o;
     fk_pool_opts_init(&o);
     o.workers = 2;
@@ -1401,6 +1401,10 @@ static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int rep
         ASSERT_MSG(r == fib_serial(n), "fib(%d) = %lld with %s promotion", n, (long long)r, fk_promote_name(promote));
         steals = pool_steals(p);
     }
+    fk_stats st;
+    fk_pool_stats(p, &st, NULL);
+    if (publishes)
+        *publishes = st.publishes;
     fk_pool_destroy(p);
     return steals;
 }
@@ -1413,16 +1417,18 @@ TEST(beat_promotes) {
     if (beat_refused_here())
         return;
     if (!fk_stats_enabled()) { /* (answers only: the steals are not counted in this build) */
-        steals_with(FK_PROMOTE_BEAT, 10000000, 27, 5);
-        steals_with(FK_PROMOTE_BEAT, 50, 27, 5);
+        steals_with(FK_PROMOTE_BEAT, 10000000, 27, 5, NULL);
+        steals_with(FK_PROMOTE_BEAT, 50, 27, 5, NULL);
         return;
     }
-    uint64_t never = steals_with(FK_PROMOTE_BEAT, 10000000, 27, 5);
-    ASSERT_MSG(never == 0, "heartbeat of 10 s, forcing off: %llu steals in 5 runs of fib(27): a thief found work no "
-               "beat promoted", (unsigned long long)never);
-    uint64_t beats = steals_with(FK_PROMOTE_BEAT, 50, 27, 200);
+    uint64_t published = 0;
+    uint64_t never = steals_with(FK_PROMOTE_BEAT, 10000000, 27, 5, &published);
+    ASSERT_MSG(never == 0 && published == 0, "heartbeat of 10 s, forcing off: %llu steals and %llu publications in 5 "
+               "runs of fib(27): a request no beat made was answered", (unsigned long long)never,
+               (unsigned long long)published);
+    uint64_t beats = steals_with(FK_PROMOTE_BEAT, 50, 27, 200, NULL);
     ASSERT_MSG(beats > 0, "heartbeat of 50 us: nothing stolen in 200 runs of fib(27)");
-    uint64_t asked = steals_with(FK_PROMOTE_THIEF, 50, 27, 200);
+    uint64_t asked = steals_with(FK_PROMOTE_THIEF, 50, 27, 200, NULL);
     ASSERT_MSG(asked > 0, "thief promotion: nothing stolen in 200 runs of fib(27)");
     printf("  fib(27) on 2 workers, forcing off: steals with a 10 s beat %llu, a 50 us beat %llu, thieves asking %llu\n",
            (unsigned long long)never, (unsigned long long)beats, (unsigned long long)asked);
