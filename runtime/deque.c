@@ -60,11 +60,12 @@
  * -DFK_PUBLISH_ONE=1 (forkscope/config.h) restores one per request (for A/B comparisons). */
 static uint64_t publish_count(uint64_t n) { return (FK_PUBLISH_ONE || n < 2) ? (n ? 1 : 0) : (n + 1) / 2; }
 
+static int beating(const fk_worker *w) { return w->pool && w->pool->opts.promote == FK_PROMOTE_BEAT; }
+
 /* How many of n private slots w's owner publishes when asked: a thief's request, the oldest
- * half; a heartbeat (FK_PROMOTE_BEAT), the oldest one (a promotion). */
-static uint64_t request_count(const fk_worker *w, uint64_t n) {
-    return w->pool->opts.promote == FK_PROMOTE_BEAT ? (n ? 1 : 0) : publish_count(n);
-}
+ * half; a heartbeat (FK_PROMOTE_BEAT), the oldest one (a promotion).  (A deque without a pool,
+ * tests/test_deque.c's, is asked by thieves.) */
+static uint64_t request_count(const fk_worker *w, uint64_t n) { return beating(w) ? (n ? 1 : 0) : publish_count(n); }
 
 /* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's
  * fast pop test (cur - 1 >= splitp: "private") fails and the pop takes its slow path, which
@@ -483,7 +484,7 @@ int fk__steal(fk_worker *v, fk__slot *out) {
          * idle thieves do not keep invalidating the owner's cache line): its next push sees
          * limit NULL, its next pop sees split's slot at SPLIT_ASK; either takes its slow
          * path, which answers.  Under heartbeat promotion thieves never ask: the beat does. */
-        if (v->pool->opts.promote == FK_PROMOTE_BEAT)
+        if (beating(v))
             return FK__STEAL_EMPTY;
         if (atomic_load_explicit(&v->hot->limit, memory_order_relaxed) != 0)
             atomic_store_explicit(&v->hot->limit, NULL, memory_order_relaxed);
