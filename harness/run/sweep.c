@@ -30,19 +30,6 @@
 #include "harness/results/results.h"
 #include "harness/config/variants.h"
 
-/* ---- run statuses (harness/results/results.h) -------------------------------------------------------- */
-
-enum { ST_OK, ST_WRONG, ST_CRASH, ST_TIMEOUT, ST_MEMORY, ST_ERROR, NSTATUS };
-_Static_assert(NSTATUS == sizeof ((hx_plan_cell *)0)->fails / sizeof ((hx_plan_cell *)0)->fails[0], "hx_plan_cell.fails: one per status");
-static const char *const status_names[NSTATUS] = {"ok", "wrong", "crash", "timeout", "memory", "error"};
-
-static int status_index(const char *s) {
-    for (int i = 0; i < NSTATUS; i++)
-        if (s && !strcmp(s, status_names[i]))
-            return i;
-    return ST_ERROR;
-}
-
 /* ---- the plan (plan.h) ------------------------------------------------------------------ */
 
 /* The plan's types (plan.h), by their short names here. */
@@ -68,36 +55,6 @@ static int write_atomic(const char *dir, const char *name, const char *data, siz
 
 
 /* ---- one run ------------------------------------------------------------------------------- */
-
-/* Replaces bytes that are not valid UTF-8 (and NUL) by '?', in place: a stderr tail may
- * start inside a character, and JSON strings must be UTF-8. */
-static void utf8_sanitize(char *s, size_t len) {
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-        int ok = n > 0 && i + n <= len && !(n == 2 && c < 0xC2);
-        for (size_t k = 1; ok && k < n; k++)
-            ok = ((unsigned char)s[i + k] & 0xC0) == 0x80;
-        if (!ok || c == 0) {
-            s[i++] = '?';
-            continue;
-        }
-        i += n;
-    }
-}
-
-/* The median of the driver's array KEY ("times", "cpu_times"), or null. */
-/* The median of driver's array `key` of numbers, or NaN if it has none or anything but
- * finite numbers in it. */
-static json_t *signal_name(int sig) {
-    const char *abbrev = sigabbrev_np(sig);
-    char buf[32];
-    if (abbrev)
-        snprintf(buf, sizeof buf, "SIG%s", abbrev);
-    else
-        snprintf(buf, sizeof buf, "signal %d", sig);
-    return json_string(buf);
-}
 
 /* A sweep in progress: what each stage of hx_sweep_run fills in and the later ones use. */
 typedef struct sweep {
@@ -198,117 +155,6 @@ static char **variant_env(const hx_variant *v) {
     return env;
 }
 
-/* Builds the record of a finished run (harness/results/results.h). */
-/* The status of a command variant's run that exited: its exit status, then its answer and time
- * (harness/config/command.h); *t the time taken (from the output, else the wall time). */
-static int command_status(const cell *c, const hx_run_res *r, double *t, char *note, size_t len) {
-    note[0] = 0;
-    if (r->exit_code != 0) {
-        snprintf(note, len, "exit status %d", r->exit_code);
-        return ST_ERROR;
-    }
-    char *out = hx_xmalloc(r->out_len + 1);
-    memcpy(out, r->out ? r->out : "", r->out_len);
-    out[r->out_len] = 0;
-    int j = hx_command_judge(c->var, c->bench, out, t, note, len);
-    free(out);
-    if (isnan(*t)) {
-        *t = r->wall_s;
-        if (!j)
-            snprintf(note, len, "time: the wall time of the process (no time regex)");
-    }
-    return j == 0 ? ST_OK : j == 1 ? ST_WRONG : ST_ERROR;
-}
-
-static json_t *make_record(const sweep *s, const cell *c, unsigned rep, const hx_run_res *r, double started) {
-    double cmd_time = NAN;
-    json_t *driver = NULL;
-    const char *note = NULL;
-    char notebuf[PATH_MAX + 256];
-    int st;
-    double drv_time = NAN, drv_cpu = NAN;
-    int drv = HX_DRIVER_NO_OUTPUT;
-    if (c->var->kind != HX_VARIANT_COMMAND)
-        drv = hx_records_driver_output(r->out, r->out_len, &driver, &drv_time, &drv_cpu);
-    if (r->exec_errno) {
-        st = ST_ERROR;
-        snprintf(notebuf, sizeof notebuf, "cannot execute %s: %s", c->driver, strerror(r->exec_errno));
-        note = notebuf;
-    } else if (r->killed == HX_KILLED_TIMEOUT) {
-        st = ST_TIMEOUT;
-        snprintf(notebuf, sizeof notebuf, "killed at the time limit of %g s", s->cfg->time_limit_s);
-        note = notebuf;
-    } else if (r->killed == HX_KILLED_MEMORY) {
-        st = ST_MEMORY;
-        snprintf(notebuf, sizeof notebuf, "stopped at the memory limit of %llu MiB (%s)", s->cfg->memory_limit_mib,
-                 hx_launcher_mechanism(s->launcher));
-        note = notebuf;
-    } else if (r->signaled) {
-        st = ST_CRASH;
-        snprintf(notebuf, sizeof notebuf, "killed by signal %d (%s)", r->signo, strsignal(r->signo));
-        note = notebuf;
-    } else if (c->var->kind == HX_VARIANT_COMMAND) {
-        st = command_status(c, r, &cmd_time, notebuf, sizeof notebuf);
-        note = *notebuf ? notebuf : NULL;
-    } else if (r->exit_code == 3) {
-        st = ST_WRONG;
-        note = "the driver's answer did not verify (exit status 3)";
-    } else if (r->exit_code != 0) {
-        st = ST_ERROR;
-        snprintf(notebuf, sizeof notebuf, "exit status %d%s", r->exit_code,
-                 r->exit_code == 1 ? " (bad usage)" : r->exit_code == 2 ? " (could not run)" : "");
-        note = notebuf;
-    } else if (drv == HX_DRIVER_NO_OUTPUT || drv == HX_DRIVER_UNPARSABLE) {
-        st = ST_ERROR;
-        note = drv == HX_DRIVER_UNPARSABLE ? "unparsable output (not one JSON object)" : "no output";
-    } else if (drv == HX_DRIVER_WRONG) {
-        st = ST_WRONG;
-        note = "exit status 0 but \"verified\": false";
-    } else if (drv == HX_DRIVER_NO_TIMES) {
-        st = ST_ERROR;
-        note = "the driver's output has no \"times\" (an array of finite numbers)";
-    } else {
-        st = ST_OK;
-    }
-    char *err = r->err ? r->err : (char *)"";
-    utf8_sanitize(err, r->err_len);
-    char when[32];
-    hx_envinfo_iso_time(started, when, sizeof when);
-    json_t *rec = json_object();
-    json_object_set_new(rec, "schema", json_integer(HX_RESULTS_SCHEMA));
-    char run_id[240];
-    snprintf(run_id, sizeof run_id, "%s#%u", c->id, rep);
-    json_object_set_new(rec, "run_id", json_string(run_id));
-    json_object_set_new(rec, "cell_id", json_string(c->id));
-    json_object_set_new(rec, "benchmark", json_string(c->bench ? c->bench->name : "calibrate"));
-    json_object_set_new(rec, "kernel", json_string(c->bench ? c->bench->kernel : "calibrate"));
-    json_object_set_new(rec, "params", c->bench ? json_deep_copy(c->bench->params) : json_object());
-    json_object_set_new(rec, "variant", json_string(c->var->name));
-    json_object_set_new(rec, "workers", json_integer(c->workers));
-    json_object_set_new(rec, "rep", json_integer(rep));
-    json_object_set_new(rec, "kind", json_string(c->bench ? "timed" : "calibrate"));
-    json_object_set_new(rec, "oversubscribed", json_boolean(c->oversub));
-    json_object_set_new(rec, "status", json_string(status_names[st]));
-    json_object_set_new(rec, "exit_code", r->exited && !r->exec_errno ? json_integer(r->exit_code) : json_null());
-    json_object_set_new(rec, "signal", r->signaled ? signal_name(r->signo) : json_null());
-    json_object_set_new(rec, "wall_s", json_real(r->wall_s));
-    json_object_set_new(rec, "maxrss_kib", json_integer(r->maxrss_kib));
-    json_object_set_new(rec, "cgroup_peak_kib", r->cg_peak_kib >= 0 ? json_integer(r->cg_peak_kib) : json_null());
-    json_object_set_new(rec, "user_s", json_real(r->user_s));
-    json_object_set_new(rec, "sys_s", json_real(r->sys_s));
-    json_object_set_new(rec, "time_s", st != ST_OK                         ? json_null()
-                                       : c->var->kind == HX_VARIANT_COMMAND ? json_real(cmd_time)
-                                                                            : json_real(drv_time));
-    json_object_set_new(rec, "cpu_s", st == ST_OK && !isnan(drv_cpu) ? json_real(drv_cpu) : json_null());
-    json_object_set_new(rec, "driver", driver ? driver : json_null());
-    json_object_set_new(rec, "stderr_tail", json_stringn(err, r->err_len));
-    json_object_set_new(rec, "started", json_string(when));
-    json_object_set_new(rec, "note", note ? json_string(note) : json_null());
-    if (s->o->host)
-        json_object_set_new(rec, "host", json_string(s->o->host));
-    return rec;
-}
-
 /* Appends one line and makes it durable (the directory too, when the file is new). */
 static int append_record(sweep *s, json_t *rec) {
     char *line = json_dumps(rec, JSON_COMPACT);
@@ -340,21 +186,21 @@ static int append_record(sweep *s, json_t *rec) {
 
 /* Accounts a record (new or from an earlier run) to its cell. */
 static void account(cell *c, json_t *rec) {
-    int st = status_index(json_string_value(json_object_get(rec, "status")));
+    int st = hx_status_index(json_string_value(json_object_get(rec, "status")));
     c->done++;
     c->fails[st]++;
     json_t *t = json_object_get(rec, "time_s");
-    if (st == ST_OK && json_is_number(t) && c->ntimes < c->reps)
+    if (st == HX_ST_OK && json_is_number(t) && c->ntimes < c->reps)
         c->times[c->ntimes++] = json_number_value(t);
 }
 
 static void failures_text(const cell *c, char *buf, size_t len, unsigned *nfail) {
     buf[0] = 0;
     *nfail = 0;
-    for (int k = 1; k < NSTATUS; k++)
+    for (int k = 1; k < HX_NSTATUS; k++)
         if (c->fails[k]) {
             size_t u = strlen(buf);
-            snprintf(buf + u, len - u, "%s%s:%u", u ? ";" : "", status_names[k], c->fails[k]);
+            snprintf(buf + u, len - u, "%s%s:%u", u ? ";" : "", hx_status_names[k], c->fails[k]);
             *nfail += c->fails[k];
         }
 }
@@ -824,7 +670,8 @@ static int run_and_record(sweep *s, cell *c, unsigned rep) {
         hx_run_res_free(&r);
         return HX_EINTERRUPTED;
     }
-    json_t *rec = make_record(s, c, rep, &r, started);
+    hx_record_ctx x = {s->cfg->time_limit_s, s->cfg->memory_limit_mib, hx_launcher_mechanism(s->launcher), s->o->host};
+    json_t *rec = hx_records_make(&x, c, rep, &r, started);
     hx_run_res_free(&r);
     if (append_record(s, rec)) {
         hx_progress_note(s->prog, "forkscope: cannot append to %s: %s", s->raw_path, strerror(errno));
@@ -838,7 +685,7 @@ static int run_and_record(sweep *s, cell *c, unsigned rep) {
         char fails[160];
         unsigned nfail;
         failures_text(c, fails, sizeof fails, &nfail);
-        hx_progress_cell_done(s->prog, c->id, c->fails[ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
+        hx_progress_cell_done(s->prog, c->id, c->fails[HX_ST_OK], nfail, hx_median_copy(c->times, c->ntimes), fails);
     }
     return 0;
 }
@@ -908,21 +755,21 @@ static int sweep_run_shard(sweep *s, const run *runs, size_t n, size_t *ran) {
 
 /* Stage 6: the totals over the whole raw.jsonl, then the instruction counts if asked for. */
 static int sweep_finish(sweep *s, size_t ran) {
-    unsigned totals[NSTATUS] = {0};
+    unsigned totals[HX_NSTATUS] = {0};
     for (size_t i = 0; i < s->pl.ncells; i++)
         if (in_shard(s, s->pl.cells[i].id))
-            for (int k = 0; k < NSTATUS; k++)
+            for (int k = 0; k < HX_NSTATUS; k++)
                 totals[k] += s->pl.cells[i].fails[k];
     unsigned nfailed = 0;
     char ftext[256] = "";
-    for (int k = 1; k < NSTATUS; k++)
+    for (int k = 1; k < HX_NSTATUS; k++)
         if (totals[k]) {
             size_t u = strlen(ftext);
-            snprintf(ftext + u, sizeof ftext - u, "%s%s:%u", u ? ";" : "", status_names[k], totals[k]);
+            snprintf(ftext + u, sizeof ftext - u, "%s%s:%u", u ? ";" : "", hx_status_names[k], totals[k]);
             nfailed += totals[k];
         }
     fprintf(stderr, "forkscope: %zu runs in %s (%zu now): %u ok, %u failed%s%s%s\n", s->nshard, s->raw_path, ran,
-            totals[ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
+            totals[HX_ST_OK], nfailed, nfailed ? " (" : "", ftext, nfailed ? ")" : "");
     int rc = nfailed ? HX_ERUNS_FAILED : 0;
     if (s->cfg->icount_n[1] && !s->o->no_instructions) { /* after the timed runs: callgrind slows everything else down */
         int e = hx_icount_run(s->cfg, s->dir, s->launcher, s->intr_fd);
