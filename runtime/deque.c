@@ -470,6 +470,17 @@ int fk__pop_leftover(fk_worker *w, fk__slot *out) {
     return r;
 }
 
+/* A request for work from v's owner (a thief's, or a beat's): its next push sees limit NULL,
+ * its next pop sees split's slot at SPLIT_ASK; either takes its slow path, which answers.
+ * Only if not asked already, so that idle thieves do not keep invalidating the owner's cache
+ * line. */
+static void ask_owner(fk_worker *v) {
+    if (atomic_load_explicit(&v->hot->limit, memory_order_relaxed) != 0)
+        atomic_store_explicit(&v->hot->limit, NULL, memory_order_relaxed);
+    if (atomic_load_explicit(&v->hot->splitp, memory_order_relaxed) != SPLIT_ASK)
+        atomic_store_explicit(&v->hot->splitp, SPLIT_ASK, memory_order_relaxed);
+}
+
 int fk__steal(fk_worker *v, fk__slot *out) {
     /* Acquire: pairs with the CAS of the thief that moved top here (see reclaim's fence
      * argument: a later seq_cst fence must order after that CAS). */
@@ -480,16 +491,10 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     /* Acquire: pairs with the release store of split_pub in publish (and a forcing thief's). */
     uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
     if (t >= s) {
-        /* Nothing public: ask the owner to publish (only if not asked already, so that
-         * idle thieves do not keep invalidating the owner's cache line): its next push sees
-         * limit NULL, its next pop sees split's slot at SPLIT_ASK; either takes its slow
-         * path, which answers.  Under heartbeat promotion thieves never ask: the beat does. */
-        if (beating(v))
-            return FK__STEAL_EMPTY;
-        if (atomic_load_explicit(&v->hot->limit, memory_order_relaxed) != 0)
-            atomic_store_explicit(&v->hot->limit, NULL, memory_order_relaxed);
-        if (atomic_load_explicit(&v->hot->splitp, memory_order_relaxed) != SPLIT_ASK)
-            atomic_store_explicit(&v->hot->splitp, SPLIT_ASK, memory_order_relaxed);
+        /* Nothing public: ask the owner to publish.  Under heartbeat promotion thieves
+         * never ask: the beat does. */
+        if (!beating(v))
+            ask_owner(v);
         return FK__STEAL_EMPTY;
     }
     /* Acquire: pairs with the release store in grow (the copied slots). */
@@ -530,12 +535,8 @@ int fk__deque_has_private(const fk_worker *v) {
 }
 
 void fk__deque_beat(fk_worker *w) {
-    if (!fk__deque_has_private(w))
-        return;
-    if (atomic_load_explicit(&w->hot->limit, memory_order_relaxed) != 0)
-        atomic_store_explicit(&w->hot->limit, NULL, memory_order_relaxed);
-    if (atomic_load_explicit(&w->hot->splitp, memory_order_relaxed) != SPLIT_ASK)
-        atomic_store_explicit(&w->hot->splitp, SPLIT_ASK, memory_order_relaxed);
+    if (fk__deque_has_private(w))
+        ask_owner(w);
 }
 
 int fk__force_publish(fk_worker *v, int *tried) {

@@ -302,8 +302,11 @@ static void *beat_main(void *arg) {
     while (!p->beat_stop) {
         next += period;
         struct timespec at = {(time_t)(next / 1000000000u), (long)(next % 1000000000u)};
-        while (!p->beat_stop && pthread_cond_timedwait(&p->beat_cond, &p->beat_lock, &at) != ETIMEDOUT)
-            ;
+        int rc = 0;
+        while (!p->beat_stop && (rc = pthread_cond_timedwait(&p->beat_cond, &p->beat_lock, &at)) == 0)
+            ; /* (woken: stop, or spurious) */
+        if (rc && rc != ETIMEDOUT) /* (cannot wait: fail loudly rather than spin) */
+            fk__fatal("the heartbeat thread cannot wait for its next beat (pthread_cond_timedwait: %d)", rc);
         if (p->beat_stop)
             break;
         pthread_mutex_unlock(&p->beat_lock);

@@ -493,6 +493,23 @@ static json_t *peer_kernels_json(const hx_config *cfg) {
     return o;
 }
 
+/* On a resume: env.json's `key` (if it has one) must equal `now` (consumed); else a message
+ * naming what differs, then and now, and how to go on, and HX_ECONFIG. */
+static int same_as_started(const sweep *s, const char *key, json_t *now, const char *what, const char *fix) {
+    json_t *then = json_object_get(s->envinfo, key);
+    int rc = 0;
+    if (then && !json_equal(then, now)) {
+        char *a = json_dumps(then, JSON_COMPACT), *b = json_dumps(now, JSON_COMPACT);
+        fprintf(stderr, "forkscope: cannot resume %s: %sthen: %s; now: %s). %s, or start a new sweep in another "
+                        "directory (-o)\n", s->dir, what, a ? a : "?", b ? b : "?", fix);
+        free(a);
+        free(b);
+        rc = HX_ECONFIG;
+    }
+    json_decref(now);
+    return rc;
+}
+
 /* What a fresh sweep records in env.json beside hx_envinfo_collect's machine. */
 static void env_first_record(sweep *s, json_t *env) {
     const hx_config *cfg = s->cfg;
@@ -548,38 +565,19 @@ static int write_env(sweep *s, int fresh) {
         }
     }
     if (!fresh) {
-        /* The plan depends on which of the "peers" are built: a resumed sweep (or a shard)
-         * must see the same ones, or its rounds and cells would not be the sweep's. */
-        json_t *then = json_object_get(s->envinfo, "peers_left_out"), *now_lo = left_out_json(s->cfg);
-        int same = json_equal(then ? then : now_lo, now_lo) || (!then && !json_array_size(now_lo));
-        if (!same) {
-            char *a = json_dumps(then, JSON_COMPACT), *b = json_dumps(now_lo, JSON_COMPACT);
-            fprintf(stderr,
-                    "forkscope: cannot resume %s: the config's \"peers\" built here differ from when the sweep "
-                    "started (left out then: %s; now: %s). Build (make peers PEERS_DIR=DIR) or remove peer "
-                    "drivers to match, or start a new sweep in another directory (-o)\n",
-                    s->dir, a ? a : "?", b ? b : "?");
-            free(a);
-            free(b);
-            json_decref(now_lo);
-            return HX_ECONFIG;
-        }
-        json_decref(now_lo);
-        /* ... and each peer the same kernels (a driver rebuilt meanwhile may have gained one) */
-        json_t *then_k = json_object_get(s->envinfo, "peer_kernels"), *now_k = peer_kernels_json(s->cfg);
-        if (then_k && !json_equal(then_k, now_k)) {
-            char *a = json_dumps(then_k, JSON_COMPACT), *b = json_dumps(now_k, JSON_COMPACT);
-            fprintf(stderr,
-                    "forkscope: cannot resume %s: the peers' drivers list other kernels than when the sweep "
-                    "started (then: %s; now: %s): a peer driver was rebuilt; rebuild it as it was, or start a new "
-                    "sweep in another directory (-o)\n",
-                    s->dir, a ? a : "?", b ? b : "?");
-            free(a);
-            free(b);
-            json_decref(now_k);
-            return HX_ECONFIG;
-        }
-        json_decref(now_k);
+        /* The plan depends on which of the "peers" are built and on the kernels each one's
+         * driver lists: a resumed sweep (or a shard) must see the same, or its rounds and
+         * cells would not be the sweep's.  (An env.json written before a key was recorded is
+         * not checked for it.) */
+        int rc = same_as_started(s, "peers_left_out", left_out_json(s->cfg),
+                                 "the config's \"peers\" built here differ from when the sweep started (left out",
+                                 "Build (make peers PEERS_DIR=DIR) or remove peer drivers to match");
+        if (!rc)
+            rc = same_as_started(s, "peer_kernels", peer_kernels_json(s->cfg),
+                                 "the peers' drivers list other kernels than when the sweep started (",
+                                 "A peer driver was rebuilt: rebuild it as it was");
+        if (rc)
+            return rc;
     }
     char left_out[600];
     if (s->cfg->nleft_out)
