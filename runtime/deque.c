@@ -138,6 +138,7 @@ static fk__slot *split_ptr(const fk_worker *w, uint64_t x) {
 static void set_split(fk_worker *w, uint64_t s) {
     w->hot->split = s;
     atomic_store_explicit(&w->hot->splitp, split_ptr(w, s), memory_order_relaxed);
+    atomic_store_explicit(&w->split_lapped, s < w->hot->lap, memory_order_relaxed);
 }
 
 /* Moves the cursor to index b; the lap may change, so split's pointer is recomputed. */
@@ -527,11 +528,16 @@ int fk__force_available(void) {
 }
 
 int fk__deque_has_private(const fk_worker *v) {
-    /* A hint read without the lock: cur and splitp may be of different moments, and the
-     * pointer test may be wrong across a wrap (then the forcing finds nothing to do).  A
-     * request's SPLIT_ASK hides split: perhaps (forcing decides under the lock). */
+    /* A hint read without the lock: cur, splitp and split_lapped may be of different moments
+     * (then the forcing finds nothing to do, or the next look finds the work).  A request's
+     * SPLIT_ASK hides split: perhaps (forcing decides under the lock).  Once the buffer has
+     * wrapped under private slots (split in an older lap than bottom), split's slot may lie
+     * above cur: cur > splitp alone said "nothing" for private work, and under heartbeat
+     * promotion, where no thief's request sets SPLIT_ASK, an owner in a long leaf kept it
+     * from every thief (greedy_beat, 4 leaves waiting for each other: 1 met in 30 s). */
     fk__slot *sp = atomic_load_explicit(&v->hot->splitp, memory_order_relaxed);
-    return sp == SPLIT_ASK || atomic_load_explicit(&v->hot->cur, memory_order_relaxed) > sp;
+    return sp == SPLIT_ASK || atomic_load_explicit(&v->hot->cur, memory_order_relaxed) > sp ||
+           atomic_load_explicit(&v->split_lapped, memory_order_relaxed);
 }
 
 void fk__deque_beat(fk_worker *w) {

@@ -81,6 +81,10 @@ struct fk_worker {
     _Atomic uint64_t split_pub;
     _Atomic(fk__dqbuf *) dq_buf;
     _Atomic int dq_lock;
+    /* split is in an older lap of the buffer than bottom (set with split, in the slow paths):
+     * then every slot of this lap is private, whatever cur and splitp say (deque.c:
+     * fk__deque_has_private). */
+    _Atomic int split_lapped;
 
     /* Owner only from here on. */
     _Alignas(64) fk_pool *pool;

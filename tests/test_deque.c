@@ -317,6 +317,44 @@ TEST(deque_request_answered_at_pop) {
     free(owner);
 }
 
+/* The hint that a victim holds private work (fk__deque_has_private, which decides whether a
+ * hungry thief forces a publication, and whether a beat asks) is right after the buffer has
+ * wrapped under private slots.  top = split = cap - 1 (each slot published by a forcing and
+ * stolen), then two pushes: one in the buffer's last slot, one in its first (the next lap).
+ * split's slot now lies above the cursor; the hint said "nothing" and, under heartbeat
+ * promotion, an owner in a long leaf kept these slots from every thief.  Deterministic, one
+ * thread playing both parts. */
+TEST(deque_private_seen_across_a_wrap) {
+    ASSERT_MSG(fk__force_available(), "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is unavailable");
+    owner = make_owner();
+    uint64_t cap = owner->dq_cur->cap;
+    fk__slot s;
+    for (uint64_t id = 0; id + 1 < cap; id++) {
+        push(id);
+        ASSERT_MSG(fk__deque_has_private(owner), "item %llu pushed: no private work seen", (unsigned long long)id);
+        ASSERT_EQ(fk__force_publish(owner, NULL), 1);
+        ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+        ASSERT_EQ_U(slot_id(&s), id);
+    }
+    ASSERT_EQ_U(atomic_load(&owner->top), cap - 1);
+    ASSERT_MSG(!fk__deque_has_private(owner), "an empty deque seen as holding private work");
+    push(cap - 1);
+    push(cap);
+    ASSERT_EQ_U(owner->dq_cur->cap, cap); /* wrapped, not grown */
+    ASSERT_MSG(fk__deque_has_private(owner), "2 private slots across the buffer's wrap (top = split = %llu, "
+               "bottom = %llu) not seen", (unsigned long long)(cap - 1), (unsigned long long)fk__deque_bottom(owner));
+    ASSERT_EQ(fk__force_publish(owner, NULL), 1); /* the oldest: cap - 1 */
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+    ASSERT_EQ_U(slot_id(&s), cap - 1);
+    ASSERT_MSG(fk__deque_has_private(owner), "1 private slot after the wrap not seen");
+    uint64_t got;
+    ASSERT(pop(&got));
+    ASSERT_EQ_U(got, cap);
+    ASSERT_MSG(!fk__deque_has_private(owner), "the emptied deque seen as holding private work");
+    fk__deque_destroy(owner);
+    free(owner);
+}
+
 /* ---- the MPSC submission queue ------------------------------------------------------------ */
 
 #define PRODUCERS 4
@@ -371,6 +409,7 @@ int main(int argc, char **argv) {
     return test_main(argc, argv, (struct test_case[]){
         TEST_CASE(deque_owner_only, 30),
         TEST_CASE(deque_pop_empty_takes_nothing, 30),
+        TEST_CASE(deque_private_seen_across_a_wrap, 30),
         TEST_CASE(deque_request_answered_at_pop, 30),
         TEST_CASE(deque_small_bursts, 120),
         TEST_CASE(deque_long_bursts, 120),
