@@ -1,6 +1,7 @@
 /* args.c — the bench driver's command line (bench/args.h). */
 #include "bench/args.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +112,26 @@ static int driver_opt(const char *name, const char *val, bench_ctx *c, bench_cli
 #else
         return fail(err, errlen, "option --%s: only the runtime's variants (fk-bench-cont-seg, ...) account for "
                                  "their workers' time", name);
+#endif
+    } else if (!strcmp(name, "promote") || !strcmp(name, "beat-us")) {
+#if FK_BENCH_RUNTIME && !FK_SPAN && FK_STACK != FK_STACK_FIBER
+        if (name[0] == 'p') {
+            if (strcmp(val, "thief") && strcmp(val, "beat"))
+                return fail(err, errlen, "option --promote: '%s' is not thief or beat", val);
+            cli->promote = val;
+        } else {
+            char *end;
+            errno = 0;
+            unsigned long us = strtoul(val, &end, 10);
+            if (!*val || *end || *val == '-' || errno || us < 1 || us > 10000000)
+                return fail(err, errlen, "option --beat-us: '%s' is not a whole number of microseconds in [1, 10000000]",
+                            val);
+            cli->beat_us = (unsigned)us;
+        }
+#elif FK_BENCH_RUNTIME && !FK_SPAN
+        return fail(err, errlen, "option --%s: heartbeat promotion is not built for fibers (fk-bench-child-fiber)", name);
+#else
+        return fail(err, errlen, "option --%s: only the runtime's variants (fk-bench-cont-seg, ...) promote forks", name);
 #endif
     } else if (!strcmp(name, "resume")) {
 #if FK_BENCH_RUNTIME && FK_STACK == FK_STACK_FIBER

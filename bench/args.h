@@ -15,6 +15,8 @@ typedef struct bench_cli {
     int uts_mode;        /* "uts" came first: the UTS reference's flags and summary line */
     const char *sched;   /* busy|lazy */
     const char *resume;  /* fiber builds: any|home; NULL if not given */
+    const char *promote; /* runtime builds but fibers: thief|beat; NULL if not given (FORKSCOPE_PROMOTE's) */
+    unsigned beat_us;    /* --beat-us, 1 us .. 10 s; 0 if not given (FORKSCOPE_BEAT_US's) */
     const char *papi;    /* events to count, comma-separated, or NULL */
     int papi_per_worker; /* 0|1 */
     int span_strands;    /* the span build: costs in strands (1) or ns (0) */

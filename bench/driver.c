@@ -82,6 +82,8 @@ static void list_kernels(FILE *out) {
 
 static void help(void) {
     printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy] [--resume any|home]\n"
+           "              [--promote thief|beat] [--beat-us N]  (runtime variants but fibers; default: the\n"
+           "              environment's FORKSCOPE_PROMOTE, FORKSCOPE_BEAT_US, else thief and 100 us)\n"
            "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
            "              [--span-unit ns|strands] [--burden-ns B] [--burden-strands B]  (fk-bench-span; reps 3)\n"
            "              [--account off|times|trace] [--trace FILE]  (runtime variants: where the workers'\n"
@@ -301,6 +303,10 @@ static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
         usage_error("option --sched: '%s' is not busy or lazy", a->cli.sched);
     if (a->cli.resume && fk_fiber_resume_parse(a->cli.resume, &po.fiber_resume))
         usage_error("option --resume: '%s' is not any or home", a->cli.resume);
+    if (a->cli.promote && fk_promote_parse(a->cli.promote, &po.promote))
+        usage_error("option --promote: '%s' is not thief or beat", a->cli.promote);
+    if (a->cli.beat_us)
+        po.beat_us = a->cli.beat_us;
     if (a->cli.account >= 0)
         po.account = (fk_account)a->cli.account;
     if (a->cli.trace)

@@ -54,13 +54,14 @@ print("; ".join(errs))
 PY
 }
 
-for v in cont-seg-busy cont-lin-lazy child-seg-busy child-lin-busy child-native-lazy child-fiber-busy-any child-fiber-lazy-home; do
+for v in cont-seg-busy cont-lin-lazy child-seg-busy child-lin-busy child-native-lazy child-native-busy-beat cont-seg-lazy-beat child-fiber-busy-any child-fiber-lazy-home; do
     out=$("$bin/forkscope" trace --kernel fib --n 24 --variant $v --workers 2 --reps 3 -o "$tmp/$v.json" 2>&1)
     rc=$?
     drv=${v%-busy*}; drv=${drv%-lazy*}
     sched=$(echo $v | grep -o 'busy\|lazy')
     res=$(echo $v | grep -o -- '-any$\|-home$' | tr -d -)
-    "$bin/fk-bench-$drv" --kernel fib --n 24 --workers 2 --sched $sched ${res:+--resume $res} --reps 3 \
+    prom=$(echo $v | grep -o -- '-beat$' | tr -d -)
+    "$bin/fk-bench-$drv" --kernel fib --n 24 --workers 2 --sched $sched ${res:+--resume $res} ${prom:+--promote $prom} --reps 3 \
         --trace "$tmp/$v.2.json" > "$tmp/$v.drv.json" 2>"$tmp/err"
     why=$(check "$tmp/$v.2.json" "$tmp/$v.drv.json")
     if [ $rc -ne 0 ] || ! echo "$out" | grep -q "^wrote $tmp/$v.json: [0-9]* events" || ! [ -s "$tmp/$v.json" ]; then
@@ -131,6 +132,7 @@ refused() { # WHAT EXPECTED-MESSAGE COMMAND...
 refused "no -o" "no -o FILE" "$bin/forkscope" trace --kernel fib
 refused "a baseline" "is not one of forkscope's runtime variants" "$bin/forkscope" trace --kernel fib --variant serial -o "$tmp/x.json"
 refused "--sched" "part of the variant name" "$bin/forkscope" trace --kernel fib --sched lazy -o "$tmp/x.json"
+refused "--promote" "part of the variant name" "$bin/forkscope" trace --kernel fib --promote beat -o "$tmp/x.json"
 refused "a bad kernel option" "unknown option --m for kernel fib" "$bin/forkscope" trace --kernel fib --m 3 -o "$tmp/x.json"
 refused "--account on the serial driver" "only the runtime's variants" "$bin/fk-bench-serial" --kernel fib --account times
 refused "--account bad" "is not off, times or trace" "$bin/fk-bench-cont-seg" --kernel fib --account sometimes

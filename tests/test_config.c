@@ -668,6 +668,16 @@ TEST(variant_names) {
         {"cont-seg", "missing the scheduler axis", 0},
         {"cont", "missing the frame stack axis", 0},
         {"cont-seg-busy-x", "unexpected '-x' after the scheduler", 0},
+        {"cont-seg-busy-", "ends with '-'", 0},
+        {"child-native-lazy-beat", "fk-bench-child-native", 1},
+        {"cont-seg-busy-beat", "fk-bench-cont-seg", 1},
+        {"cont-lin-lazy-beat-x", "unexpected '-beat-x' after the scheduler", 0},
+        {"child-seg-busy-beats", "one of thief|beat", 0},
+        {"child-fiber-busy-any-beat", "heartbeat promotion is not built for fibers", 0},
+        {"child-fiber-busy-any-thief", "fk-bench-child-fiber", 2},
+        {"child-native-busy-thief", "fk-bench-child-native", 2},
+        {"child-fiber-busy-beat", "'beat' is not a resume value", 0},
+        {"child-fiber-busy-any-", "ends with '-'", 0},
         {"serial-busy", "baselines and peers (" BASES ") take no scheduler", 0},
         {"omp-lazy", "baselines and peers (" BASES ") take no scheduler", 0},
         {"omp-llvm-busy", "baselines and peers (" BASES ") take no scheduler", 0},
@@ -696,10 +706,14 @@ TEST(variant_names) {
         hx_variant v;
         char err[256] = "";
         int rc = hx_variant_parse(cases[i].name, &v, err, sizeof err);
-        ASSERT_MSG((rc == 0) == cases[i].ok, "'%s': rc %d (%s)", cases[i].name, rc, err);
+        ASSERT_MSG((rc == 0) == (cases[i].ok != 0), "'%s': rc %d (%s)", cases[i].name, rc, err);
         if (cases[i].ok) {
             ASSERT_MSG(!strcmp(v.driver, cases[i].want), "'%s': driver %s", cases[i].name, v.driver);
-            ASSERT(!strcmp(v.name, cases[i].name));
+            if (cases[i].ok == 2) /* (the default promotion, named: the canonical name omits it) */
+                ASSERT_MSG(strlen(v.name) + 6 == strlen(cases[i].name) && !strncmp(v.name, cases[i].name, strlen(v.name)),
+                           "'%s': canonical name %s", cases[i].name, v.name);
+            else
+                ASSERT_MSG(!strcmp(v.name, cases[i].name), "'%s': canonical name %s", cases[i].name, v.name);
         } else {
             ASSERT_STR_CONTAINS(err, cases[i].want);
         }
@@ -716,9 +730,11 @@ TEST(variant_names) {
     hx_variant v;
     char err[8];
     ASSERT_EQ(hx_variant_parse("cont-seg-lazy", &v, err, sizeof err), 0);
-    ASSERT(!strcmp(v.sched, "lazy") && v.resume[0] == 0);
+    ASSERT(!strcmp(v.sched, "lazy") && v.resume[0] == 0 && !strcmp(v.promote, "thief"));
+    ASSERT_EQ(hx_variant_parse("child-native-busy-beat", &v, err, sizeof err), 0);
+    ASSERT(!strcmp(v.sched, "busy") && v.resume[0] == 0 && !strcmp(v.promote, "beat"));
     ASSERT_EQ(hx_variant_parse("child-fiber-lazy-home", &v, err, sizeof err), 0);
-    ASSERT(!strcmp(v.sched, "lazy") && !strcmp(v.resume, "home"));
+    ASSERT(!strcmp(v.sched, "lazy") && !strcmp(v.resume, "home") && v.promote[0] == 0);
     ASSERT(!strcmp(hx_variant_class(&v), "parallel"));
     ASSERT(!hx_variant_is_peer(&v) && hx_variant_runs_kernel(&v, "heat"));
     ASSERT_EQ(hx_variant_parse("lace", &v, err, sizeof err), 0);

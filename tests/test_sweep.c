@@ -965,6 +965,7 @@ TEST(variant_env) {
         {"{\"A-B\": \"a\"}", "variants[1].env.A-B: not an environment variable name"},
         {"{\"X\": 1}", "variants[1].env.X: expected a string value"},
         {"[\"X=1\"]", "variants[1].env: expected {\"NAME\": \"value\", ...}"},
+        {"{\"FORKSCOPE_PROMOTE\": \"beat\"}", "variants[1].env.FORKSCOPE_PROMOTE: the variant's name says who promotes"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char text[512];
@@ -982,6 +983,52 @@ TEST(variant_env) {
         ASSERT_MSG(found, "case %zu: no message containing '%s' (first: %s)", k, bad[k][1], d.n ? d.msgs[0] : "none");
         hx_config_diag_free(&d);
     }
+}
+
+/* The promotion axis reaches the driver: a sweep of child-native-busy (thief, the default) and
+ * child-native-busy-beat with FORKSCOPE_BEAT_US from the variant's "env", real drivers, records
+ * in each run the promotion and beat the driver's pool ran with. */
+TEST(promotion_axis_reaches_the_driver) {
+    char real[PATH_MAX];
+    ASSERT_MSG(realpath("build/bin/fk-bench-child-native", real), "no build/bin/fk-bench-child-native (run from the "
+               "top, after make)");
+    unsetenv("FORKSCOPE_DRIVER");
+    unsetenv("FORKSCOPE_PROMOTE");
+    char dir[64], cfg[128], out[128], drv[PATH_MAX + 64], text[1024];
+    tmpdir(dir, sizeof dir);
+    snprintf(drv, sizeof drv, "%s/fk-bench-child-native", dir);
+    ASSERT_EQ(symlink(real, drv), 0);
+    snprintf(cfg, sizeof cfg, "%s/p.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    snprintf(text, sizeof text,
+             "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 18}}],"
+             " \"variants\": [{\"name\": \"t\", \"variant\": \"child-native-busy\", \"drivers\": \"%s\"},"
+             " {\"name\": \"b\", \"variant\": \"child-native-busy-beat\", \"drivers\": \"%s\","
+             " \"env\": {\"FORKSCOPE_BEAT_US\": \"250\"}}],"
+             " \"workers\": [2], \"repetitions\": 1, \"warmup\": 0, \"calibrate\": false}\n",
+             dir, dir);
+    write_text(cfg, text);
+    char *log = NULL;
+    int rc = sweep(cfg, out, 0, NULL, &log);
+    ASSERT_MSG(rc == HX_OK, "sweep: %d; %s", rc, log);
+    free(log);
+    json_t *recs = records(out);
+    int seen = 0;
+    for (size_t i = 0; i < json_array_size(recs); i++) {
+        json_t *r = json_array_get(recs, i);
+        const char *v = json_string_value(json_object_get(r, "variant"));
+        json_t *pool = json_object_get(json_object_get(r, "driver"), "pool");
+        const char *promote = json_string_value(json_object_get(pool, "promote"));
+        ASSERT_MSG(promote, "run of %s: the driver's JSON names no pool.promote", v);
+        ASSERT_MSG(!strcmp(promote, !strcmp(v, "b") ? "beat" : "thief"), "run of %s: pool.promote %s", v, promote);
+        if (!strcmp(v, "b"))
+            ASSERT_EQ(json_integer_value(json_object_get(pool, "beat_us")), 250);
+        else
+            ASSERT(!json_object_get(pool, "beat_us"));
+        seen |= !strcmp(v, "b") ? 2 : 1;
+    }
+    json_decref(recs);
+    ASSERT_EQ(seen, 3);
 }
 
 /* "instructions" counts every driver executable once, and two builds of one variant are two
@@ -1965,6 +2012,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(shard_packing, 10),
                          TEST_CASE(slurm_time_limits, 10),
                          TEST_CASE(instructions_per_build, 120),
+                         TEST_CASE(promotion_axis_reaches_the_driver, 60),
                          TEST_CASE(instructions_report_columns, 10),
         TEST_CASE(variant_env, 60), TEST_CASE(benchmark_workers, 10),
                          TEST_CASE(command_variants, 30),

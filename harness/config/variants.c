@@ -35,6 +35,16 @@ static const struct axis_value resume_axis[] = {
     {"home", "only on the worker that made it: a fiber never moves (marl)"},
     {NULL, NULL},
 };
+/* Who makes a private fork stealable (the driver's --promote); optional, last: thief when
+ * omitted (the canonical name then omits it). */
+static const struct axis_value promote_axis[] = {
+    {"thief", "a thief that finds nothing public asks the owner, who publishes the oldest half of its "
+              "private forks at its next fork or join (Lace's split deque); the default"},
+    {"beat", "heartbeat promotion: thieves never ask; every beat (FORKSCOPE_BEAT_US, default 100 us) "
+             "the owner promotes its oldest private fork at its next fork or join (Spice, chili; "
+             "docs/heartbeat.md); not on fibers"},
+    {NULL, NULL},
+};
 static const struct axis_value sched_axis[] = {
     {"busy", "idle workers keep trying to steal (pause, backoff, yield)"},
     {"lazy", "idle workers sleep; while any worker is busy one thief stays awake"},
@@ -125,6 +135,44 @@ static int axis_find(const struct axis_value *a, const char *s, size_t n) {
     return -1;
 }
 
+/* The parts of runtime variant `name` after its scheduler (p): a fiber variant's resume value
+ * (required), then an optional promotion.  0, or an error as hx_variant_parse returns it. */
+static int parse_tail(const char *name, const char *p, int fiber, const char *sched, int *resume, int *promote,
+                      char *err, size_t errlen) {
+    char list[64];
+    if (fiber) { /* the fourth axis */
+        const char *dash = strchr(p, '-');
+        size_t n = dash ? (size_t)(dash - p) : strlen(p);
+        if (!n)
+            return snprintf(err, errlen, "'%s': missing the resume axis of a fiber variant (one of %s), e.g. %s-any",
+                            name, axis_list(resume_axis, list, sizeof list), name),
+                   -1;
+        *resume = axis_find(resume_axis, p, n);
+        if (*resume < 0)
+            return snprintf(err, errlen, "'%s': '%.*s' is not a resume value (one of %s)", name, (int)n, p,
+                            axis_list(resume_axis, list, sizeof list)),
+                   -1;
+        p = dash ? dash + 1 : p + n;
+    }
+    if (p[-1] == '-' && !*p)
+        return snprintf(err, errlen, "'%s': ends with '-'", name), -1;
+    if (*p) { /* the last, optional axis */
+        *promote = axis_find(promote_axis, p, strlen(p));
+        if (*promote < 0)
+            return snprintf(err, errlen, "'%s': unexpected '-%s' after the %s (what may follow: %s%s)", name, p,
+                            fiber ? "resume value" : "scheduler", fiber ? "" : "a fiber variant's resume value, then ",
+                            "an optional promotion, one of thief|beat"),
+                   -1;
+        if (fiber && !strcmp(promote_axis[*promote].name, "beat"))
+            return snprintf(err, errlen, "'%s': heartbeat promotion is not built for fibers (a thief must ask for a "
+                                         "ready fiber's record); use a frame-stack or native variant, e.g. "
+                                         "child-native-%s-beat",
+                            name, sched),
+                   -EINVAL;
+    }
+    return 0;
+}
+
 int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) {
     memset(v, 0, sizeof *v);
     if (!name || !*name)
@@ -182,32 +230,22 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
                             axis_names[a + 1], axis_list(axes[a + 1], list, sizeof list), name,
                             axes[a + 1][0].name, a == 0 ? "-busy" : ""),
                    -1;
-        if (a == 2 && dash && strcmp(stack_axis[idx[1]].name, "fiber"))
-            return snprintf(err, errlen, "'%s': unexpected '%s' after the scheduler (a variant has 3 parts)", name,
-                            dash),
-                   -1;
         p = dash ? dash + 1 : p + n;
     }
     const char *why = refused_pair(steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     if (why)
         return snprintf(err, errlen, "'%s': %s", name, why), -EINVAL;
-    int resume = -1;
-    if (!strcmp(stack_axis[idx[1]].name, "fiber")) { /* the fourth axis */
-        if (!*p || p == name + strlen(name))
-            return snprintf(err, errlen, "'%s': missing the resume axis of a fiber variant (one of %s), e.g. %s-any",
-                            name, axis_list(resume_axis, list, sizeof list), name),
-                   -1;
-        resume = axis_find(resume_axis, p, strlen(p));
-        if (resume < 0)
-            return snprintf(err, errlen, "'%s': '%s' is not a resume value (one of %s)", name, p,
-                            axis_list(resume_axis, list, sizeof list)),
-                   -1;
-    }
+    int fiber = !strcmp(stack_axis[idx[1]].name, "fiber"), resume = -1, promote = 0;
+    int rc = parse_tail(name, p, fiber, sched_axis[idx[2]].name, &resume, &promote, err, errlen);
+    if (rc)
+        return rc;
     v->kind = HX_VARIANT_RUNTIME;
-    snprintf(v->name, sizeof v->name, "%s-%s-%s%s%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
-             sched_axis[idx[2]].name, resume >= 0 ? "-" : "", resume >= 0 ? resume_axis[resume].name : "");
+    snprintf(v->name, sizeof v->name, "%s-%s-%s%s%s%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name,
+             sched_axis[idx[2]].name, resume >= 0 ? "-" : "", resume >= 0 ? resume_axis[resume].name : "",
+             promote ? "-beat" : "");
     if (resume >= 0)
         snprintf(v->resume, sizeof v->resume, "%s", resume_axis[resume].name);
+    snprintf(v->promote, sizeof v->promote, "%s", fiber ? "" : promote_axis[promote].name);
     snprintf(v->driver, sizeof v->driver, "fk-bench-%s-%s", steal_axis[idx[0]].name, stack_axis[idx[1]].name);
     snprintf(v->sched, sizeof v->sched, "%s", sched_axis[idx[2]].name);
     snprintf(v->base, sizeof v->base, "%s", v->name);
@@ -344,11 +382,18 @@ void hx_variants_print(FILE *out) {
     fprintf(out, "  resume (fiber variants only, chosen at run time: the driver's --resume):\n");
     for (size_t i = 0; resume_axis[i].name; i++)
         fprintf(out, "    %-7s %s\n", resume_axis[i].name, resume_axis[i].what);
+    fprintf(out, "  promotion (optional, last; thief when omitted; chosen at run time: the driver's --promote),\n"
+                 "  e.g. child-native-busy-beat; the beat's period from FORKSCOPE_BEAT_US, which a variant\n"
+                 "  object's \"env\" may set:\n");
+    for (size_t i = 0; promote_axis[i].name; i++)
+        fprintf(out, "    %-7s %s\n", promote_axis[i].name, promote_axis[i].what);
     fprintf(out, "\nA name is refused when:\n"
                  "  - an axis value is unknown (e.g. 'cont-seg-fast': 'fast' is not a scheduler value);\n"
                  "  - an axis is missing (e.g. 'cont-seg': every runtime variant names its scheduler);\n"
                  "  - a baseline or peer is given a scheduler (e.g. 'omp-busy': baselines and peers take no scheduler);\n"
-                 "  - it has parts after the scheduler (but a fiber variant has exactly one: its resume value);\n"
+                 "  - it has parts after the scheduler other than a fiber variant's resume value and a\n"
+                 "    promotion (e.g. 'cont-seg-busy-any': only fiber variants have a resume value);\n"
+                 "  - it asks for heartbeat promotion on fibers (e.g. 'child-fiber-busy-any-beat');\n"
                  "  - the pair does not exist: cont-native (continuation stealing on the native C stack needs\n"
                  "    Fibril-style stack switching, not implemented); cont-fiber (fibers steal children).\n"
                  "In a sweep, 'serial' runs on 1 worker only: its cells at other worker counts are skipped.\n"

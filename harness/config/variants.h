@@ -34,6 +34,7 @@ typedef struct hx_variant {
     char driver[32]; /* driver executable name, e.g. "fk-bench-cont-seg" */
     char sched[8];   /* "busy" / "lazy" for runtime variants, "" for baselines */
     char resume[8];  /* fiber variants: "any" / "home" (the driver's --resume), else "" */
+    char promote[8]; /* other runtime variants: "thief" / "beat" (the driver's --promote), else "" */
     char drivers[PATH_MAX]; /* the directory of another build's drivers; "" for this build's */
     json_t *spec;           /* HX_VARIANT_COMMAND: the variant's object (owned by the config) */
     json_t *env;            /* {"NAME": "value"}: set for each of its runs, or NULL (owned by the config) */

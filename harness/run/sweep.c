@@ -88,7 +88,7 @@ typedef struct sweep {
 static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     if (c->var->kind == HX_VARIANT_COMMAND)
         return hx_command_argv(c->var, c->bench, c->workers);
-    size_t n = 20 + (c->bench ? c->bench->nargs : 0);
+    size_t n = 24 + (c->bench ? c->bench->nargs : 0);
     char **argv = calloc(n, sizeof *argv);
     if (!argv)
         return NULL;
@@ -108,6 +108,10 @@ static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     if (c->var->resume[0]) {
         argv[k++] = strdup("--resume");
         argv[k++] = strdup(c->var->resume);
+    }
+    if (c->var->promote[0]) {
+        argv[k++] = strdup("--promote");
+        argv[k++] = strdup(c->var->promote);
     }
     argv[k++] = strdup("--reps"); /* the config's "process_reps": time_s is their median */
     if (asprintf(&argv[k++], "%u", c->preps ? c->preps : 1) < 0)

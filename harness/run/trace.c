@@ -72,8 +72,9 @@ static void print_breakdown(const json_t *doc) {
 int hx_cmd_trace(int argc, char **argv) {
     const char *vname = "cont-seg-busy", *out = NULL, *reps = "1", *warmup = "1";
     long cpus = sysconf(_SC_NPROCESSORS_ONLN), p = cpus < 1 ? 1 : cpus > 1024 ? 1024 : cpus;
-    static const char in_name[] = "the scheduler (and a fiber variant's resume) is part of the variant name "
-                                  "(e.g. --variant cont-seg-lazy, child-fiber-busy-home)";
+    static const char in_name[] = "the scheduler (and a fiber variant's resume, and the promotion) is part of the "
+                                  "variant name (e.g. --variant cont-seg-lazy, child-fiber-busy-home, "
+                                  "child-native-busy-beat)";
     const hx_opt opts[] = {
         {"--output", "-o", HX_OPT_STR, &out, 0, 0, "a file name", NULL},
         {"--variant", NULL, HX_OPT_STR, &vname, 0, 0, "a variant name", NULL},
@@ -82,6 +83,7 @@ int hx_cmd_trace(int argc, char **argv) {
         {"--warmup", NULL, HX_OPT_STR, &warmup, 0, 0, "a repetition count", NULL},
         {"--sched", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {"--resume", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
+        {"--promote", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {"--trace", NULL, HX_OPT_REFUSE, NULL, 0, 0, "the file is -o FILE", NULL},
         {"--account", NULL, HX_OPT_REFUSE, NULL, 0, 0, "a trace accounts for every worker's time", NULL},
         {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
@@ -121,6 +123,10 @@ int hx_cmd_trace(int argc, char **argv) {
     if (v.resume[0]) {
         dargv[n++] = "--resume";
         dargv[n++] = v.resume;
+    }
+    if (v.promote[0]) {
+        dargv[n++] = "--promote";
+        dargv[n++] = v.promote;
     }
     char *text = NULL;
     fflush(NULL);
