@@ -283,15 +283,49 @@ static int map_cstack(fk_worker *w, size_t bytes, pthread_attr_t *attr) {
     return 0;
 }
 
-/* The heartbeat (FK_PROMOTE_BEAT): every beat_us, each worker holding private records is
- * marked, as a thief's request marks it, and promotes its oldest one at its next fork or join
- * (deque.c).  A beat that comes late (this thread preempted) is not made up for.  (Not yet
- * parked while the pool is idle: it wakes every beat, and at P = 1 too, where it promotes
- * what no thief takes.) */
+/* The heartbeat (FK_PROMOTE_BEAT): every beat_us, each worker that is working (running a task,
+ * not searching or asleep) and holds private records is marked, as a thief's request marks
+ * it, and promotes its oldest one at its next fork or join (deque.c).  A worker's work time
+ * is sampled at the beats: one working at a beat counts as having worked through the period
+ * before it.  A beat that comes late (this thread preempted) is not made up for.  At P = 1 it
+ * beats too: the one-worker time of a heartbeat pool pays for its promotions, as the papers'
+ * work bound counts them.
+ * Parking: while a lazy pool is idle (no worker active: every one asleep or about to be) the
+ * thread waits on beat_cond without a timeout, beat_parked set; the worker that makes the
+ * pool active again wakes it (fk__beat_wake).  Both sides are seq_cst (a Dekker pair: this
+ * thread stores beat_parked then loads active; the worker increments active then exchanges
+ * beat_parked), so at least one sees the other; and this thread holds beat_lock from its store
+ * to the wait, so the worker's signal, taken under the lock, finds it waiting.  A busy pool's
+ * idle workers spin anyway, and it beats on. */
 static uint64_t mono_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+
+void fk__beat_wake(fk_pool *p) {
+    if (!atomic_load_explicit(&p->beat_parked, memory_order_seq_cst)) /* (only the heartbeat sets it) */
+        return;
+    if (atomic_exchange_explicit(&p->beat_parked, 0, memory_order_seq_cst)) {
+        pthread_mutex_lock(&p->beat_lock);
+        pthread_cond_signal(&p->beat_cond);
+        pthread_mutex_unlock(&p->beat_lock);
+    }
+}
+
+/* Under beat_lock: parks while the lazy pool is idle (1 if it did).  Returns with the lock held. */
+static int beat_park(fk_pool *p) {
+    if (p->sched != FK_SCHED_LAZY)
+        return 0;
+    atomic_store_explicit(&p->beat_parked, 1, memory_order_seq_cst);
+    if (atomic_load_explicit(&p->active, memory_order_seq_cst) > 0) {
+        atomic_store_explicit(&p->beat_parked, 0, memory_order_relaxed);
+        return 0;
+    }
+    atomic_fetch_add_explicit(&p->beat_parks, 1, memory_order_relaxed);
+    while (!p->beat_stop && atomic_load_explicit(&p->beat_parked, memory_order_seq_cst))
+        pthread_cond_wait(&p->beat_cond, &p->beat_lock);
+    return 1;
 }
 
 static void *beat_main(void *arg) {
@@ -314,8 +348,11 @@ static void *beat_main(void *arg) {
         if (now > next + period)
             next = now; /* more than a beat late: start again from now */
         for (unsigned i = 0; i < p->n; i++)
-            fk__deque_beat(p->workers[i]);
+            if (atomic_load_explicit(&p->workers[i]->state, memory_order_relaxed) == FK__W_ACTIVE)
+                fk__deque_beat(p->workers[i]);
         pthread_mutex_lock(&p->beat_lock);
+        if (beat_park(p))
+            next = mono_ns(); /* (parked: the next beat a period after waking) */
     }
     pthread_mutex_unlock(&p->beat_lock);
     return NULL;
@@ -345,6 +382,7 @@ static void beat_stop(fk_pool *p) {
         return;
     pthread_mutex_lock(&p->beat_lock);
     p->beat_stop = 1;
+    atomic_store_explicit(&p->beat_parked, 0, memory_order_relaxed);
     pthread_cond_signal(&p->beat_cond);
     pthread_mutex_unlock(&p->beat_lock);
     pthread_join(p->beat_thread, NULL);

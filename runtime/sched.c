@@ -385,10 +385,12 @@ static void become_active(fk_worker *w) {
         int was_idle = atomic_fetch_add_explicit(&p->active, 1, memory_order_seq_cst) == 0;
         if (atomic_fetch_sub_explicit(&g->thieves, 1, memory_order_seq_cst) == 1)
             wake_one(p, w->group); /* we were our group's last thief: wake a replacement */
-        if (was_idle) /* work appeared: every group without a thief gets one */
+        if (was_idle) { /* work appeared: every group without a thief gets one, and the heartbeat */
             for (unsigned h = 0; h < p->ngroups; h++)
                 if (h != w->group && atomic_load_explicit(&p->groups[h].thieves, memory_order_seq_cst) == 0)
                     wake_one(p, h);
+            fk__beat_wake(p);
+        }
         check_counts(p, w->group);
     }
 }

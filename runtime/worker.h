@@ -197,11 +197,14 @@ struct fk_pool {
     _Atomic unsigned next_submit; /* round-robin start for choosing a root's worker */
     _Atomic uint64_t force_next;  /* ns before which no thief may force a publication */
     /* FK_PROMOTE_BEAT: the heartbeat thread (pool.c), running while beating; told to stop
-     * (beat_stop, under beat_lock, with beat_cond signalled: it waits on it between beats). */
+     * (beat_stop, under beat_lock, with beat_cond signalled: it waits on it between beats).
+     * beat_parked: 1 while it waits for a lazy pool to turn active (fk__beat_wake). */
     pthread_t beat_thread;
     int beating, beat_stop;
     pthread_mutex_t beat_lock;
     pthread_cond_t beat_cond;
+    _Atomic int beat_parked;
+    _Atomic uint64_t beat_parks; /* how often it parked (for tests) */
 
     /* Start-up handshake; under lock too, the roots FK_RUN accepted and not yet returned
      * (inflight), whether the pool still accepts roots (closing: fk_pool_shutdown) and
@@ -330,6 +333,9 @@ int fk__deque_has_private(const fk_worker *victim);
 /* FK_PROMOTE_BEAT, from the heartbeat thread: if w holds private records, mark it as a thief's
  * request does; its next push or pop promotes its oldest private record. */
 void fk__deque_beat(fk_worker *w);
+/* A lazy pool went from idle to active (sched.c: become_active, after its seq_cst increment
+ * of active): wakes the heartbeat thread if it parked. */
+void fk__beat_wake(fk_pool *p);
 /* 1 if it published; *tried (if not NULL) says whether it issued a membarrier(). */
 int fk__force_publish(fk_worker *victim, int *tried);
 void fk__deque_publish_all(fk_worker *w);

@@ -1434,6 +1434,52 @@ TEST(beat_promotes) {
            (unsigned long long)never, (unsigned long long)beats, (unsigned long long)asked);
 }
 
+/* The heartbeat thread parks while a lazy pool is idle, and the pool's next root wakes it:
+ * an idle pool beating every 20 us burns (almost) no CPU, and after a park, fib on 2 workers
+ * with forcing off (so that only a beat can make work stealable) still has work stolen: a
+ * lost wake-up would leave the heartbeat parked and nothing stolen.  Then it parks again. */
+TEST(beat_parks_while_idle) {
+    if (beat_refused_here())
+        return;
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 4;
+    o.sched = FK_SCHED_LAZY;
+    o.promote = FK_PROMOTE_BEAT;
+    o.beat_us = 20;
+    o.force_after_us = 0;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int64_t r = -1;
+    ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
+    ASSERT_EQ(r, fib_serial(20));
+    usleep(50000); /* let every worker reach its sleep */
+    uint64_t parks = atomic_load(&p->beat_parks);
+    ASSERT_MSG(parks > 0 && atomic_load(&p->beat_parked), "the heartbeat never parked in an idle lazy pool");
+    double c0 = cpu_seconds(), t0 = test_now();
+    usleep(500000);
+    double cpu = cpu_seconds() - c0, wall = test_now() - t0;
+    printf("  idle lazy pool (4 workers), a 20 us heartbeat: %.1f ms CPU over %.2f s, %llu parks so far\n", cpu * 1e3,
+           wall, (unsigned long long)atomic_load(&p->beat_parks));
+    /* a timing check (retried once): a loaded machine delays the workers' way to sleep */
+    ASSERT_TIMING(cpu < 0.02 * wall, "idle lazy heartbeat pool burnt %.1f ms of CPU in %.2f s", cpu * 1e3, wall);
+    uint64_t before = pool_steals(p);
+    parks = atomic_load(&p->beat_parks); /* (parked now: a wake and a park again count one more) */
+    for (int rep = 0; rep < (fk_stats_enabled() ? 200 : 5) && pool_steals(p) == before; rep++) {
+        ASSERT_EQ(FK_RUN(p, &r, fib, 27), 0);
+        ASSERT_EQ(r, fib_serial(27));
+    }
+    if (fk_stats_enabled())
+        ASSERT_MSG(pool_steals(p) > before, "after a park, nothing stolen in 200 runs of fib(27) with forcing off: the "
+                   "heartbeat was not woken");
+    usleep(50000);
+    ASSERT_MSG(atomic_load(&p->beat_parks) > parks && atomic_load(&p->beat_parked),
+               "the heartbeat was not woken by the runs and parked again once the pool was idle (%llu parks before "
+               "the runs, %llu after; parked %d, active %d)", (unsigned long long)parks,
+               (unsigned long long)atomic_load(&p->beat_parks), atomic_load(&p->beat_parked), atomic_load(&p->active));
+    fk_pool_destroy(p);
+}
+
 /* Greediness under heartbeat promotion: a long leaf's siblings are taken (no beat reaches an
  * owner inside a leaf; a hungry thief forces a publication after two beats), and leaves that
  * wait for each other all run at once. */
@@ -2836,6 +2882,7 @@ int main(int argc, char **argv) {
         TEST_CASE(greedy_meet_lazy, 90),
         TEST_CASE(beat_promotes, 60),
         TEST_CASE(greedy_beat, 120),
+        TEST_CASE(beat_parks_while_idle, 60),
 #if FK_STACK == FK_STACK_NATIVE
         TEST_CASE(leap_stack_bounded, 120),
         TEST_CASE(leap_mutual, 120),
