@@ -34,5 +34,40 @@ else
         bad "fork-model refuses a wrong answer (exit 1, naming the variant)" "rc $rc" "$out"
     fi
 fi
+# scripts/beat-n.py draws time against the heartbeat period from a sweep like configs/beat-n.json
+# (a small one here: fib 20, two periods, one run a cell): one block per worker count, each
+# period's promotions per second from the drivers' statistics (fewer at the longer period),
+# and the figure; a directory without beat-N runs is refused.
+if [ -x build/bin/forkscope ] && command -v gnuplot >/dev/null; then
+    cat > "$tmp/bn.json" <<'JSON'
+{"name": "bn", "benchmarks": [{"name": "fib", "kernel": "fib", "params": {"n": 24}}],
+ "variants": [{"name": "thief", "variant": "child-native-busy"},
+              {"name": "beat-50", "variant": "child-native-busy-beat", "env": {"FORKSCOPE_BEAT_US": "50"}},
+              {"name": "beat-5000", "variant": "child-native-busy-beat", "env": {"FORKSCOPE_BEAT_US": "5000"}}, "serial"],
+ "workers": [1, 2], "repetitions": 1, "warmup": 0, "process_reps": 20, "calibrate": false}
+JSON
+    if ! out=$(build/bin/forkscope run "$tmp/bn.json" -o "$tmp/bn" 2>&1); then
+        bad "beat-n.py: the small sweep ran" "$out"
+    elif out=$(python3 scripts/beat-n.py "$tmp/bn" 2>&1) && [ -s "$tmp/bn/plots/beat-n.png" ] &&
+        python3 - "$tmp/bn/plots/beat-n.dat" <<'PY'
+import sys
+blocks = [b for b in open(sys.argv[1]).read().split("\n\n\n") if b.strip()]
+assert len(blocks) == 2, "%d blocks" % len(blocks)
+for b in blocks:
+    rows = [l.split() for l in b.splitlines() if l and not l.startswith("#")]
+    assert [int(r[0]) for r in rows] == [50, 5000], rows
+    assert float(rows[0][3]) > float(rows[1][3]), rows  # (fewer promotions at 5 ms)
+    assert all(float(r[1]) > 0 for r in rows), rows
+PY
+    then
+        ok "beat-n.py: a block per worker count, promotions fewer at the longer period, the figure"
+    else
+        bad "beat-n.py: a block per worker count, promotions fewer at the longer period, the figure" "$out"
+    fi
+    if out=$(python3 scripts/beat-n.py "$tmp" 2>&1); then bad "beat-n.py refuses a directory without a sweep" "$out"
+    else ok "beat-n.py refuses a directory without a sweep"; fi
+else
+    bad "beat-n.py" "build/bin/forkscope or gnuplot missing (make check builds and installs them)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1434,6 +1434,43 @@ TEST(beat_promotes) {
            (unsigned long long)never, (unsigned long long)beats, (unsigned long long)asked);
 }
 
+/* The heartbeat's work bound rests on this count: at most one promotion per beat, so a run of
+ * T on one worker pays at most T/N promotions (T1 beat <= T1 off + (T/N) tau).  On 1 worker
+ * (no thief ever asks or forces) fib(30) with a 50 us beat: promotions happen (the one-worker
+ * time pays for them) and number at most the beats that elapsed, plus one for a mark left
+ * between runs.  And thief promotion on one worker promotes nothing. */
+TEST(beat_one_promotion_per_beat) {
+    if (beat_refused_here() || !fk_stats_enabled())
+        return;
+    for (int beat = 0; beat < 2; beat++) {
+        fk_pool_opts o;
+        fk_pool_opts_init(&o);
+        o.workers = 1;
+        o.promote = beat ? FK_PROMOTE_BEAT : FK_PROMOTE_THIEF;
+        o.beat_us = 50;
+        fk_pool *p = NULL;
+        ASSERT_EQ(fk_pool_create(&p, &o), 0);
+        int64_t r = -1;
+        double t0 = test_now();
+        ASSERT_EQ(FK_RUN(p, &r, fib, 30), 0);
+        double wall = test_now() - t0;
+        ASSERT_EQ(r, fib_serial(30));
+        fk_stats st;
+        fk_pool_stats(p, &st, NULL);
+        fk_pool_destroy(p);
+        if (!beat) {
+            ASSERT_MSG(st.publishes == 0, "thief promotion on 1 worker: %llu publications", (unsigned long long)st.publishes);
+            continue;
+        }
+        double beats = wall / 50e-6;
+        printf("  fib(30) on 1 worker, a 50 us beat: %.1f ms, %llu promotions, %.0f beats elapsed\n", wall * 1e3,
+               (unsigned long long)st.publishes, beats);
+        ASSERT_MSG(st.publishes > 0, "no promotion in %.1f ms of fib(30) on 1 worker with a 50 us beat", wall * 1e3);
+        ASSERT_MSG((double)st.publishes <= beats + 1, "%llu promotions in %.0f beats: more than one per beat",
+                   (unsigned long long)st.publishes, beats);
+    }
+}
+
 /* The heartbeat thread parks while a lazy pool is idle, and the pool's next root wakes it:
  * an idle pool beating every 20 us burns (almost) no CPU, and after a park, fib on 2 workers
  * with forcing off (so that only a beat can make work stealable) still has work stolen: a
@@ -2883,6 +2920,7 @@ int main(int argc, char **argv) {
         TEST_CASE(beat_promotes, 60),
         TEST_CASE(greedy_beat, 120),
         TEST_CASE(beat_parks_while_idle, 60),
+        TEST_CASE(beat_one_promotion_per_beat, 60),
 #if FK_STACK == FK_STACK_NATIVE
         TEST_CASE(leap_stack_bounded, 120),
         TEST_CASE(leap_mutual, 120),
