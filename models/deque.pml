@@ -23,14 +23,27 @@
  * answer_at_pop, is not such a mutation: take_newest then reclaims it through the public
  * path; the model verifies that too, so "below i" there is for speed, not safety.)
  *
+ * -DBEAT: heartbeat promotion (fk_pool_opts.promote = FK_PROMOTE_BEAT).  Thieves never ask;
+ * a heartbeat process marks the owner at any moment (fk__deque_beat: the same request a thief
+ * makes, also while slots are public or the owner is inside a pop), and each answer publishes
+ * one slot, the oldest private (request_count: 1).  The mutations above are refuted under it
+ * too (check-models.sh).
+ *
  * Each step names the C it models: see the comments.  Not modelled yet: growth and wrap of
- * the buffer, forced publication (membarrier), the fiber pop's ownership test. */
+ * the buffer (ring.pml), forced publication (membarrier), the fiber pop's ownership test. */
 
 #ifndef N
 #define N 3
 #endif
 #ifndef THIEVES
 #define THIEVES 2
+#endif
+
+/* How many of n private slots an answer publishes (deque.c: request_count) */
+#ifdef BEAT
+#define COUNT(n) 1
+#else
+#define COUNT(n) (((n) + 1) / 2)
 #endif
 
 byte top = 0;       /* fk_worker.top: thieves' CAS, reclaim's CAS */
@@ -84,7 +97,7 @@ active proctype owner() {
         if
         :: request ->                              /* push_slow_end: lim == NULL */
             request = 0;
-            split = split + (bottom - split + 1) / 2;  /* publish(w, publish_count(n)): the oldest half */
+            split = split + COUNT(bottom - split);  /* publish(w, request_count(n)): the oldest half, or 1 */
             store_split_pub(split)                 /* release store of split_pub */
         :: else -> skip
         fi
@@ -110,7 +123,7 @@ active proctype owner() {
             if                                     /* answer_at_pop: publish below i */
             :: request && i > split ->
                 request = 0;
-                split = split + (i - split + 1) / 2;   /* the oldest half below i, at least one */
+                split = split + COUNT(i - split);  /* the oldest half below i (at least one), or 1 */
                 store_split_pub(split)
             :: else -> skip
             fi;
@@ -165,7 +178,11 @@ active [THIEVES] proctype thief() {
        :: t >= s ->
             if
             :: owner_done -> break
+#ifdef BEAT
+            :: else -> skip                        /* under heartbeat promotion thieves never ask */
+#else
             :: else -> request = 1                 /* ask: limit = NULL, splitp = SPLIT_ASK */
+#endif
             fi
        :: else ->
             atomic {                               /* copy slot t, then CAS top t -> t + 1 */
@@ -178,6 +195,15 @@ active [THIEVES] proctype thief() {
     od;
     thieves_done++
 }
+
+#ifdef BEAT
+active proctype beat() {                           /* pool.c: beat_main -> fk__deque_beat -> ask_owner */
+    do
+    :: owner_done -> break
+    :: request = 1
+    od
+}
+#endif
 
 active proctype check() {
     byte k;
