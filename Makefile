@@ -533,7 +533,8 @@ MN_SAN = $(foreach v,child-fiber cont-seg,$(BUILD)/$(1)/$(v)/tests/test_kernels)
 SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_workloads_lines,$(call MN_SAN,$(1)))
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
                  scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/deep-join-test.sh \
-                 scripts/bundle-test.sh scripts/tools-test.sh scripts/golden-test.sh scripts/extra-kernel-test.sh
+                 scripts/bundle-test.sh scripts/tools-test.sh scripts/golden-test.sh scripts/extra-kernel-test.sh \
+                 scripts/beat-suite.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh
