@@ -197,9 +197,9 @@ static int write_trace(const run_args *a, const bench_ctx *c, json_t *doc) {
                         "FORKSCOPE_TRACE_EVENTS, now %s)\n",
                 prog, a->cli.trace, (unsigned long long)s.dropped, (unsigned long long)s.events,
                 getenv("FORKSCOPE_TRACE_EVENTS") ? getenv("FORKSCOPE_TRACE_EVENTS") : "the default");
-    json_object_set_new(doc, "trace", json_pack("{s:s, s:I, s:I, s:I}", "file", a->cli.trace, "events",
+    json_object_set_new(doc, "trace", json_pack("{s:s, s:I, s:I, s:I, s:I}", "file", a->cli.trace, "events",
                                                 (json_int_t)s.events, "dropped", (json_int_t)s.dropped, "steals",
-                                                (json_int_t)s.steals));
+                                                (json_int_t)s.steals, "promotions", (json_int_t)s.promotions));
     return 0;
 }
 #endif

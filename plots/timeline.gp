@@ -1,9 +1,10 @@
 # timeline.gp — a trace's timeline (forkscope trace): one row per worker, each span coloured by
 # what the worker did (work, search, steal, join, wait, fiber, sleep, the colours of
-# breakdown.gp), each steal a thin line from the victim's row to the thief's.
+# breakdown.gp), each steal a thin line from the victim's row to the thief's, each promotion
+# (a request answered, a thief's or a heartbeat's) a small mark above its worker's row.
 #   gnuplot DIR/timeline.gp                        -> DIR/timeline.png
 #   gnuplot -e "term='pdfcairo'" DIR/timeline.gp   -> DIR/timeline.pdf
-# Data: timeline.dat and steals.dat next to this script, described by timeline-settings.gp.
+# Data: timeline.dat, steals.dat and promotes.dat next to this script, described by timeline-settings.gp.
 if (!exists("dir")) {
     dir = "."
     do for [i = strlen(ARG0):1:-1] {
@@ -31,4 +32,6 @@ set key outside below horizontal samplen 1.5
 plot for [k = 1:7] dir."/timeline.dat" using (($2 + $3) / 2):($4 == k ? $1 : NaN):(($3 - $2) / 2):(0.36) \
          with boxxyerror lc rgb word(catcolor, k) title word(catname, k), \
      (tl_steals > 0 ? dir."/steals.dat" : NaN) using 1:2:(0):($3 - $2) with vectors nohead lw 0.6 lc rgb "#222222" \
-         title "steal"
+         title "steal", \
+     (exists("tl_promotes") && tl_promotes > 0 ? dir."/promotes.dat" : NaN) using 1:($2 - 0.42) \
+         with points pt 11 ps 0.5 lc rgb "#000000" title "promote"

@@ -314,6 +314,15 @@ static void write_worker(writer *wr, const fk_pool *p, const fk_worker *w, uint6
         }
         if (e->tick < wr->t0 || e->tick > wr->end)
             continue;
+        if (e->kind == FK__TEV_PROMOTE) {
+            s->promotions++;
+            sep(wr);
+            fprintf(wr->out,
+                    "{\"ph\":\"i\",\"s\":\"t\",\"pid\":1,\"tid\":%u,\"cat\":\"promote\",\"name\":\"promote\",\"ts\":%.4f,"
+                    "\"args\":{\"slots\":%u}}",
+                    w->id, us(wr, e->tick), e->arg);
+            continue;
+        }
         const char *what = e->kind == FK__TEV_STEAL ? "steal" : "leap";
         uint64_t id = ++*flow;
         sep(wr);
@@ -341,7 +350,7 @@ int fk_pool_trace_write(const fk_pool *p, FILE *out, const char *const *meta, fk
             if (atomic_load_explicit(&p->workers[i]->acct.nev, memory_order_acquire) && p->workers[i]->acct.ev[0].tick < wr.t0)
                 wr.t0 = p->workers[i]->acct.ev[0].tick;
     }
-    fk_trace_summary s = {0, 0, 0};
+    fk_trace_summary s = {0, 0, 0, 0};
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
     sep(&wr);
     fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"forkscope pool\"}}", out);
@@ -352,10 +361,11 @@ int fk_pool_trace_write(const fk_pool *p, FILE *out, const char *const *meta, fk
         write_worker(&wr, p, p->workers[i], &flow, &s);
     }
     fprintf(out, "\n],\"otherData\":{\"variant\":\"%s\",\"workers\":%u,\"sched\":\"%s\",\"clock\":\"%s\","
-                 "\"ns_per_tick\":%.9f,\"events\":%llu,\"dropped\":%llu,\"steals\":%llu,\"log_events_per_worker\":%u",
+                 "\"ns_per_tick\":%.9f,\"events\":%llu,\"dropped\":%llu,\"steals\":%llu,\"promotions\":%llu,"
+                 "\"promote\":\"%s\",\"log_events_per_worker\":%u",
             fk_build_variant(), p->n, fk_sched_name(p->sched), ck.source, ck.ns_per_tick,
             (unsigned long long)s.events, (unsigned long long)s.dropped, (unsigned long long)s.steals,
-            p->workers[0]->acct.cap);
+            (unsigned long long)s.promotions, fk_promote_name(p->opts.promote), p->workers[0]->acct.cap);
     for (size_t j = 0; meta && meta[j] && meta[j + 1]; j += 2) {
         fputc(',', out);
         put_json_string(out, meta[j]);

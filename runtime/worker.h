@@ -34,12 +34,12 @@ typedef struct fk__wstats {
  * the category it leaves.  Readers (any thread) take a consistent copy under `seq` (odd
  * while the owner updates) and raise `seen` to the time they counted the open period up to.
  * With a trace, each transition is also logged. */
-enum fk__tev_kind { FK__TEV_CAT, FK__TEV_STEAL, FK__TEV_LEAP };
+enum fk__tev_kind { FK__TEV_CAT, FK__TEV_STEAL, FK__TEV_LEAP, FK__TEV_PROMOTE };
 typedef struct fk__tev {
     uint64_t tick;
     const char *name; /* FK__TEV_CAT to work: the task that began it, if known */
     uint16_t kind, cat;
-    uint32_t arg;     /* steal, leap: the victim */
+    uint32_t arg;     /* steal, leap: the victim; promote: the slots published */
 } fk__tev;
 
 typedef struct fk__acct {

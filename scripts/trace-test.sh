@@ -24,7 +24,7 @@ except Exception as e:
 ev, od = t.get("traceEvents"), t.get("otherData", {})
 if not isinstance(ev, list) or not ev: errs.append("no traceEvents")
 P = d["workers"]
-last, work, flows, fin = {}, 0.0, {}, {}
+last, work, flows, fin, promotes = {}, 0.0, {}, {}, 0
 wall_us = sum(d["times"]) * 1e6
 for e in ev or []:
     ph = e.get("ph")
@@ -38,12 +38,17 @@ for e in ev or []:
         if e["cat"] == "work": work += e["dur"]
     elif ph == "s": flows[e["id"]] = e
     elif ph == "f": fin[e["id"]] = e
+    elif ph == "i" and e.get("name") == "promote" and e["args"]["slots"] >= 1: promotes += 1
     else: errs.append("phase %s" % ph); break
 if set(flows) != set(fin): errs.append("%d flow starts, %d finishes" % (len(flows), len(fin)))
 steals = sum(1 for e in flows.values() if e["cat"] == "steal")
 if steals != d["stats"]["steals"] or steals != d["trace"]["steals"]:
     errs.append("%d steal flows, statistics %d, driver %d" % (steals, d["stats"]["steals"], d["trace"]["steals"]))
 if od.get("variant") != d["variant"] or od.get("kernel") != d["kernel"]: errs.append("otherData %s" % od)
+# each request answered (a thief's or a beat's) is a promote mark: as many as the statistics count
+if od.get("promote") != d["pool"]["promote"]: errs.append("otherData's promote %s, the pool's %s" % (od.get("promote"), d["pool"]["promote"]))
+if not od.get("dropped") and (promotes != d["trace"]["promotions"] or promotes != d["stats"]["publishes"]):
+    errs.append("%d promote marks, driver %d, statistics %d" % (promotes, d["trace"]["promotions"], d["stats"]["publishes"]))
 bd = d["breakdown"]["seconds"]
 cats = ["work", "search", "steal", "join", "wait", "fiber", "sleep"]
 if abs(sum(bd[c] for c in cats) - bd["wall"]) > 1e-9 * max(1, bd["wall"]): errs.append("categories %s" % bd)
@@ -69,7 +74,7 @@ for v in cont-seg-busy cont-lin-lazy child-seg-busy child-lin-busy child-native-
     elif [ -n "$why" ]; then
         bad "the trace of fib(24) on $v: $why"
     else
-        ok "$v: the trace is well formed, its steals are the statistics', its work the breakdown's"
+        ok "$v: the trace is well formed, its steals and promotions are the statistics', its work the breakdown's"
     fi
 done
 

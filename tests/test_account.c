@@ -459,7 +459,8 @@ static json_t *write_and_load(fk_pool *p, fk_trace_summary *s) {
 
 /* The Chrome format: traceEvents, each with ph, pid, tid; complete spans ("X") with
  * non-negative ts and dur, within the trace; per worker the spans are disjoint (one
- * category at a time); every flow start ("s") has its finish ("f") with the same id.
+ * category at a time); every flow start ("s") has its finish ("f") with the same id; instant
+ * events ("i") are promotions of at least one slot.
  * Returns the number of steal flows. */
 static size_t check_chrome(json_t *doc, unsigned workers) {
     json_t *evs = json_object_get(doc, "traceEvents");
@@ -500,6 +501,10 @@ static size_t check_chrome(json_t *doc, unsigned workers) {
         } else if (!strcmp(ph, "f")) {
             finishes++;
             id_sum_f += (uint64_t)json_integer_value(json_object_get(e, "id"));
+        } else if (!strcmp(ph, "i")) { /* a promotion: an instant mark on its worker's track */
+            ASSERT_MSG(!strcmp(json_string_value(json_object_get(e, "name")), "promote") &&
+                           json_integer_value(json_object_get(json_object_get(e, "args"), "slots")) >= 1,
+                       "event %zu: an instant event that is not a promotion of at least one slot", k);
         } else {
             ASSERT_MSG(0, "event %zu: phase %s", k, ph);
         }
@@ -530,6 +535,14 @@ static size_t check_chrome(json_t *doc, unsigned workers) {
                    (long long)thief);
     }
     return starts;
+}
+
+static size_t promote_marks(json_t *doc) {
+    size_t n = 0, k;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "traceEvents"), k, e)
+        n += !strcmp(json_string_value(json_object_get(e, "ph")), "i");
+    return n;
 }
 
 static size_t steal_flows(json_t *doc) {
@@ -583,6 +596,11 @@ TEST(trace_steals_match_stats) {
         ASSERT_MSG(st.steals > 0, "no steals in fib(27) x 10 on %u workers", workers);
         ASSERT_MSG(s.steals == st.steals && flows == st.steals, "%zu steal flows, %llu logged, statistics %llu", flows,
                    (unsigned long long)s.steals, (unsigned long long)st.steals);
+        /* each request answered is a "promote" mark on the owner's track */
+        size_t marks = promote_marks(doc);
+        ASSERT_MSG(st.publishes > 0 && marks == st.publishes && s.promotions == st.publishes,
+                   "%zu promote marks, %llu counted by the trace, statistics %llu", marks,
+                   (unsigned long long)s.promotions, (unsigned long long)st.publishes);
         json_decref(doc);
         fk_pool_destroy(p);
     }

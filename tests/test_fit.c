@@ -300,7 +300,7 @@ TEST(fixture_summary_values) {
         "time_sd,time_se,time_min,time_max,mrss_median_kib,mrss_se_kib,calib_median_kib,calib_se_kib,"
         "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s,span_bound,burdened_bound,"
         "work_s,search_s,steal_s,join_s,wait_s,fiber_s,sleep_s,workers_wall_s,inflation_ts,inflation_t1,"
-        "modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,mode2_median_s,"
+        "promotions_per_s,modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,mode2_median_s,"
         "mode2_runs\n";
     ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);

@@ -998,25 +998,52 @@ TEST(promotion_axis_reaches_the_driver) {
     tmpdir(dir, sizeof dir);
     snprintf(drv, sizeof drv, "%s/fk-bench-child-native", dir);
     ASSERT_EQ(symlink(real, drv), 0);
+    ASSERT_MSG(realpath("build/bin/fk-bench-serial", real), "no build/bin/fk-bench-serial");
+    snprintf(drv, sizeof drv, "%s/fk-bench-serial", dir);
+    ASSERT_EQ(symlink(real, drv), 0);
     snprintf(cfg, sizeof cfg, "%s/p.json", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(text, sizeof text,
              "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 18}}],"
              " \"variants\": [{\"name\": \"t\", \"variant\": \"child-native-busy\", \"drivers\": \"%s\"},"
              " {\"name\": \"b\", \"variant\": \"child-native-busy-beat\", \"drivers\": \"%s\","
-             " \"env\": {\"FORKSCOPE_BEAT_US\": \"250\"}}],"
+             " \"env\": {\"FORKSCOPE_BEAT_US\": \"250\"}}, {\"name\": \"s\", \"variant\": \"serial\", \"drivers\": \"%s\"}],"
              " \"workers\": [2], \"repetitions\": 1, \"warmup\": 0, \"calibrate\": false}\n",
-             dir, dir);
+             dir, dir, dir);
     write_text(cfg, text);
     char *log = NULL;
     int rc = sweep(cfg, out, 0, NULL, &log);
     ASSERT_MSG(rc == HX_OK, "sweep: %d; %s", rc, log);
     free(log);
     json_t *recs = records(out);
+    char sum_path[PATH_MAX];
+    ASSERT_EQ(hx_report_fit_dir(out), HX_OK);
+    snprintf(sum_path, sizeof sum_path, "%s/summary.csv", out);
+    hx_summary sum;
+    char err[256];
+    ASSERT_MSG(hx_summary_read(sum_path, &sum, err, sizeof err) == 0, "%s", err);
     int seen = 0;
     for (size_t i = 0; i < json_array_size(recs); i++) {
         json_t *r = json_array_get(recs, i);
         const char *v = json_string_value(json_object_get(r, "variant"));
+        /* summary.csv's promotions_per_s: the run's publications over its timed repetitions (one
+         * run a cell: its value), none for the serial projection */
+        const hx_cell *cell = NULL;
+        for (size_t k = 0; k < sum.ncells; k++)
+            if (!strcmp(sum.cells[k].variant, v) && sum.cells[k].workers == json_integer_value(json_object_get(r, "workers")))
+                cell = &sum.cells[k];
+        ASSERT_MSG(cell, "no summary cell for %s", v);
+        if (!strcmp(v, "s")) {
+            ASSERT_MSG(isnan(cell->promotions_per_s), "serial: promotions_per_s %g", cell->promotions_per_s);
+            continue;
+        }
+        json_t *rd = json_object_get(r, "driver"), *times = json_object_get(rd, "times");
+        double t = 0;
+        for (size_t k = 0; k < json_array_size(times); k++)
+            t += json_number_value(json_array_get(times, k));
+        double want = (double)json_integer_value(json_object_get(json_object_get(rd, "stats"), "publishes")) / t;
+        ASSERT_MSG(fabs(cell->promotions_per_s - want) <= 1e-9 * want + 1e-9, "%s: promotions_per_s %g, the run's %g", v,
+                   cell->promotions_per_s, want);
         json_t *pool = json_object_get(json_object_get(r, "driver"), "pool");
         const char *promote = json_string_value(json_object_get(pool, "promote"));
         ASSERT_MSG(promote, "run of %s: the driver's JSON names no pool.promote", v);
@@ -1028,6 +1055,7 @@ TEST(promotion_axis_reaches_the_driver) {
         seen |= !strcmp(v, "b") ? 2 : 1;
     }
     json_decref(recs);
+    hx_summary_free(&sum);
     ASSERT_EQ(seen, 3);
 }
 

@@ -76,8 +76,8 @@ typedef struct group {
     long workers;
     int calibrate, oversubscribed;
     size_t bench_rank, variant_rank; /* order of first appearance */
-    double *time, *mrss, *cpu;
-    size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu;
+    double *time, *mrss, *cpu, *promo;
+    size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu, npromo, cap_promo;
     size_t *nrep;     /* parallel to time: how many repetitions (driver "times") each run has */
     double **rep;     /* parallel to time: each run's repetitions, owned (NULL: none) */
     size_t cap_nrep, cap_rep;
@@ -243,7 +243,22 @@ typedef struct run_fields {
     int has_cpu;
     double bd[HX_BD_N]; /* the driver's breakdown, s per repetition */
     int has_bd;
+    double promo; /* publications per second of its timed repetitions, NAN without the stats */
 } run_fields;
+
+/* The driver's stats.publishes over the sum of its timed repetitions' times (the stats are
+ * reset before the first), or NAN where the run has no such statistics (baselines, peers,
+ * a build without them). */
+static double promotions_per_s(json_t *o) {
+    json_t *d = json_object_get(o, "driver"), *st = json_object_get(d, "stats");
+    json_t *pub = json_object_get(st, "publishes"), *times = json_object_get(d, "times");
+    if (!json_is_true(json_object_get(st, "enabled")) || !json_is_integer(pub) || !json_array_size(times))
+        return NAN;
+    double sum = 0;
+    for (size_t i = 0; i < json_array_size(times); i++)
+        sum += json_number_value(json_array_get(times, i));
+    return sum > 0 ? (double)json_integer_value(pub) / sum : NAN;
+}
 
 
 int hx_stats_read_breakdown(json_t *o, double *bd) {
@@ -310,6 +325,7 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
     if (hb < 0)
         return "bad field \"driver.breakdown\" (its \"seconds\" per category, and the driver's \"reps\")";
     r->has_bd = hb > 0;
+    r->promo = promotions_per_s(o);
     return NULL;
 }
 
@@ -411,6 +427,10 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
                 hx_grow(&g->cpu, &g->cap_cpu, g->ncpu + 1, sizeof *g->cpu);
                 g->cpu[g->ncpu++] = r.cpu;
             }
+            if (isfinite(r.promo)) {
+                hx_grow(&g->promo, &g->cap_promo, g->npromo + 1, sizeof *g->promo);
+                g->promo[g->npromo++] = r.promo;
+            }
             if (r.has_bd) {
                 for (int k = 0; k < HX_BD_N; k++)
                     g->bd_sum[k] += r.bd[k];
@@ -473,6 +493,12 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
         c->cpu_median = u.median;
         c->cpu_se = u.se;
     }
+    c->promotions_per_s = NAN;
+    if (g->npromo) {
+        hx_sample u;
+        hx_stats_describe(g->promo, g->npromo, &u);
+        c->promotions_per_s = u.median;
+    }
     c->calib_median = c->calib_se = NAN;
     for (size_t i = 0; i < L->ng; i++) {
         group *k = &L->g[i];
@@ -512,6 +538,7 @@ static void free_loader(loader *L) {
             free(g->rep[j]);
         free(g->rep);
         free(g->cpu);
+        free(g->promo);
         free(g->mrss);
         for (size_t j = 0; j < g->ntally; j++) {
             free(g->tally[j].status);

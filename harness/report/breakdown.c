@@ -34,8 +34,8 @@ static void ratio(FILE *f, double v) {
 static void write_bench(FILE *f, const hx_summary *s, const hx_bench_info *b) {
     fprintf(f, "### %s (%s%s%s)\n\n", b->name, b->kernel, *b->params ? ", " : "", b->params);
     fputs("| variant | P | T_P (s) | work | search | steal | join | wait | fiber | sleep | idle | overhead "
-          "| work / T_s | work / T_1 |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+          "| work / T_s | work / T_1 | promotions / s |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
           f);
     for (size_t i = 0; i < s->ncells; i++) {
         const hx_cell *c = &s->cells[i];
@@ -49,6 +49,10 @@ static void write_bench(FILE *f, const hx_summary *s, const hx_bench_info *b) {
         pct(f, overhead_of(c), w);
         ratio(f, c->inflation_ts);
         ratio(f, c->inflation_t1);
+        if (isfinite(c->promotions_per_s))
+            fprintf(f, " %.0f |", c->promotions_per_s);
+        else
+            fputs(" — |", f);
         fputc('\n', f);
     }
     fputc('\n', f);
@@ -67,7 +71,9 @@ void hx_breakdown_write_md(FILE *f, const hx_summary *s) {
           "fibers; **sleep**: lazy workers asleep. **idle** = search + wait + sleep, **overhead** = steal + join "
           "+ fiber. **work / T_s** is the work inflation (Olivier et al., SC'12): the summed work at P over the "
           "serial projection's time (above 1: the same work takes longer in parallel, or the runtime's fast "
-          "path costs); **work / T_1** the same against the variant's own time on one worker. Baselines (serial, "
+          "path costs); **work / T_1** the same against the variant's own time on one worker. **promotions / s**: "
+          "publications of private forks per second (a thief's request answered, a heartbeat's promotion; "
+          "the drivers' statistics, forced publications not counted; the time each takes is part of work). Baselines (serial, "
           "OpenMP, TBB, peers) do not account; their T_P is there for reference. A worker the OS descheduled "
           "(more workers than cores, marked *) counts that time in the part it was in.\n\n",
           f);

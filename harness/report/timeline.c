@@ -36,19 +36,28 @@ static void put_gp_string(FILE *f, const char *s) {
     fputc('"', f);
 }
 
-/* The trace's spans into timeline.dat (worker start_ms end_ms category) and its steals into
- * steals.dat (time_ms victim thief); *workers, *end_ms: the rows and the time axis. */
-static int write_data(const char *out, json_t *evs, long *workers, double *end_ms, size_t *nspans, size_t *nsteals) {
+/* The trace's spans into timeline.dat (worker start_ms end_ms category), its steals into
+ * steals.dat (time_ms victim thief) and its promotions into promotes.dat (time_ms worker
+ * slots); *workers, *end_ms: the rows and the time axis. */
+static int write_data(const char *out, json_t *evs, long *workers, double *end_ms, size_t *nspans, size_t *nsteals,
+                      size_t *npromotes) {
     char path[PATH_MAX + 32];
     snprintf(path, sizeof path, "%s/timeline.dat", out);
     FILE *d = fopen(path, "w");
     snprintf(path, sizeof path, "%s/steals.dat", out);
     FILE *s = d ? fopen(path, "w") : NULL;
-    if (!s) {
+    snprintf(path, sizeof path, "%s/promotes.dat", out);
+    FILE *pr = s ? fopen(path, "w") : NULL;
+    if (!pr) {
+        int e = errno;
+        if (s)
+            fclose(s);
         if (d)
             fclose(d);
-        return -errno;
+        return -e;
     }
+    fputs("# promotes.dat — written by `forkscope plot` from a trace: time_ms worker slots (a request answered, a "
+          "thief's or a heartbeat's)\n", pr);
     fputs("# timeline.dat — written by `forkscope plot` from a trace: one span per line\n# worker start_ms end_ms "
           "category(1 work, 2 search, 3 steal, 4 join, 5 wait, 6 fiber, 7 sleep)\n", d);
     fputs("# steals.dat — written by `forkscope plot` from a trace: time_ms victim thief\n", s);
@@ -57,7 +66,7 @@ static int write_data(const char *out, json_t *evs, long *workers, double *end_m
     json_t *e;
     *workers = 0;
     *end_ms = 0;
-    *nspans = *nsteals = 0;
+    *nspans = *nsteals = *npromotes = 0;
     json_array_foreach(evs, k, e) {
         const char *ph = json_string_value(json_object_get(e, "ph"));
         json_t *tid = json_object_get(e, "tid");
@@ -66,7 +75,14 @@ static int write_data(const char *out, json_t *evs, long *workers, double *end_m
         long w = (long)json_integer_value(tid);
         double ts = json_number_value(json_object_get(e, "ts")) / 1e3;
         *workers = w + 1 > *workers ? w + 1 : *workers;
-        if (!strcmp(ph, "X")) {
+        if (!strcmp(ph, "i")) {
+            if (!strcmp(json_string_value(json_object_get(e, "name")) ? json_string_value(json_object_get(e, "name")) : "",
+                        "promote")) {
+                fprintf(pr, "%.6f %ld %lld\n", ts, w,
+                        (long long)json_integer_value(json_object_get(json_object_get(e, "args"), "slots")));
+                ++*npromotes;
+            }
+        } else if (!strcmp(ph, "X")) {
             int c = cat_index(json_string_value(json_object_get(e, "cat")));
             double end = ts + json_number_value(json_object_get(e, "dur")) / 1e3;
             if (!c)
@@ -91,8 +107,8 @@ static int write_data(const char *out, json_t *evs, long *workers, double *end_m
         }
     }
     json_decref(starts);
-    int bad = ferror(d) | ferror(s);
-    bad |= fclose(d) | fclose(s);
+    int bad = ferror(d) | ferror(s) | ferror(pr);
+    bad |= fclose(d) | fclose(s) | fclose(pr);
     return bad ? -EIO : 0;
 }
 
@@ -121,8 +137,8 @@ int hx_timeline_plot(const char *trace) {
     }
     long workers = 0;
     double end_ms = 0;
-    size_t nspans = 0, nsteals = 0;
-    int rc = write_data(out, evs, &workers, &end_ms, &nspans, &nsteals);
+    size_t nspans = 0, nsteals = 0, npromotes = 0;
+    int rc = write_data(out, evs, &workers, &end_ms, &nspans, &nsteals, &npromotes);
     json_t *od = json_object_get(doc, "otherData");
     char title[512];
     snprintf(title, sizeof title, "%s on %s, %ld workers (%s scheduler)",
@@ -143,7 +159,8 @@ int hx_timeline_plot(const char *trace) {
     fprintf(g, "# timeline-settings.gp — written by `forkscope plot %s`\n", trace);
     fputs("tl_title = ", g);
     put_gp_string(g, title);
-    fprintf(g, "\ntl_workers = %ld\ntl_end_ms = %.6f\ntl_steals = %zu\n", workers, end_ms, nsteals);
+    fprintf(g, "\ntl_workers = %ld\ntl_end_ms = %.6f\ntl_steals = %zu\ntl_promotes = %zu\n", workers, end_ms, nsteals,
+            npromotes);
     fprintf(g, "tl_note = \"%s\"\n", dropped ? "the trace lacks events: its workers' logs were full" : "");
     fprintf(g, "if (!exists(\"term\")) term = '%s'\n", gp.raster ? gp.raster : "pngcairo");
     if (fclose(g))
@@ -161,8 +178,8 @@ int hx_timeline_plot(const char *trace) {
     rc = hx_gnuplot_draw(&gp, out, "timeline", &drawn);
     if (rc)
         return rc == -ENAMETOOLONG ? HX_EUSAGE : rc;
-    printf("forkscope plot: the timeline of %s (%zu spans, %zu steals, %ld workers):\n", trace, nspans, nsteals,
-           workers);
+    printf("forkscope plot: the timeline of %s (%zu spans, %zu steals, %zu promotions, %ld workers):\n", trace, nspans,
+           nsteals, npromotes, workers);
     for (int i = 0; i < drawn.n; i++)
         printf("  %s\n", drawn.files[i]);
     printf("  redraw by hand: gnuplot %s/timeline.gp\n", out);

@@ -93,8 +93,12 @@
  * repetition summed over the workers, the mean over the cell's runs (means, so that the parts
  * add up to workers_wall_s, about P x T_P); inflation_ts, inflation_t1: work_s / T_s and work_s /
  * the variant's own time at P = 1 (work inflation).  Empty without a breakdown.
+ * promotions_per_s (appended after inflation_t1): forkscope's runtime variants, publications
+ * of private forks (a thief's request answered, a heartbeat's promotion; not the forced publications)
+ * per second of the timed repetitions, the median over the runs (the drivers' stats.publishes
+ * over their times); empty for baselines and peers.
  * modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,
- * mode2_median_s,mode2_runs (appended after inflation_t1): is the cell one distribution
+ * mode2_median_s,mode2_runs (appended after promotions_per_s): is the cell one distribution
  * (harness/analyze/modes.h, docs/compare.md): modes "ok", "too-few" (fewer than 6 runs and no
  * flag: too few runs to tell), "between-process" (the processes disagree far beyond the
  * repetitions inside each: the drivers' "times"), "bimodal" (the runs form two clusters), or

@@ -96,6 +96,7 @@ static const struct dcol {
     {"workers_wall_s", offsetof(hx_cell, bd[HX_BD_WALL])},
     {"inflation_ts", offsetof(hx_cell, inflation_ts)},
     {"inflation_t1", offsetof(hx_cell, inflation_t1)},
+    {"promotions_per_s", offsetof(hx_cell, promotions_per_s)},
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
 

@@ -437,7 +437,8 @@ void fk_clock_get(fk_clock_info *out);
  * a Chrome Trace Event Format file (Perfetto's UI and chrome://tracing open it): one track
  * per worker, a span per period of one category (work periods named by the task that began
  * them when the runtime knows it: a stolen or resumed frame's task, "root", "stolen child"),
- * each steal a flow from the victim's track to the thief's.  meta: NULL, or pairs of strings
+ * each steal a flow from the victim's track to the thief's, each promotion (a request
+ * answered, a thief's or a heartbeat's) an instant mark "promote" on the owner's track.  meta: NULL, or pairs of strings
  * (key, value, ..., NULL) added to the file's "otherData" beside the variant, the clock and
  * the event counts.  Call it while the pool is idle (between roots): each worker's last span
  * ends at the call (at its last logged move if its log was full).  Each reset starts the logs
@@ -448,6 +449,8 @@ typedef struct fk_trace_summary {
                          last fk_pool_stats_reset (or the pool's start): in the file or dropped */
     uint64_t dropped; /* of those, the ones past a full log (fk_pool_opts.trace_events): not in the file */
     uint64_t steals;  /* steal events, in the file or dropped */
+    uint64_t promotions; /* "promote" marks in the file: a worker's private forks published in answer to a
+                            thief's request or a heartbeat (forced publications are not marked) */
 } fk_trace_summary;
 int fk_pool_trace_write(const fk_pool *pool, FILE *out, const char *const *meta, fk_trace_summary *summary);
 
