@@ -2,7 +2,7 @@
 """beat-n.py DIR — time against the heartbeat period N, from a sweep of configs/beat-n.json.
 
 Reads DIR/summary.csv (each variant's median time and its standard error) and DIR/raw.jsonl
-(each run's promotions: the driver's stats.publishes over the repetitions its process ran),
+(each run's promotions: the driver's stats.publishes, counted over its timed repetitions),
 writes DIR/plots/beat-n.dat (one block per benchmark and worker count: N, the median time,
 its standard error, the promotions per second) and DIR/plots/beat-n.gp, and draws
 DIR/plots/beat-n.png with gnuplot: for each benchmark, time against N (log scale) at each
@@ -27,7 +27,7 @@ def main():
         drv = r.get("driver") or {}
         if r.get("status") != "ok" or not drv.get("stats"):
             continue
-        t = sum(drv.get("times", [])) + sum(drv.get("warmup_times", []))
+        t = sum(drv.get("times", []))  # (the statistics are reset before the first timed repetition)
         if t > 0:
             promos.setdefault((r["benchmark"], r["variant"], r["workers"]), []).append(
                 drv["stats"]["publishes"] / t)
