@@ -488,7 +488,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: peers peer-facts check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
+.PHONY: install uninstall peers peer-facts check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -520,6 +520,17 @@ BUNDLE := $(BUILD)/forkscope-bundle-$(GIT_REV).tar.gz
 bundle: $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
 	@BUILD=$(BUILD) scripts/bundle.sh $(BUNDLE)
 
+# make install PREFIX=... DESTDIR=...: forkscope, its drivers, each runtime build's library
+# (release and FK_DEBUG) with its pkg-config file, the headers, configs, gnuplot scripts and
+# the manual page (scripts/install.sh; docs/runtime.md).  make uninstall removes them.
+PREFIX ?= /usr/local
+INSTALL_LIBS := $(foreach m,rel debug,$(foreach v,$(VARIANTS),$(BUILD)/$(m)/$(v)/libforkscope.a))
+install: $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(INSTALL_LIBS)
+	@BUILD=$(BUILD) PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) \
+	  FK_INSTALL_VARIANTS='$(foreach v,$(VARIANTS),$(v)=$(VAR_$(v));)' scripts/install.sh
+uninstall:
+	@PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) scripts/install.sh --uninstall
+
 # ---- make check: the suites, what each promises to run, and their summary ---------------------
 # SUITE_<name> lists what suite <name> runs (a test binary, BIN::CASE,... for some of its
 # cases, or a script that prints "N passed, N failed"); check-<name> runs exactly that list,
@@ -534,7 +545,7 @@ SAN_SUITE = $(call rt_tests,$(1)) $(addsuffix ::mn_kernels_verified$(,)mn_worklo
 SUITE_rel      = $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) scripts/span-test.sh scripts/compile-fail.sh \
                  scripts/switch-smoke.sh scripts/check-layout.py scripts/trace-test.sh scripts/deep-join-test.sh \
                  scripts/bundle-test.sh scripts/tools-test.sh scripts/golden-test.sh scripts/extra-kernel-test.sh \
-                 scripts/beat-suite.sh
+                 scripts/beat-suite.sh scripts/install-test.sh
 SUITE_model    = scripts/check-models.sh
 SUITE_slurm    = scripts/slurm-e2e.sh scripts/slurm-nodes.sh
 SUITE_fuzz     = scripts/run-fuzz.sh

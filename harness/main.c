@@ -105,7 +105,7 @@ static void help(FILE *out) {
         indented(out, commands[i].synopsis, 2);
         indented(out, commands[i].what, 8);
     }
-    fprintf(out, "  --help, --version\n\nEnvironment:\n");
+    fprintf(out, "  --help, --version, --man (this text as a manual page, roff)\n\nEnvironment:\n");
     hx_env_help(out);
     fprintf(out, "  The runtime's own (FORKSCOPE_WORKERS, _SCHED, _TOPOLOGY, _PLACEMENT, _VICTIMS, ...) are\n"
                  "  in runtime/include/forkscope.h (fk_pool_opts_init).\n"
@@ -116,6 +116,64 @@ static void help(FILE *out) {
 #undef X
     fprintf(out, "bench and uts end with the driver's own status: 0 verified, 1 bad usage, 2 could not run,\n"
                  "3 wrong answer.\n");
+}
+
+/* ---- the manual page: the same table, in roff (make install's share/man/man1/forkscope.1) -- */
+
+/* text as roff: backslashes escaped, a line that would start a request (. or ') guarded, and
+ * each line of the source kept as a line. */
+static void roff_text(FILE *out, const char *text) {
+    int bol = 1;
+    for (const char *c = text; *c; c++) {
+        if (bol && (*c == '.' || *c == '\''))
+            fputs("\\&", out);
+        if (*c == '\\')
+            fputs("\\e", out);
+        else if (*c == '-')
+            fputs("\\-", out);
+        else
+            fputc(*c, out);
+        bol = *c == '\n';
+    }
+    if (!bol)
+        fputc('\n', out);
+}
+
+static void man(FILE *out) {
+    fprintf(out, ".TH FORKSCOPE 1 \"\" \"forkscope %s\" \"User Commands\"\n"
+                 ".SH NAME\nforkscope \\- sweeps, fits and figures of fork-join work-stealing runtimes\n"
+                 ".SH SYNOPSIS\n.B forkscope\n.I COMMAND\n[\\fIARGS\\fR]\n"
+                 ".SH DESCRIPTION\nforkscope runs the benchmark suite on its runtime's variants, baselines and "
+                 "peers, as an experiment file (a config) says, and analyses what it measured.  Its drivers are in "
+                 "\\fI../libexec/forkscope\\fR beside it; its configs and gnuplot scripts in "
+                 "\\fI../share/forkscope\\fR.\n.SH COMMANDS\n",
+            HX_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        fputs(".TP\n.B\n", out);
+        roff_text(out, commands[i].synopsis);
+        roff_text(out, commands[i].what);
+    }
+    fputs(".TP\n.B \\-\\-help, \\-\\-version, \\-\\-man\nThis text as help, the version, this page.\n"
+          ".SH ENVIRONMENT\n.nf\n", out);
+    char *env = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&env, &len);
+    if (m) {
+        hx_env_help(m);
+        fclose(m);
+        roff_text(out, env);
+        free(env);
+    }
+    fputs(".fi\nThe runtime's own (FORKSCOPE_WORKERS, _SCHED, _PROMOTE, _BEAT_US, ...) are described in "
+          "\\fIforkscope.h\\fR (fk_pool_opts_init).\n.SH EXIT STATUS\n", out);
+#define X(name, code, text) fprintf(out, ".TP\n.B %d\n", code), roff_text(out, text);
+    HX_ERR_MAP(X)
+#undef X
+    fputs(".PP\nbench and uts end with the driver's own status: 0 verified, 1 bad usage, 2 could not run, 3 wrong "
+          "answer.\n.SH SEE ALSO\n\\fIshare/forkscope/configs/README.md\\fR (the experiment files), "
+          "\\fIforkscope.h\\fR and \\fBpkg-config\\fR(1) \\fBforkscope-cont-seg\\fR (the runtime in a "
+          "program of your own).\n",
+          out);
 }
 
 /* ---- run ------------------------------------------------------------------------------------ */
@@ -298,6 +356,10 @@ static int command(int argc, char **argv) {
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         help(stdout);
+        return HX_OK;
+    }
+    if (!strcmp(cmd, "--man")) {
+        man(stdout);
         return HX_OK;
     }
     if (!strcmp(cmd, "--version")) {

@@ -879,7 +879,11 @@ void *fk__worker_main(void *arg) {
     return NULL;
 }
 
-int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size) {
+/* This build's name (config.h: FK__ABI_SYM), which every FK_RUN refers to. */
+const char FK__ABI_SYM = 1;
+
+int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size, const char *abi) {
+    (void)abi;
     if (FK__H->w && FK__H->w->pool == pool)
         return FK_EDEADLK;
     if (worker >= (int)pool->n)

@@ -7,7 +7,7 @@ set -eu
 PKGS="gcc make clang libomp-dev nettle-dev libhwloc-dev hwloc libpapi-dev papi-tools
       libjansson-dev libgsl-dev r-mathlib libtbb-dev g++ gnuplot-nox libtsan2 libasan8 libubsan1 valgrind
       gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user slurm-wlm munge iproute2 util-linux spin bc python3
-      libclang-rt-14-dev clang-19 patchelf"
+      libclang-rt-14-dev clang-19 patchelf pkgconf groff-base man-db"
 
 missing=""
 for p in $PKGS; do

@@ -5,7 +5,10 @@
 #include <jansson.h>
 #include <stddef.h>
 
-#define HX_VERSION "0.3.0"
+#include <forkscope/config.h>
+
+/* forkscope's version: the runtime header's (FK_VERSION), which the installed .pc files carry */
+#define HX_VERSION FK_VERSION
 
 /* A new object with the fields of DIR/env.json that need no driver (see harness/results/results.h):
  * date, host, kernel, cpu_model, cores, topology (hwloc summary, e.g. "Package:1 NUMANode:1

@@ -1,5 +1,39 @@
 /* forkscope.h — a fork-join work-stealing runtime for C.
  *
+ * THE SMALLEST COMPLETE PROGRAM (examples/reduce.c is a longer one)
+ *
+ *   #include <forkscope.h>
+ *   #include <stdio.h>
+ *
+ *   typedef struct { fk_frame fk; long a, b; } fib_frame;  // fk first; results of forks go here
+ *
+ *   FK_TASK(fib, long, fib_frame *f, (int, n)) {
+ *       if (n < 2) FK_RETURN(n);
+ *       FK_BEGIN(f);
+ *       FK_FORK(a, fib, n - 1);       // may run on another worker
+ *       FK_CALL(b, fib, n - 2);       // runs now
+ *       FK_JOIN();
+ *       FK_RETURN(f->a + f->b);
+ *   } FK_END
+ *
+ *   int main(void) {
+ *       fk_pool_opts o;  fk_pool_opts_init(&o);  o.workers = 4;
+ *       fk_pool *pool;  long r;
+ *       if (fk_pool_create(&pool, &o) != 0 || FK_RUN(pool, &r, fib, 30) != 0) return 1;
+ *       printf("fib(30) = %ld\n", r);
+ *       fk_pool_destroy(pool);
+ *       return 0;
+ *   }
+ *
+ * Build it against an installed forkscope (make install), naming one runtime build (cont-seg,
+ * cont-lin, child-seg, child-lin, child-native, child-fiber; -debug for FK_DEBUG's checks):
+ *
+ *   cc -O2 fib.c $(pkg-config --cflags --libs forkscope-cont-seg) -o fib
+ *
+ * The build's flags come with its .pc file; code compiled with one build's flags does not link
+ * with another build's library (FK__ABI_SYM, forkscope/config.h).  FK_VERSION is this header's
+ * version.  docs/runtime.md, "Use the runtime in your program", says more.
+ *
  * WRITING A TASK
  *
  *   typedef struct {
@@ -319,7 +353,7 @@ unsigned fk_pool_workers(const fk_pool *pool);
 #define FK_RUN_ON(pool, worker, ret, task, ...)                                           \
     ((void)sizeof((ret) == (task##__ret_t *)0),                                           \
      fk__run((pool), (worker), task##__thunk, (void *)(ret), &(struct task##__args){__VA_ARGS__}, \
-             sizeof(struct task##__args)))
+             sizeof(struct task##__args), &FK__ABI_SYM))
 
 /* ---- counters: waits that block a fiber, not a worker ------------------------------------
  * A counter counts outstanding work; fk_counter_wait returns once it is zero.  In a task of

@@ -241,4 +241,60 @@
 #define FK_LEAP_RANDOM_STACK (16u << 20)
 #endif
 
+/* ---- the version and the build's name at link time -----------------------------------------
+ * FK_VERSION_*: this header's version (the installed .pc files' Version:).  FK__ABI_SYM names
+ * what the inline code of this header and the library must agree on: the stealing, the frame
+ * stack, FK_DEBUG, the span build, the worker's registers, the pop's form, a record's size.
+ * The library defines the symbol of its own build (sched.c) and every root a program runs
+ * refers to the symbol of the flags it was compiled with (FK_RUN), so that compiling with one
+ * build's flags and linking another build's library fails to link, naming the build the code
+ * was compiled for (e.g. undefined reference to `fk__abi1_steal2_stack3_debug0_span0_wregs0_popat1_words5'). */
+#define FK_VERSION_MAJOR 0
+#define FK_VERSION_MINOR 23
+#define FK_VERSION_PATCH 0
+#define FK_VERSION "0.23.0"
+#if FK_DEBUG
+#define FK__ABI_DEBUG 1
+#else
+#define FK__ABI_DEBUG 0
+#endif
+#if FK_SPAN
+#define FK__ABI_SPAN 1
+#else
+#define FK__ABI_SPAN 0
+#endif
+#if FK_WREGS
+#define FK__ABI_WREGS 1
+#else
+#define FK__ABI_WREGS 0
+#endif
+#if FK_POP_AT
+#define FK__ABI_POPAT 1
+#else
+#define FK__ABI_POPAT 0
+#endif
+#if FK_STEAL == FK_STEAL_CONT
+#define FK__ABI_STEAL 1
+#elif FK_STEAL == FK_STEAL_CHILD
+#define FK__ABI_STEAL 2
+#else
+#error "FK_STEAL must be FK_STEAL_CONT (1) or FK_STEAL_CHILD (2)"
+#endif
+#if FK_STACK == FK_STACK_SEG
+#define FK__ABI_STACK 1
+#elif FK_STACK == FK_STACK_LIN
+#define FK__ABI_STACK 2
+#elif FK_STACK == FK_STACK_NATIVE
+#define FK__ABI_STACK 3
+#elif FK_STACK == FK_STACK_FIBER
+#define FK__ABI_STACK 4
+#else
+#error "FK_STACK must be FK_STACK_SEG (1), FK_STACK_LIN (2), FK_STACK_NATIVE (3) or FK_STACK_FIBER (4)"
+#endif
+#define FK__ABI_CAT(st, sk, d, sp, w, p, n) fk__abi1_steal##st##_stack##sk##_debug##d##_span##sp##_wregs##w##_popat##p##_words##n
+#define FK__ABI_XCAT(st, sk, d, sp, w, p, n) FK__ABI_CAT(st, sk, d, sp, w, p, n)
+#define FK__ABI_SYM                                                                                   \
+    FK__ABI_XCAT(FK__ABI_STEAL, FK__ABI_STACK, FK__ABI_DEBUG, FK__ABI_SPAN, FK__ABI_WREGS, FK__ABI_POPAT, \
+                 FK_RECORD_ARG_WORDS)
+
 #endif

@@ -343,7 +343,10 @@ void fk__lf_join(fk_frame *f, uint32_t stolen);
 void fk__fiber_join(fk_frame *f, uint32_t stolen);
 const fk__record *fk__pop_slow_of(uintptr_t owner);
 #endif
-int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size);
+/* abi: &FK__ABI_SYM, the build the caller was compiled for (config.h): the reference makes
+ * a mismatched library fail to link. */
+extern const char FK__ABI_SYM;
+int fk__run(fk_pool *pool, int worker, fk__thunk_fn *thunk, void *ret, const void *args, size_t size, const char *abi);
 unsigned fk__worker_id(void);
 
 FK__NORETURN FK__COLD void fk__misuse(const char *what, const char *task, const char *file, int line);
