@@ -223,18 +223,20 @@ static int cmd_run(int argc, char **argv) {
 /* ---- bench and uts: exec the driver ---------------------------------------------------------- */
 
 /* Takes --variant and --workers out of argv (the rest goes to the driver, in order), finds the
- * driver and execs it with --workers and, for runtime variants, --sched.  first: arguments to
+ * driver and execs it with --workers and what the variant's name stands for (hx_variant_args).  first: arguments to
  * put before the rest ("uts" for the UTS mode).  Returns only on error. */
 static int exec_driver(const char *cmd, int argc, char **argv, const char *first) {
     const char *vname = "cont-seg-busy";
     long p = 1;
-    static const char in_name[] = "the scheduler (and a fiber variant's resume) is part of the variant name "
-                                  "(e.g. --variant cont-seg-lazy, child-fiber-busy-home)";
+    static const char in_name[] = "the scheduler (and a fiber variant's resume, and the promotion) is part of the "
+                                  "variant name (e.g. --variant cont-seg-lazy, child-fiber-busy-home, "
+                                  "child-native-busy-beat)";
     const hx_opt opts[] = {
         {"--variant", NULL, HX_OPT_STR, &vname, 0, 0, "a variant name", NULL},
         {"--workers", NULL, HX_OPT_LONG, &p, 1, 1024, "an integer in [1, 1024]", NULL},
         {"--sched", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {"--resume", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
+        {"--promote", NULL, HX_OPT_REFUSE, NULL, 0, 0, in_name, NULL},
         {NULL, NULL, 0, NULL, 0, 0, NULL, NULL},
     };
     hx_cli c = {.cmd = cmd, .opts = opts, .pass_unknown = 1}; /* --help goes to the driver */
@@ -259,7 +261,7 @@ static int exec_driver(const char *cmd, int argc, char **argv, const char *first
         return HX_EINTERNAL;
     }
     snprintf(workers, sizeof workers, "%ld", p);
-    char **dargv = hx_xcalloc(c.rest.n + 10, sizeof *dargv);
+    char **dargv = hx_xcalloc(c.rest.n + 6 + HX_VARIANT_MAX_ARGS, sizeof *dargv);
     size_t n = 0;
     dargv[n++] = path;
     if (first)
@@ -268,14 +270,9 @@ static int exec_driver(const char *cmd, int argc, char **argv, const char *first
         dargv[n++] = (char *)c.rest.v[i];
     dargv[n++] = (char *)"--workers";
     dargv[n++] = workers;
-    if (v.kind == HX_VARIANT_RUNTIME) {
-        dargv[n++] = (char *)"--sched";
-        dargv[n++] = v.sched;
-    }
-    if (v.resume[0]) {
-        dargv[n++] = (char *)"--resume";
-        dargv[n++] = v.resume;
-    }
+    const char *vargs[HX_VARIANT_MAX_ARGS];
+    for (size_t i = 0, nv = hx_variant_args(&v, vargs); i < nv; i++)
+        dargv[n++] = (char *)vargs[i];
     dargv[n] = NULL;
     fflush(NULL);
     execv(path, dargv);

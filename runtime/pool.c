@@ -374,6 +374,7 @@ static int beat_start(fk_pool *p) {
         return FK_EAGAIN;
     }
     p->beating = 1;
+    p->beat_made = 1;
     return 0;
 }
 
@@ -386,9 +387,18 @@ static void beat_stop(fk_pool *p) {
     pthread_cond_signal(&p->beat_cond);
     pthread_mutex_unlock(&p->beat_lock);
     pthread_join(p->beat_thread, NULL);
+    p->beating = 0;
+    /* beat_lock and beat_cond stay until fk_pool_destroy (beat_free), after the workers are
+     * joined: a worker that turns active during the shutdown (a spawned task no root waits
+     * for) may still take the lock in fk__beat_wake. */
+}
+
+static void beat_free(fk_pool *p) {
+    if (!p->beat_made)
+        return;
     pthread_cond_destroy(&p->beat_cond);
     pthread_mutex_destroy(&p->beat_lock);
-    p->beating = 0;
+    p->beat_made = 0;
 }
 
 int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
@@ -570,6 +580,7 @@ void fk_pool_destroy(fk_pool *p) {
     if (!p)
         return;
     fk_pool_shutdown(p);
+    beat_free(p);
     free_workers(p, p->n);
     free_groups(p);
     fk__topo_destroy(p->topo);

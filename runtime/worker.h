@@ -200,7 +200,7 @@ struct fk_pool {
      * (beat_stop, under beat_lock, with beat_cond signalled: it waits on it between beats).
      * beat_parked: 1 while it waits for a lazy pool to turn active (fk__beat_wake). */
     pthread_t beat_thread;
-    int beating, beat_stop;
+    int beating, beat_stop, beat_made; /* beat_made: beat_lock and beat_cond exist (until fk_pool_destroy) */
     pthread_mutex_t beat_lock;
     pthread_cond_t beat_cond;
     _Atomic int beat_parked;

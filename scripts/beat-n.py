@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """beat-n.py DIR — time against the heartbeat period N, from a sweep of configs/beat-n.json.
 
-Reads DIR/summary.csv (each variant's median time and its standard error) and DIR/raw.jsonl
-(each run's promotions: the driver's stats.publishes, counted over its timed repetitions),
+Reads DIR/summary.csv (each variant's median time, its standard error and its promotions per
+second, the column promotions_per_s: the drivers' stats.publishes over their timed repetitions),
 writes DIR/plots/beat-n.dat (one block per benchmark and worker count: N, the median time,
 its standard error, the promotions per second) and DIR/plots/beat-n.gp, and draws
 DIR/plots/beat-n.png with gnuplot: for each benchmark, time against N (log scale) at each
@@ -10,7 +10,6 @@ worker count, thief promotion and the serial projection as horizontal lines.  Pr
 table it drew.  Variants named beat-N are heartbeat runs at period N us; 'thief' and
 'serial' are the references.  Exit status 1 if DIR holds no such runs."""
 import csv
-import json
 import os
 import subprocess
 import sys
@@ -21,16 +20,6 @@ def main():
         sys.exit("usage: beat-n.py DIR (a sweep of configs/beat-n.json)")
     d = sys.argv[1]
     rows = list(csv.DictReader(open(os.path.join(d, "summary.csv"))))
-    promos = {}  # (benchmark, variant, workers) -> [promotions per second of each run]
-    for line in open(os.path.join(d, "raw.jsonl")):
-        r = json.loads(line)
-        drv = r.get("driver") or {}
-        if r.get("status") != "ok" or not drv.get("stats"):
-            continue
-        t = sum(drv.get("times", []))  # (the statistics are reset before the first timed repetition)
-        if t > 0:
-            promos.setdefault((r["benchmark"], r["variant"], r["workers"]), []).append(
-                drv["stats"]["publishes"] / t)
     beat, ref = {}, {}
     for r in rows:
         v, b, p = r["variant"], r["benchmark"], int(r["workers"])
@@ -38,8 +27,8 @@ def main():
             continue
         t, se = float(r["time_median"]), float(r["time_se"] or 0)
         if v.startswith("beat-"):
-            pr = sorted(promos.get((b, v, p), [0]))
-            beat.setdefault((b, p), []).append((int(v[5:]), t, se, pr[len(pr) // 2]))
+            pr = float(r["promotions_per_s"]) if r.get("promotions_per_s") else float("nan")
+            beat.setdefault((b, p), []).append((int(v[5:]), t, se, pr))
         elif v in ("thief", "serial"):
             ref[(b, v, p)] = t
     if not beat:

@@ -7,14 +7,15 @@
 # driver's JSON (pool.promote, pool.beat_us).  Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
-b=${BUILD:-build}/rel
+build=${BUILD:-build}
+b=$build/rel
 pass=0 fail=0
 ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; shift; printf '%s\n' "$@" | sed 's/^/  | /' | tail -n 15; fail=$((fail + 1)); }
 export FORKSCOPE_PROMOTE=beat FORKSCOPE_BEAT_US=20
 closing='^([0-9]+) passed, ([0-9]+) failed'
 for v in cont-seg cont-lin child-seg child-lin child-native; do
-    d=$(build/bin/fk-bench-$v --kernel fib --n 20 --workers 2 2>&1)
+    d=$("$build/bin/fk-bench-$v" --kernel fib --n 20 --workers 2 2>&1)
     if echo "$d" | python3 -c 'import json,sys; p=json.load(sys.stdin)["pool"]; assert p["promote"] == "beat" and p["beat_us"] == 20' 2>/dev/null; then
         ok "$v: the environment selects heartbeat promotion, a 20 us beat"
     else

@@ -22,7 +22,10 @@ ok() { echo "ok $1"; pass=$((pass + 1)); }
 bad() { echo "FAIL $1"; shift; printf '%s\n' "$@" | sed 's/^/  | /' | tail -n 15; fail=$((fail + 1)); }
 builds="cont-seg cont-lin child-seg child-lin child-native child-fiber"
 
-if ! out=$(make -s install PREFIX="$prefix" 2>&1); then
+build=${BUILD:-build}
+# a page of another package's, there before: uninstall must leave it and its directories
+mkdir -p "$prefix/share/man/man1" && echo ".TH KEEP 1" > "$prefix/share/man/man1/keep.1"
+if ! out=$(make -s install PREFIX="$prefix" BUILD="$build" 2>&1); then
     bad "make install PREFIX=$prefix" "$out"
     echo "$pass passed, $fail failed"
     exit 1
@@ -127,10 +130,18 @@ fi
 
 cd "$top"
 out=$(make -s uninstall PREFIX="$prefix" 2>&1)
-# (the prefix's own directories, bin, lib, share, ..., stay, as in /usr/local)
-left=$(find "$prefix" -mindepth 1 \( ! -type d -o -name '*forkscope*' -o -name pkgconfig -o -name man \) 2>/dev/null)
-if [ -z "$left" ]; then ok "make uninstall: no file and no forkscope directory left under the prefix"
-else bad "make uninstall: no file and no forkscope directory left under the prefix" "$out" "$left"; fi
+# (what was there before stays: share/man/man1/keep.1 and its directories; every directory the
+# install made goes)
+left=$(cd "$prefix" && find . -mindepth 1 | sort | tr '\n' ' ')
+if [ "$left" = "./share ./share/man ./share/man/man1 ./share/man/man1/keep.1 " ]; then
+    ok "make uninstall: only what was there before is left (another package's page and its directories)"
+else bad "make uninstall: only what was there before is left" "$out" "$left"; fi
+mkdir -p "$prefix/share/forkscope" && echo "file ../../etc/passwd" > "$prefix/share/forkscope/MANIFEST"
+out=$(make -s uninstall PREFIX="$prefix" 2>&1)
+if [ $? -ne 0 ] && echo "$out" | grep -q "refusing the line 'file ../../etc/passwd'"; then
+    ok "make uninstall refuses a manifest line outside the prefix, removing nothing"
+else bad "make uninstall refuses a manifest line outside the prefix" "$out"; fi
+rm -rf "$prefix/share/forkscope"
 out=$(make -s uninstall PREFIX="$prefix" 2>&1)
 if [ $? -ne 0 ] && echo "$out" | grep -q "nothing to uninstall"; then ok "make uninstall again: refused, saying why"
 else bad "make uninstall again: refused, saying why" "$out"; fi

@@ -25,18 +25,26 @@ build=${BUILD:-build}
 manifest=$root/share/forkscope/MANIFEST
 die() { echo "install: $*" >&2; exit 1; }
 
+# A manifest line: "file PATH" or "dir PATH" (a directory the install created), PATH relative
+# to the root; anything else (an absolute path, a "..") is refused rather than removed.
+safe_path() { case "$1" in "" | /* | ..* | */../* | */..) return 1 ;; esac; return 0; }
+
 if [ "${1:-}" = --uninstall ]; then
     [ -f "$manifest" ] || die "nothing to uninstall: $manifest is missing (was forkscope installed into $root?)"
     n=0
-    while IFS= read -r f; do
-        [ -n "$f" ] || continue
-        rm -f "$root/$f" && n=$((n + 1))
+    while read -r kind f; do
+        safe_path "$f" || die "$manifest: refusing the line '$kind $f' (not a path under $root)"
+        [ "$kind" = file ] || [ "$kind" = dir ] || die "$manifest: refusing the line '$kind $f'"
+    done < "$manifest"
+    # the directories it created, deepest first (each removed below only if empty then)
+    dirs=$(grep '^dir ' "$manifest" | cut -c5- | awk '{print length($0) "\t" $0}' | sort -rn | cut -f2-) || true
+    while read -r kind f; do
+        if [ "$kind" = file ]; then rm -f "$root/$f"; n=$((n + 1)); fi
     done < "$manifest"
     rm -f "$manifest"
-    for d in libexec/forkscope include/forkscope share/forkscope/configs share/forkscope/plots share/forkscope \
-             lib/pkgconfig share/man/man1 share/man; do
-        [ -d "$root/$d" ] && rmdir --ignore-fail-on-non-empty "$root/$d"
-    done
+    while IFS= read -r d; do
+        if [ -n "$d" ] && [ -d "$root/$d" ]; then rmdir --ignore-fail-on-non-empty "$root/$d"; fi
+    done <<< "$dirs"
     echo "uninstalled forkscope from $root ($n files)"
     exit 0
 fi
@@ -61,34 +69,21 @@ for b in "${builds[@]}"; do
 done
 [ ${#names[@]} -gt 0 ] || die "FK_INSTALL_VARIANTS names no build"
 
-installed=()
-put() { # MODE SRC DEST(relative to root)
-    install -D -m "$1" "$2" "$root/$3"
-    installed+=("$3")
-}
-
-put 755 "$build/bin/forkscope" bin/forkscope
-for d in "$build"/bin/fk-bench-* "$build"/bin/fk-switch; do
-    [ -x "$d" ] && put 755 "$d" "libexec/forkscope/$(basename "$d")"
-done
-put 644 runtime/include/forkscope.h include/forkscope.h
-for h in runtime/include/forkscope/*.h; do put 644 "$h" "include/forkscope/$(basename "$h")"; done
-for c in configs/*.json configs/README.md; do put 644 "$c" "share/forkscope/configs/$(basename "$c")"; done
-for g in plots/*.gp; do put 644 "$g" "share/forkscope/plots/$(basename "$g")"; done
+# What is generated (the manual page, the .pc files) is made before anything is written; then
+# each file and each directory the install creates goes into the manifest before it is
+# written, so that an install cut short can still be uninstalled.  A manifest already there
+# (an earlier install) is kept and added to.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$build/bin/forkscope" --man > "$tmp/forkscope.1"
-put 644 "$tmp/forkscope.1" share/man/man1/forkscope.1
-
+"$build/bin/forkscope" --man > "$tmp/forkscope.1" || die "forkscope --man failed"
 for b in "${names[@]}"; do
     v=${b%%=*}
     flags=${b#*=}
     flags=${flags%"${flags##*[![:space:]]}"}
     for kind in release debug; do
-        if [ $kind = release ]; then lib=$build/rel/$v/libforkscope.a name=forkscope-$v extra= what="release (-O3)"
-        else lib=$build/debug/$v/libforkscope.a name=forkscope-$v-debug extra=" -DFK_DEBUG=1" what="FK_DEBUG checks (-O1)"; fi
-        put 644 "$lib" "lib/lib$name.a"
-        cat > "$tmp/$name.pc" <<PC
+        if [ $kind = release ]; then name=forkscope-$v extra= what="release (-O3)"
+        else name=forkscope-$v-debug extra=" -DFK_DEBUG=1" what="FK_DEBUG checks (-O1)"; fi
+        cat > "$tmp/$name.pc" <<PC || die "cannot write $tmp/$name.pc"
 prefix=$prefix
 includedir=\${prefix}/include
 libdir=\${prefix}/lib
@@ -100,10 +95,49 @@ Requires.private: hwloc
 Cflags: -I\${includedir} $flags$extra -pthread
 Libs: -L\${libdir} -l$name -pthread -lhwloc -lm -no-pie
 PC
-        put 644 "$tmp/$name.pc" "lib/pkgconfig/$name.pc"
     done
 done
 
-printf '%s\n' "${installed[@]}" share/forkscope/MANIFEST > "$tmp/MANIFEST"
-install -D -m 644 "$tmp/MANIFEST" "$manifest"
-echo "installed forkscope $version into $root (${#installed[@]} files; make uninstall PREFIX=$prefix${DESTDIR:+ DESTDIR=$DESTDIR} removes them)"
+mkdir -p "$root" || die "cannot create $root"
+record() { # KIND PATH: into the manifest (once)
+    grep -qxF "$1 $2" "$manifest" 2>/dev/null || echo "$1 $2" >> "$manifest" || die "cannot write $manifest"
+}
+pending=() # directories made before the manifest (which lives in one of them) exists
+mkdirs() { # the directories of PATH (relative) that do not exist yet: recorded, then made
+    local d=$1 missing=()
+    while [ "$d" != . ] && [ ! -d "$root/$d" ]; do missing=("$d" "${missing[@]}"); d=$(dirname "$d"); done
+    for d in "${missing[@]}"; do
+        if [ -f "$manifest" ]; then record dir "$d"; else pending+=("$d"); fi
+        mkdir "$root/$d" || die "cannot create $root/$d"
+    done
+}
+mkdirs share/forkscope
+touch "$manifest" || die "cannot write $manifest"
+for d in "${pending[@]}"; do record dir "$d"; done
+record file share/forkscope/MANIFEST
+n=0
+put() { # MODE SRC DEST(relative to root)
+    mkdirs "$(dirname "$3")"
+    record file "$3"
+    install -m "$1" "$2" "$root/$3" || die "cannot install $root/$3"
+    n=$((n + 1))
+}
+
+put 755 "$build/bin/forkscope" bin/forkscope
+for d in "$build"/bin/fk-bench-* "$build"/bin/fk-switch; do
+    [ -x "$d" ] && put 755 "$d" "libexec/forkscope/$(basename "$d")"
+done
+put 644 runtime/include/forkscope.h include/forkscope.h
+for h in runtime/include/forkscope/*.h; do put 644 "$h" "include/forkscope/$(basename "$h")"; done
+for c in configs/*.json configs/README.md; do put 644 "$c" "share/forkscope/configs/$(basename "$c")"; done
+for g in plots/*.gp; do put 644 "$g" "share/forkscope/plots/$(basename "$g")"; done
+put 644 "$tmp/forkscope.1" share/man/man1/forkscope.1
+for b in "${names[@]}"; do
+    v=${b%%=*}
+    put 644 "$build/rel/$v/libforkscope.a" "lib/libforkscope-$v.a"
+    put 644 "$build/debug/$v/libforkscope.a" "lib/libforkscope-$v-debug.a"
+    put 644 "$tmp/forkscope-$v.pc" "lib/pkgconfig/forkscope-$v.pc"
+    put 644 "$tmp/forkscope-$v-debug.pc" "lib/pkgconfig/forkscope-$v-debug.pc"
+done
+installed=$(grep -c '^file ' "$manifest")
+echo "installed forkscope $version into $root ($n files, $installed in its manifest; make uninstall PREFIX=$prefix${DESTDIR:+ DESTDIR=$DESTDIR} removes them)"

@@ -606,6 +606,51 @@ TEST(trace_steals_match_stats) {
     }
 }
 
+/* Under heartbeat promotion each promotion publishes one slot, the oldest private (the
+ * count that the work bound rests on: T1 beat <= T1 off + (T/N) tau, with one slot a beat),
+ * and every one is marked on the timeline: on one worker (no thief, no forcing, no stolen
+ * frame publishing for itself), fib(30) with a 50 us beat. */
+TEST(beat_promotes_one_slot) {
+#if FK_STACK == FK_STACK_FIBER
+    return; /* (not built for fibers: test_runtime's beat tests check the refusal) */
+#else
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    o.account = FK_ACCOUNT_TRACE;
+    o.promote = FK_PROMOTE_BEAT;
+    o.beat_us = 50;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int64_t r = 0;
+    fk_stats st = {0};
+    for (int rep = 0; rep < 20 && st.publishes == 0; rep++) { /* (a few ms each: until a beat came) */
+        ASSERT_EQ(FK_RUN(p, &r, tfib, 30), 0);
+        ASSERT_EQ(r, 832040);
+        fk_pool_stats(p, &st, NULL);
+    }
+    fk_trace_summary s;
+    json_t *doc = write_and_load(p, &s);
+    check_chrome(doc, 1);
+    size_t marks = 0, k;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "traceEvents"), k, e) {
+        if (strcmp(json_string_value(json_object_get(e, "ph")), "i"))
+            continue;
+        json_int_t slots = json_integer_value(json_object_get(json_object_get(e, "args"), "slots"));
+        ASSERT_MSG(slots == 1, "a heartbeat's promotion published %lld slots, not the oldest one", (long long)slots);
+        marks++;
+    }
+    printf("  fib(30) on 1 worker, a 50 us beat: %zu promotions, each of one slot\n", marks);
+    ASSERT_EQ(s.dropped, 0);
+    ASSERT_MSG(marks > 0, "no promotion in 20 runs of fib(30) with a 50 us beat");
+    ASSERT_MSG(marks == st.publishes && s.promotions == marks, "%zu marks, trace %llu, statistics %llu", marks,
+               (unsigned long long)s.promotions, (unsigned long long)st.publishes);
+    json_decref(doc);
+    fk_pool_destroy(p);
+#endif
+}
+
 /* The trace covers the run: a long leaf's worker shows one work span of about its length,
  * the other one no work at all. */
 TEST(trace_shows_long_leaf) {
@@ -705,6 +750,7 @@ int main(int argc, char **argv) {
         TEST_CASE(read_while_running_many, 60),
         TEST_CASE(join_waits_where_its_variant_waits, 30),
         TEST_CASE(trace_steals_match_stats, 60),
+        TEST_CASE(beat_promotes_one_slot, 60),
         TEST_CASE(trace_shows_long_leaf, 30),
         TEST_CASE(trace_dropped_counted, 30),
         TEST_CASE(trace_reset_starts_afresh, 30),

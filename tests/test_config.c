@@ -735,6 +735,29 @@ TEST(variant_names) {
     ASSERT(!strcmp(v.sched, "busy") && v.resume[0] == 0 && !strcmp(v.promote, "beat"));
     ASSERT_EQ(hx_variant_parse("child-fiber-lazy-home", &v, err, sizeof err), 0);
     ASSERT(!strcmp(v.sched, "lazy") && !strcmp(v.resume, "home") && v.promote[0] == 0);
+    /* what each name stands for on the driver's command line (sweeps, bench, uts, trace): thief
+     * promotion, the default, is not passed (a driver built before the axis refuses --promote) */
+    static const struct {
+        const char *name, *args;
+    } arg_cases[] = {
+        {"cont-seg-lazy", "--sched lazy"},
+        {"child-native-busy-thief", "--sched busy"},
+        {"child-native-busy-beat", "--sched busy --promote beat"},
+        {"child-fiber-lazy-home", "--sched lazy --resume home"},
+        {"serial", ""},
+        {"omp", ""},
+    };
+    for (size_t i = 0; i < sizeof arg_cases / sizeof arg_cases[0]; i++) {
+        ASSERT_EQ(hx_variant_parse(arg_cases[i].name, &v, err, sizeof err), 0);
+        const char *a[HX_VARIANT_MAX_ARGS];
+        size_t n = hx_variant_args(&v, a);
+        char joined[128] = "";
+        for (size_t k = 0; k < n; k++)
+            snprintf(joined + strlen(joined), sizeof joined - strlen(joined), "%s%s", k ? " " : "", a[k]);
+        ASSERT_MSG(!strcmp(joined, arg_cases[i].args), "%s: '%s', expected '%s'", arg_cases[i].name, joined,
+                   arg_cases[i].args);
+    }
+    ASSERT_EQ(hx_variant_parse("child-fiber-lazy-home", &v, err, sizeof err), 0);
     ASSERT(!strcmp(hx_variant_class(&v), "parallel"));
     ASSERT(!hx_variant_is_peer(&v) && hx_variant_runs_kernel(&v, "heat"));
     ASSERT_EQ(hx_variant_parse("lace", &v, err, sizeof err), 0);

@@ -1008,7 +1008,7 @@ TEST(promotion_axis_reaches_the_driver) {
              " \"variants\": [{\"name\": \"t\", \"variant\": \"child-native-busy\", \"drivers\": \"%s\"},"
              " {\"name\": \"b\", \"variant\": \"child-native-busy-beat\", \"drivers\": \"%s\","
              " \"env\": {\"FORKSCOPE_BEAT_US\": \"250\"}}, {\"name\": \"s\", \"variant\": \"serial\", \"drivers\": \"%s\"}],"
-             " \"workers\": [2], \"repetitions\": 1, \"warmup\": 0, \"calibrate\": false}\n",
+             " \"workers\": [1, 2], \"repetitions\": 1, \"warmup\": 0, \"calibrate\": false}\n",
              dir, dir, dir);
     write_text(cfg, text);
     char *log = NULL;
@@ -1035,6 +1035,7 @@ TEST(promotion_axis_reaches_the_driver) {
         ASSERT_MSG(cell, "no summary cell for %s", v);
         if (!strcmp(v, "s")) {
             ASSERT_MSG(isnan(cell->promotions_per_s), "serial: promotions_per_s %g", cell->promotions_per_s);
+            seen |= 4;
             continue;
         }
         json_t *rd = json_object_get(r, "driver"), *times = json_object_get(rd, "times");
@@ -1054,9 +1055,10 @@ TEST(promotion_axis_reaches_the_driver) {
             ASSERT(!json_object_get(pool, "beat_us"));
         seen |= !strcmp(v, "b") ? 2 : 1;
     }
+    ASSERT_EQ(json_array_size(recs), 5); /* (serial at P = 1 only) */
     json_decref(recs);
     hx_summary_free(&sum);
-    ASSERT_EQ(seen, 3);
+    ASSERT_MSG(seen == 7, "runs seen: %d (1 thief, 2 beat, 4 serial)", seen);
 }
 
 /* "instructions" counts every driver executable once, and two builds of one variant are two

@@ -252,6 +252,23 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen) 
     return 0;
 }
 
+size_t hx_variant_args(const hx_variant *v, const char *out[HX_VARIANT_MAX_ARGS]) {
+    size_t n = 0;
+    if (v->kind == HX_VARIANT_RUNTIME) {
+        out[n++] = "--sched";
+        out[n++] = v->sched;
+    }
+    if (v->resume[0]) {
+        out[n++] = "--resume";
+        out[n++] = v->resume;
+    }
+    if (!strcmp(v->promote, "beat")) {
+        out[n++] = "--promote";
+        out[n++] = v->promote;
+    }
+    return n;
+}
+
 int hx_variant_is_peer(const hx_variant *v) { return v->kind == HX_VARIANT_BASELINE && peer_row(v->base); }
 
 const char *hx_variant_peer_kernels(const hx_variant *v) {

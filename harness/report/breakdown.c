@@ -72,8 +72,9 @@ void hx_breakdown_write_md(FILE *f, const hx_summary *s) {
           "+ fiber. **work / T_s** is the work inflation (Olivier et al., SC'12): the summed work at P over the "
           "serial projection's time (above 1: the same work takes longer in parallel, or the runtime's fast "
           "path costs); **work / T_1** the same against the variant's own time on one worker. **promotions / s**: "
-          "publications of private forks per second (a thief's request answered, a heartbeat's promotion; "
-          "the drivers' statistics, forced publications not counted; the time each takes is part of work). Baselines (serial, "
+          "publications of private forks per second (a thief's request answered, a heartbeat's promotion, on "
+          "cont-* a stolen frame publishing its own forks; the drivers' statistics, forced publications not "
+          "counted; the time each takes is part of work). Baselines (serial, "
           "OpenMP, TBB, peers) do not account; their T_P is there for reference. A worker the OS descheduled "
           "(more workers than cores, marked *) counts that time in the part it was in.\n\n",
           f);

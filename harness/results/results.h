@@ -94,7 +94,7 @@
  * add up to workers_wall_s, about P x T_P); inflation_ts, inflation_t1: work_s / T_s and work_s /
  * the variant's own time at P = 1 (work inflation).  Empty without a breakdown.
  * promotions_per_s (appended after inflation_t1): forkscope's runtime variants, publications
- * of private forks (a thief's request answered, a heartbeat's promotion; not the forced publications)
+ * of private forks (a thief's request answered, a heartbeat's promotion, and on the cont-* builds a stolen frame publishing its own forks; not the forced publications)
  * per second of the timed repetitions, the median over the runs (the drivers' stats.publishes
  * over their times); empty for baselines and peers.
  * modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,

@@ -66,8 +66,9 @@ typedef struct hx_cell {
     double inflation_ts, inflation_t1; /* bd[HX_BD_WORK] / T_s and / the variant's T_1 (NAN
                                           without the breakdown or the time) */
     double promotions_per_s; /* forkscope's runtime variants: publications of private forks (a
-                                thief's request answered, a beat's promotion; forced ones are
-                                not counted) per second of the timed repetitions, the median over the runs
+                                thief's request answered, a beat's promotion, and under
+                                continuation stealing a stolen frame's publication of its own
+                                forks; forced ones are not counted) per second of the timed repetitions, the median over the runs
                                 (the drivers' stats.publishes); NAN for others */
     hx_modes modes; /* is the cell one distribution (modes.h): from its runs' time_s and their
                        drivers' "times" (each process's repetitions) */

@@ -88,7 +88,7 @@ typedef struct sweep {
 static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     if (c->var->kind == HX_VARIANT_COMMAND)
         return hx_command_argv(c->var, c->bench, c->workers);
-    size_t n = 24 + (c->bench ? c->bench->nargs : 0);
+    size_t n = 16 + HX_VARIANT_MAX_ARGS + (c->bench ? c->bench->nargs : 0);
     char **argv = calloc(n, sizeof *argv);
     if (!argv)
         return NULL;
@@ -101,18 +101,9 @@ static char **run_argv(const cell *c, unsigned warmup, const char *papi) {
     argv[k++] = strdup("--workers");
     if (asprintf(&argv[k++], "%u", c->workers) < 0)
         argv[k - 1] = NULL;
-    if (c->var->kind == HX_VARIANT_RUNTIME) {
-        argv[k++] = strdup("--sched");
-        argv[k++] = strdup(c->var->sched);
-    }
-    if (c->var->resume[0]) {
-        argv[k++] = strdup("--resume");
-        argv[k++] = strdup(c->var->resume);
-    }
-    if (c->var->promote[0]) {
-        argv[k++] = strdup("--promote");
-        argv[k++] = strdup(c->var->promote);
-    }
+    const char *vargs[HX_VARIANT_MAX_ARGS];
+    for (size_t i = 0, nv = hx_variant_args(c->var, vargs); i < nv; i++)
+        argv[k++] = strdup(vargs[i]);
     argv[k++] = strdup("--reps"); /* the config's "process_reps": time_s is their median */
     if (asprintf(&argv[k++], "%u", c->preps ? c->preps : 1) < 0)
         argv[k - 1] = NULL;

@@ -112,22 +112,15 @@ int hx_cmd_trace(int argc, char **argv) {
         return rc;
     }
     snprintf(workers, sizeof workers, "%ld", p);
-    const char **dargv = hx_xcalloc(c.rest.n + 16, sizeof *dargv);
+    const char **dargv = hx_xcalloc(c.rest.n + 10 + HX_VARIANT_MAX_ARGS, sizeof *dargv);
     size_t n = 0;
     dargv[n++] = path;
     for (size_t i = 0; i < c.rest.n; i++)
         dargv[n++] = c.rest.v[i];
-    const char *tail[] = {"--workers", workers, "--sched", v.sched, "--reps", reps, "--warmup", warmup, "--trace", out};
+    const char *tail[] = {"--workers", workers, "--reps", reps, "--warmup", warmup, "--trace", out};
     for (size_t i = 0; i < sizeof tail / sizeof *tail; i++)
         dargv[n++] = tail[i];
-    if (v.resume[0]) {
-        dargv[n++] = "--resume";
-        dargv[n++] = v.resume;
-    }
-    if (v.promote[0]) {
-        dargv[n++] = "--promote";
-        dargv[n++] = v.promote;
-    }
+    n += hx_variant_args(&v, dargv + n);
     char *text = NULL;
     fflush(NULL);
     int st = hx_capture(dargv, 0, &text);
