@@ -223,9 +223,10 @@ static void publish(fk_worker *w, uint64_t n) {
     atomic_store_explicit(&w->split_pub, w->hot->split, memory_order_release);
 }
 
-/* A request answered with n slots (a thief's, or a beat's promotion): counted, and a "promote"
- * mark on the owner's timeline when it traces. */
-static void answered(fk_worker *w, uint64_t n) {
+/* Answers a request (a thief's, or a beat's promotion) with the oldest n private slots:
+ * published, counted, and a "promote" mark on the owner's timeline when it traces. */
+static void answer(fk_worker *w, uint64_t n) {
+    publish(w, n);
     FK__WSTAT(w, publishes);
     if (FK__ACCT_ON(w))
         fk__acct_event(w, FK__TEV_PROMOTE, (uint32_t)n, 0);
@@ -243,8 +244,7 @@ static void answer_at_pop(fk_worker *w, uint64_t i) {
     uint64_t s = w->hot->split;
     if (i <= s || i + 1 == atomic_load_explicit(&w->top, memory_order_relaxed))
         return; /* nothing private below the slot being taken (the request stays) */
-    publish(w, request_count(w, i - s));
-    answered(w, request_count(w, i - s));
+    answer(w, request_count(w, i - s));
     fk__slot *lim = NULL; /* a later request keeps its NULL (the CAS fails) */
     atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim,
                                             limit_for(w, atomic_load_explicit(&w->top, memory_order_acquire)),
@@ -269,9 +269,7 @@ static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
 static void push_slow_end(fk_worker *w, uint64_t t) {
     fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
     if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
-        uint64_t n = request_count(w, fk__deque_bottom(w) - w->hot->split);
-        publish(w, n);
-        answered(w, n);
+        answer(w, request_count(w, fk__deque_bottom(w) - w->hot->split));
     }
     /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
     atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, limit_for(w, t), memory_order_relaxed,

@@ -502,7 +502,8 @@ static size_t check_chrome(json_t *doc, unsigned workers) {
             finishes++;
             id_sum_f += (uint64_t)json_integer_value(json_object_get(e, "id"));
         } else if (!strcmp(ph, "i")) { /* a promotion: an instant mark on its worker's track */
-            ASSERT_MSG(!strcmp(json_string_value(json_object_get(e, "name")), "promote") &&
+            const char *name = json_string_value(json_object_get(e, "name"));
+            ASSERT_MSG(name && !strcmp(name, "promote") &&
                            json_integer_value(json_object_get(json_object_get(e, "args"), "slots")) >= 1,
                        "event %zu: an instant event that is not a promotion of at least one slot", k);
         } else {

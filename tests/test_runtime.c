@@ -1385,15 +1385,23 @@ static int beat_refused_here(void) {
 /* fib(n) on 2 workers with the given promotion and beat, forcing off (so that only the
  * promotion under test can make work stealable), up to reps runs or until something was
  * stolen; every answer checked.  The pool's steals; its publications in *publishes. */
-static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int reps, uint64_t *publishes) {
+/* A pool of the given workers and scheduler with the given promotion, beat and forcing. */
+static fk_pool *promote_pool(unsigned workers, fk_sched sched, fk_promote promote, uint32_t beat_us,
+                             uint32_t force_after_us) {
     fk_pool_opts o;
     fk_pool_opts_init(&o);
-    o.workers = 2;
+    o.workers = workers;
+    o.sched = sched;
     o.promote = promote;
     o.beat_us = beat_us;
-    o.force_after_us = 0;
+    o.force_after_us = force_after_us;
     fk_pool *p = NULL;
     ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    return p;
+}
+
+static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int reps, uint64_t *publishes) {
+    fk_pool *p = promote_pool(2, FK_SCHED_BUSY, promote, beat_us, 0);
     uint64_t steals = 0;
     for (int rep = 0; rep < reps && !steals; rep++) {
         int64_t r = -1;
@@ -1445,13 +1453,7 @@ TEST(beat_one_promotion_per_beat) {
     if (!fk_stats_enabled())
         TEST_SKIP("the statistics are compiled out (FK_STATS=0): the promotions are not counted");
     for (int beat = 0; beat < 2; beat++) {
-        fk_pool_opts o;
-        fk_pool_opts_init(&o);
-        o.workers = 1;
-        o.promote = beat ? FK_PROMOTE_BEAT : FK_PROMOTE_THIEF;
-        o.beat_us = 50;
-        fk_pool *p = NULL;
-        ASSERT_EQ(fk_pool_create(&p, &o), 0);
+        fk_pool *p = promote_pool(1, FK_SCHED_BUSY, beat ? FK_PROMOTE_BEAT : FK_PROMOTE_THIEF, 50, FK_FORCE_AFTER_NS / 1000);
         int64_t r = -1;
         double t0 = test_now();
         ASSERT_EQ(FK_RUN(p, &r, fib, 30), 0);
@@ -1480,15 +1482,7 @@ TEST(beat_one_promotion_per_beat) {
 TEST(beat_parks_while_idle) {
     if (beat_refused_here())
         return;
-    fk_pool_opts o;
-    fk_pool_opts_init(&o);
-    o.workers = 4;
-    o.sched = FK_SCHED_LAZY;
-    o.promote = FK_PROMOTE_BEAT;
-    o.beat_us = 20;
-    o.force_after_us = 0;
-    fk_pool *p = NULL;
-    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    fk_pool *p = promote_pool(4, FK_SCHED_LAZY, FK_PROMOTE_BEAT, 20, 0);
     int64_t r = -1;
     ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
     ASSERT_EQ(r, fib_serial(20));

@@ -985,22 +985,25 @@ TEST(variant_env) {
     }
 }
 
+/* A link in dir to this build's driver build/bin/NAME (run from the top, after make). */
+static void link_driver(const char *dir, const char *name) {
+    char real[PATH_MAX], from[PATH_MAX], link[PATH_MAX + 64];
+    snprintf(from, sizeof from, "build/bin/%s", name);
+    ASSERT_MSG(realpath(from, real), "no %s (run from the top, after make)", from);
+    snprintf(link, sizeof link, "%s/%s", dir, name);
+    ASSERT_MSG(symlink(real, link) == 0, "symlink %s: %s", link, strerror(errno));
+}
+
 /* The promotion axis reaches the driver: a sweep of child-native-busy (thief, the default) and
  * child-native-busy-beat with FORKSCOPE_BEAT_US from the variant's "env", real drivers, records
  * in each run the promotion and beat the driver's pool ran with. */
 TEST(promotion_axis_reaches_the_driver) {
-    char real[PATH_MAX];
-    ASSERT_MSG(realpath("build/bin/fk-bench-child-native", real), "no build/bin/fk-bench-child-native (run from the "
-               "top, after make)");
     unsetenv("FORKSCOPE_DRIVER");
     unsetenv("FORKSCOPE_PROMOTE");
-    char dir[64], cfg[128], out[128], drv[PATH_MAX + 64], text[1024];
+    char dir[64], cfg[128], out[128], text[1024];
     tmpdir(dir, sizeof dir);
-    snprintf(drv, sizeof drv, "%s/fk-bench-child-native", dir);
-    ASSERT_EQ(symlink(real, drv), 0);
-    ASSERT_MSG(realpath("build/bin/fk-bench-serial", real), "no build/bin/fk-bench-serial");
-    snprintf(drv, sizeof drv, "%s/fk-bench-serial", dir);
-    ASSERT_EQ(symlink(real, drv), 0);
+    link_driver(dir, "fk-bench-child-native");
+    link_driver(dir, "fk-bench-serial");
     snprintf(cfg, sizeof cfg, "%s/p.json", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     snprintf(text, sizeof text,
@@ -1086,9 +1089,6 @@ static double fib_calls(int n) { /* 2 fib(n + 1) - 1, by counting them */
 }
 
 TEST(instructions_per_build) {
-    char real[PATH_MAX], real_rt[PATH_MAX];
-    ASSERT_MSG(realpath("build/bin/fk-bench-serial", real), "no build/bin/fk-bench-serial (run from the top, after make)");
-    ASSERT_MSG(realpath("build/bin/fk-bench-cont-seg", real_rt), "no build/bin/fk-bench-cont-seg");
     unsetenv("FORKSCOPE_DRIVER");
     char dir[64], cfg[128], out[128], a[160], b[160], c[160], path[PATH_MAX + 64];
     tmpdir(dir, sizeof dir);
@@ -1098,12 +1098,9 @@ TEST(instructions_per_build) {
     ASSERT_EQ(mkdir(a, 0777), 0);
     ASSERT_EQ(mkdir(b, 0777), 0);
     ASSERT_EQ(mkdir(c, 0777), 0);
-    snprintf(path, sizeof path, "%s/fk-bench-serial", a);
-    ASSERT_EQ(symlink(real, path), 0);
-    snprintf(path, sizeof path, "%s/fk-bench-serial", b);
-    ASSERT_EQ(symlink(real, path), 0);
-    snprintf(path, sizeof path, "%s/fk-bench-cont-seg", c);
-    ASSERT_EQ(symlink(real_rt, path), 0);
+    link_driver(a, "fk-bench-serial");
+    link_driver(b, "fk-bench-serial");
+    link_driver(c, "fk-bench-cont-seg");
     snprintf(cfg, sizeof cfg, "%s/i.json", dir);
     snprintf(out, sizeof out, "%s/out", dir);
     char text[1024];
@@ -1193,7 +1190,8 @@ TEST(instructions_per_build) {
      * again: the same instructions.csv. */
     struct stat kept;
     ASSERT_EQ(stat(path, &kept), 0);
-    char old[PATH_MAX + 64], cmd[3 * PATH_MAX];
+    char old[PATH_MAX + 64], cmd[3 * PATH_MAX], real[PATH_MAX];
+    ASSERT(realpath("build/bin/fk-bench-serial", real));
     snprintf(old, sizeof old, "%s/callgrind/one-fib8.out", out);
     snprintf(cmd, sizeof cmd,
              "valgrind --tool=callgrind --callgrind-out-file=%s %s --kernel fib --n 8 --workers 1 --reps 1 "
