@@ -139,7 +139,7 @@ static void roff_text(FILE *out, const char *text) {
         fputc('\n', out);
 }
 
-static void man(FILE *out) {
+static int man(FILE *out) {
     fprintf(out, ".TH FORKSCOPE 1 \"\" \"forkscope %s\" \"User Commands\"\n"
                  ".SH NAME\nforkscope \\- sweeps, fits and figures of fork-join work-stealing runtimes\n"
                  ".SH SYNOPSIS\n.B forkscope\n.I COMMAND\n[\\fIARGS\\fR]\n"
@@ -158,12 +158,14 @@ static void man(FILE *out) {
     char *env = NULL;
     size_t len = 0;
     FILE *m = open_memstream(&env, &len);
-    if (m) {
-        hx_env_help(m);
-        fclose(m);
-        roff_text(out, env);
-        free(env);
+    if (!m) {
+        fprintf(stderr, "forkscope --man: cannot make the ENVIRONMENT section: %s\n", strerror(errno));
+        return HX_EINTERNAL;
     }
+    hx_env_help(m);
+    fclose(m);
+    roff_text(out, env);
+    free(env);
     fputs(".fi\nThe runtime's own (FORKSCOPE_WORKERS, _SCHED, _PROMOTE, _BEAT_US, ...) are described in "
           "\\fIforkscope.h\\fR (fk_pool_opts_init).\n.SH EXIT STATUS\n", out);
 #define X(name, code, text) fprintf(out, ".TP\n.B %d\n", code), roff_text(out, text);
@@ -174,6 +176,7 @@ static void man(FILE *out) {
           "\\fIforkscope.h\\fR and \\fBpkg-config\\fR(1) \\fBforkscope-cont-seg\\fR (the runtime in a "
           "program of your own).\n",
           out);
+    return fflush(out) || ferror(out) ? HX_EIO : HX_OK;
 }
 
 /* ---- run ------------------------------------------------------------------------------------ */
@@ -356,8 +359,7 @@ static int command(int argc, char **argv) {
         return HX_OK;
     }
     if (!strcmp(cmd, "--man")) {
-        man(stdout);
-        return HX_OK;
+        return man(stdout);
     }
     if (!strcmp(cmd, "--version")) {
         printf("forkscope %s\n", HX_VERSION);

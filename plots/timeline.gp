@@ -1,7 +1,8 @@
 # timeline.gp — a trace's timeline (forkscope trace): one row per worker, each span coloured by
 # what the worker did (work, search, steal, join, wait, fiber, sleep, the colours of
 # breakdown.gp), each steal a thin line from the victim's row to the thief's, each promotion
-# (a request answered, a thief's or a heartbeat's) a small mark above its worker's row.
+# (a request answered: a thief's, a heartbeat's, or on cont-* a stolen frame's own) a small mark
+# above its worker's row.
 #   gnuplot DIR/timeline.gp                        -> DIR/timeline.png
 #   gnuplot -e "term='pdfcairo'" DIR/timeline.gp   -> DIR/timeline.pdf
 # Data: timeline.dat, steals.dat and promotes.dat next to this script, described by timeline-settings.gp.

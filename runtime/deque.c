@@ -223,7 +223,8 @@ static void publish(fk_worker *w, uint64_t n) {
     atomic_store_explicit(&w->split_pub, w->hot->split, memory_order_release);
 }
 
-/* Answers a request (a thief's, or a beat's promotion) with the oldest n private slots:
+/* Answers a request (a thief's, a beat's promotion, or under continuation stealing a stolen
+ * frame's own: fk__push_published) with the oldest n private slots:
  * published, counted, and a "promote" mark on the owner's timeline when it traces. */
 static void answer(fk_worker *w, uint64_t n) {
     publish(w, n);

@@ -2,9 +2,10 @@
 # install-test.sh — make install into a temporary prefix and use it as a user would:
 #  - the tree has what docs/runtime.md says (bin, libexec drivers, a library and a .pc per
 #    build, release and debug, the headers, configs, gnuplot scripts, the manual page);
-#  - the program forkscope.h opens with, and examples/reduce.c, build out of the tree with `cc $(pkg-config --cflags --libs
-#    forkscope-V)`, gcc and clang, every runtime build, release and debug, and runs on 2
-#    workers to its serial answers (its exit status says so), naming the build it linked;
+#  - out of the tree, with `cc $(pkg-config --cflags --libs forkscope-V)`, gcc and clang:
+#    the program forkscope.h opens with (every runtime build, release; its 4 workers) and
+#    examples/reduce.c (every build, release and debug, on 2 workers, to its serial answers:
+#    its exit status says so, naming the build it linked);
 #  - code compiled with one build's flags and linked with another's library fails to link,
 #    naming the build it was compiled for; pkg-config's version is the header's and forkscope's;
 #  - the installed forkscope, run from another directory, finds its drivers (libexec) and its
@@ -81,13 +82,15 @@ done
 # The program forkscope.h opens with, as a user would copy it out of the installed header.
 sed -n '/^ \*   #include <forkscope.h>/,/^ \*   }$/p' "$prefix/include/forkscope.h" | sed -e 's/^ \*   //' -e 's/^ \*$//' > door.c
 for cc in gcc clang; do
-    # shellcheck disable=SC2046
-    if out=$($cc -O2 -Wall -Wextra door.c $(pkg-config --cflags --libs forkscope-child-native) -o door 2>&1) &&
-        [ -z "$out" ] && [ "$(./door 2>&1)" = "fib(30) = 832040" ] && [ "$(wc -l < door.c)" -gt 10 ]; then
-        ok "the program forkscope.h opens with: $cc builds it warning-free, it prints fib(30) = 832040"
-    else
-        bad "the program forkscope.h opens with ($cc)" "$out" "$(./door 2>&1)" "$(head -5 door.c)"
-    fi
+    for v in $builds; do
+        # shellcheck disable=SC2046
+        if out=$($cc -O2 -Wall -Wextra door.c $(pkg-config --cflags --libs forkscope-$v) -o door 2>&1) &&
+            [ -z "$out" ] && [ "$(./door 2>&1)" = "fib(30) = 832040" ] && [ "$(wc -l < door.c)" -gt 10 ]; then
+            ok "the program forkscope.h opens with, $cc, forkscope-$v: builds warning-free, prints fib(30) = 832040"
+        else
+            bad "the program forkscope.h opens with ($cc, forkscope-$v)" "$out" "$(./door 2>&1)" "$(head -5 door.c)"
+        fi
+    done
 done
 
 # A mismatch fails to link, naming the build the code was compiled for.
@@ -129,7 +132,7 @@ else
 fi
 
 cd "$top"
-out=$(make -s uninstall PREFIX="$prefix" 2>&1)
+out=$(make -s uninstall PREFIX="$prefix" 2>&1) || bad "make uninstall exits 0" "$out"
 # (what was there before stays: share/man/man1/keep.1 and its directories; every directory the
 # install made goes)
 left=$(cd "$prefix" && find . -mindepth 1 | sort | tr '\n' ' ')

@@ -1382,9 +1382,6 @@ static int beat_refused_here(void) {
 #endif
 }
 
-/* fib(n) on 2 workers with the given promotion and beat, forcing off (so that only the
- * promotion under test can make work stealable), up to reps runs or until something was
- * stolen; every answer checked.  The pool's steals; its publications in *publishes. */
 /* A pool of the given workers and scheduler with the given promotion, beat and forcing. */
 static fk_pool *promote_pool(unsigned workers, fk_sched sched, fk_promote promote, uint32_t beat_us,
                              uint32_t force_after_us) {
@@ -1400,6 +1397,9 @@ static fk_pool *promote_pool(unsigned workers, fk_sched sched, fk_promote promot
     return p;
 }
 
+/* fib(n) on 2 workers with the given promotion and beat, forcing off (so that only the
+ * promotion under test can make work stealable), up to reps runs or until something was
+ * stolen; every answer checked.  The pool's steals; its publications in *publishes. */
 static uint64_t steals_with(fk_promote promote, uint32_t beat_us, int n, int reps, uint64_t *publishes) {
     fk_pool *p = promote_pool(2, FK_SCHED_BUSY, promote, beat_us, 0);
     uint64_t steals = 0;

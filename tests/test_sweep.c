@@ -996,10 +996,11 @@ static void link_driver(const char *dir, const char *name) {
 
 /* The promotion axis reaches the driver: a sweep of child-native-busy (thief, the default) and
  * child-native-busy-beat with FORKSCOPE_BEAT_US from the variant's "env", real drivers, records
- * in each run the promotion and beat the driver's pool ran with. */
+ * in each run the promotion and beat the driver's pool ran with, FORKSCOPE_PROMOTE=beat in the
+ * environment notwithstanding. */
 TEST(promotion_axis_reaches_the_driver) {
     unsetenv("FORKSCOPE_DRIVER");
-    unsetenv("FORKSCOPE_PROMOTE");
+    setenv("FORKSCOPE_PROMOTE", "beat", 1); /* (a shell's setting: the thief variant must stay thief) */
     char dir[64], cfg[128], out[128], text[1024];
     tmpdir(dir, sizeof dir);
     link_driver(dir, "fk-bench-child-native");
@@ -1016,6 +1017,7 @@ TEST(promotion_axis_reaches_the_driver) {
     write_text(cfg, text);
     char *log = NULL;
     int rc = sweep(cfg, out, 0, NULL, &log);
+    unsetenv("FORKSCOPE_PROMOTE");
     ASSERT_MSG(rc == HX_OK, "sweep: %d; %s", rc, log);
     free(log);
     json_t *recs = records(out);

@@ -250,14 +250,16 @@ typedef struct run_fields {
  * reset before the first), or NAN where the run has no such statistics (baselines, peers,
  * a build without them). */
 static double promotions_per_s(json_t *o) {
-    json_t *d = json_object_get(o, "driver"), *st = json_object_get(d, "stats");
-    json_t *pub = json_object_get(st, "publishes"), *times = json_object_get(d, "times");
-    if (!json_is_true(json_object_get(st, "enabled")) || !json_is_integer(pub) || !json_array_size(times))
+    json_t *st = json_object_get(json_object_get(o, "driver"), "stats");
+    json_t *pub = json_object_get(st, "publishes");
+    if (!json_is_true(json_object_get(st, "enabled")) || !json_is_integer(pub))
         return NAN;
-    double sum = 0;
-    for (size_t i = 0; i < json_array_size(times); i++)
-        sum += json_number_value(json_array_get(times, i));
-    return sum > 0 ? (double)json_integer_value(pub) / sum : NAN;
+    double *reps, sum = 0;
+    size_t n = hx_stats_read_reps(o, &reps);
+    for (size_t i = 0; i < n; i++)
+        sum += reps[i];
+    free(reps);
+    return n ? (double)json_integer_value(pub) / sum : NAN;
 }
 
 

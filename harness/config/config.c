@@ -582,7 +582,7 @@ static int check_env(vctx *c, const char *path, json_t *e, hx_variant *v) {
             VERR(c, q, "expected a string value, got %s", describe(val, buf, sizeof buf));
         else if (!strcmp(k, "FORKSCOPE_PROMOTE"))
             VERR(c, q, "the variant's name says who promotes forks (its last axis, e.g. child-native-busy-beat; "
-                       "thief when omitted): the driver's --promote would override this");
+                       "thief when omitted), which the driver is given as --promote");
     }
     if (c->nerr != before)
         return -1;

@@ -262,7 +262,8 @@ size_t hx_variant_args(const hx_variant *v, const char *out[HX_VARIANT_MAX_ARGS]
         out[n++] = "--resume";
         out[n++] = v->resume;
     }
-    if (!strcmp(v->promote, "beat")) {
+    /* thief too when the environment would otherwise choose for the driver */
+    if (!strcmp(v->promote, "beat") || (v->promote[0] && hx_env("FORKSCOPE_PROMOTE"))) {
         out[n++] = "--promote";
         out[n++] = v->promote;
     }

@@ -47,8 +47,9 @@ int hx_variant_parse(const char *name, hx_variant *v, char *err, size_t errlen);
 
 /* The driver options a variant's name stands for: --sched S for a runtime variant, a fiber
  * variant's --resume R, and --promote beat under heartbeat promotion (thief promotion, the
- * default, is not passed: a driver built before the axis knows no --promote, and A/B sweeps
- * run such builds).  Fills out[] with pointers into v; returns how many (at most
+ * default, is passed only when FORKSCOPE_PROMOTE is set, which the driver would obey
+ * otherwise: a driver built before the axis knows no --promote, and A/B sweeps run such
+ * builds).  Fills out[] with pointers into v; returns how many (at most
  * HX_VARIANT_MAX_ARGS).  Sweeps, forkscope bench, uts and trace all pass them. */
 #define HX_VARIANT_MAX_ARGS 6
 size_t hx_variant_args(const hx_variant *v, const char *out[HX_VARIANT_MAX_ARGS]);

@@ -109,7 +109,7 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
         return HX_ETOOL;
     }
     char kernel[] = "--kernel", name[32], opts[128], ow[] = "--workers", orp[] = "--reps", warmup[] = "--warmup",
-         ten[] = "10", sched[] = "--sched";
+         ten[] = "10";
     snprintf(name, sizeof name, "%s", ck->name);
     snprintf(opts, sizeof opts, "%s", ck->span_calibrate);
     char *argv[32] = {(char *)driver, kernel, name}, flags[6][40]; /* (at most 3 + 12 + 6 + 2 + 1 used) */
@@ -132,8 +132,9 @@ static int cal_time(hx_launcher *l, int intr_fd, const char *driver, const hx_va
     }
     argv[n++] = ow, argv[n++] = (char *)workers, argv[n++] = orp, argv[n++] = reps, argv[n++] = warmup,
     argv[n++] = ten;
-    if (v->sched[0])
-        argv[n++] = sched, argv[n++] = (char *)v->sched;
+    const char *vargs[HX_VARIANT_MAX_ARGS]; /* (--sched, and the promotion) */
+    for (size_t i = 0, nv = hx_variant_args(v, vargs); i < nv; i++)
+        argv[n++] = (char *)vargs[i];
     argv[n] = NULL;
     hx_run_req rq = {argv, NULL, 120, 0, NULL, NULL};
     hx_run_res r;

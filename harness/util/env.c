@@ -13,6 +13,9 @@ const hx_envvar hx_envvars[] = {
      "how the per-run memory limit is enforced: auto (or cgroup) tries cgroup v2, then v1, then polls; "
      "cgroup-v2 and cgroup-v1 force one (polling if it is unusable); poll reads /proc/PID/statm every "
      "10 ms (env.json's memory_limit says which was used, and why)"},
+    {"FORKSCOPE_PROMOTE", "thief|beat",
+     "the runtime's promotion (fk_pool_opts_init) where forkscope does not choose it; every runtime "
+     "variant forkscope runs is passed its name's promotion (--promote thief when this is set), so that a setting in the shell does not turn thief variants into heartbeat ones"},
     {"FORKSCOPE_PLOTS", "DIR",
      "the gnuplot scripts plot and compare use (default: plots/ of the source tree, found from this "
      "executable, else ./plots)"},

@@ -472,7 +472,8 @@ void fk_clock_get(fk_clock_info *out);
  * per worker, a span per period of one category (work periods named by the task that began
  * them when the runtime knows it: a stolen or resumed frame's task, "root", "stolen child"),
  * each steal a flow from the victim's track to the thief's, each promotion (a request
- * answered, a thief's or a heartbeat's) an instant mark "promote" on the owner's track.  meta: NULL, or pairs of strings
+ * answered, a thief's or a heartbeat's, and on cont-* builds a stolen frame publishing its own
+ * forks) an instant mark "promote" on the owner's track.  meta: NULL, or pairs of strings
  * (key, value, ..., NULL) added to the file's "otherData" beside the variant, the clock and
  * the event counts.  Call it while the pool is idle (between roots): each worker's last span
  * ends at the call (at its last logged move if its log was full).  Each reset starts the logs
