@@ -1,7 +1,7 @@
 # breakdown.gp — where the workers' time went (the config's "breakdown"): one panel per
 # benchmark, one stacked bar per cell (variant, P), the parts in % of the workers' summed wall
 # time: work, then the idle parts (search, wait, sleep) and the scheduler's overhead (steal,
-# join, fiber).
+# join, fiber, promote).
 #   gnuplot DIR/plots/breakdown.gp                        -> DIR/plots/breakdown.png
 #   gnuplot -e "term='pdfcairo'" DIR/plots/breakdown.gp   -> DIR/plots/breakdown.pdf
 # Data: breakdown.dat next to this script, its panels in breakdown-settings.gp.
@@ -25,10 +25,10 @@ legpx = 40
 height = 70 + 420 * nrow + legpx
 load dir."/term.gp"
 
-# the parts, in the data's column order (2..8), and their colours: work green, idle greys and
+# the parts, in the data's column order (2..9), and their colours: work green, idle greys and
 # blues, overhead reds and oranges
-catname = "work search steal join wait fiber sleep"
-catcolor = "#59a14f #9ecae9 #e15759 #f28e2b #6baed6 #b07aa1 #d9d9d9"
+catname = "work search steal join wait fiber sleep promote"
+catcolor = "#59a14f #9ecae9 #e15759 #f28e2b #6baed6 #b07aa1 #d9d9d9 #edc948"
 
 top = 70.0 / height
 leg = legpx * 1.0 / height
@@ -51,7 +51,7 @@ do for [p = 1:np] {
     set origin ((p - 1) % ncol) * pw, 1 - top - ((p - 1) / ncol + 1) * ph
     set size pw, ph
     set title value(sprintf("bd_title_%d", p)) noenhanced
-    plot for [k = 2:8] dir."/breakdown.dat" index (p - 1) using k:xtic(1) lc rgb word(catcolor, k - 1) notitle
+    plot for [k = 2:9] dir."/breakdown.dat" index (p - 1) using k:xtic(1) lc rgb word(catcolor, k - 1) notitle
 }
 # the legend: one row below the panels
 unset title
@@ -67,5 +67,5 @@ unset grid
 set xrange [0:1]
 set yrange [0:1]
 set key horizontal center center samplen 1.5
-plot for [k = 1:7] NaN with boxes lc rgb word(catcolor, k) title word(catname, k)
+plot for [k = 1:8] NaN with boxes lc rgb word(catcolor, k) title word(catname, k)
 unset multiplot

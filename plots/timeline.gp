@@ -1,5 +1,5 @@
 # timeline.gp — a trace's timeline (forkscope trace): one row per worker, each span coloured by
-# what the worker did (work, search, steal, join, wait, fiber, sleep, the colours of
+# what the worker did (work, search, steal, join, wait, fiber, sleep, promote, the colours of
 # breakdown.gp), each steal a thin line from the victim's row to the thief's, each promotion
 # (a request answered: a thief's, a heartbeat's, or on cont-* a stolen frame's own) a small mark
 # above its worker's row.
@@ -18,8 +18,8 @@ width = 1100
 height = 150 + 44 * tl_workers
 load dir."/term.gp"
 
-catname = "work search steal join wait fiber sleep"
-catcolor = "#59a14f #9ecae9 #e15759 #f28e2b #6baed6 #b07aa1 #d9d9d9"
+catname = "work search steal join wait fiber sleep promote"
+catcolor = "#59a14f #9ecae9 #e15759 #f28e2b #6baed6 #b07aa1 #d9d9d9 #edc948"
 set title tl_title.(strlen(tl_note) ? "\n(".tl_note.")" : "") noenhanced
 set xlabel "time since the start of the trace (ms)"
 set xrange [0 : tl_end_ms]
@@ -30,7 +30,7 @@ set xtics nomirror
 set grid xtics lc rgb "#e0e0e0"
 set style fill solid 1.0 noborder
 set key outside below horizontal samplen 1.5
-plot for [k = 1:7] dir."/timeline.dat" using (($2 + $3) / 2):($4 == k ? $1 : NaN):(($3 - $2) / 2):(0.36) \
+plot for [k = 1:8] dir."/timeline.dat" using (($2 + $3) / 2):($4 == k ? $1 : NaN):(($3 - $2) / 2):(0.36) \
          with boxxyerror lc rgb word(catcolor, k) title word(catname, k), \
      (tl_steals > 0 ? dir."/steals.dat" : NaN) using 1:2:(0):($3 - $2) with vectors nohead lw 0.6 lc rgb "#222222" \
          title "steal", \

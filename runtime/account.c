@@ -29,7 +29,7 @@
 #include "clock.h"
 #include "worker.h"
 
-static const char *const cat_names[FK_TIME_NCAT] = {"work", "search", "steal", "join", "wait", "fiber", "sleep"};
+static const char *const cat_names[FK_TIME_NCAT] = {"work", "search", "steal", "join", "wait", "fiber", "sleep", "promote"};
 
 const char *fk_time_cat_name(fk_time_cat c) { return (unsigned)c < FK_TIME_NCAT ? cat_names[c] : NULL; }
 

@@ -96,14 +96,14 @@ done
 # A mismatch fails to link, naming the build the code was compiled for.
 out=$(gcc -O2 reduce.c $(pkg-config --cflags forkscope-child-native) $(pkg-config --libs forkscope-cont-seg) -o mm 2>&1)
 rc=$?
-if [ $rc -ne 0 ] && echo "$out" | grep -q "undefined reference to .fk__abi1_steal2_stack3_debug0_"; then
+if [ $rc -ne 0 ] && echo "$out" | grep -q "undefined reference to .fk__abi2_steal2_stack3_debug0_"; then
     ok "child-native's flags against cont-seg's library: refused at link time, naming the build"
 else
     bad "child-native's flags against cont-seg's library: refused at link time (exit $rc)" "$out"
 fi
 out=$(gcc -O2 reduce.c $(pkg-config --cflags forkscope-cont-seg) $(pkg-config --libs forkscope-cont-seg-debug) -o mm 2>&1)
 rc=$?
-if [ $rc -ne 0 ] && echo "$out" | grep -q "undefined reference to .fk__abi1_steal1_stack1_debug0_"; then
+if [ $rc -ne 0 ] && echo "$out" | grep -q "undefined reference to .fk__abi2_steal1_stack1_debug0_"; then
     ok "release flags against the debug library: refused at link time"
 else
     bad "release flags against the debug library: refused at link time (exit $rc)" "$out"

@@ -50,8 +50,12 @@ if od.get("promote") != d["pool"]["promote"]: errs.append("otherData's promote %
 if not od.get("dropped") and (promotes != d["trace"]["promotions"] or promotes != d["stats"]["publishes"]):
     errs.append("%d promote marks, driver %d, statistics %d" % (promotes, d["trace"]["promotions"], d["stats"]["publishes"]))
 bd = d["breakdown"]["seconds"]
-cats = ["work", "search", "steal", "join", "wait", "fiber", "sleep"]
+cats = ["work", "search", "steal", "join", "wait", "fiber", "sleep", "promote"]
+if set(bd) - set(cats) - {"wall", "cpu"}: errs.append("categories not known here: %s" % sorted(set(bd) - set(cats) - {"wall", "cpu"}))
 if abs(sum(bd[c] for c in cats) - bd["wall"]) > 1e-9 * max(1, bd["wall"]): errs.append("categories %s" % bd)
+# the answers' time is accounted (a request arriving while a slow path runs is answered in the
+# time it was in, so only where there were a few)
+if d["stats"]["publishes"] >= 10 and bd["promote"] <= 0: errs.append("%d publications, no promote time" % d["stats"]["publishes"])
 # the trace's work is the breakdown's (the spans end where the breakdown was read, give or take its read)
 if abs(work * 1e-6 - bd["work"]) > 0.02 * bd["work"] + 2e-4: errs.append("trace work %.6f s, breakdown %.6f s" % (work * 1e-6, bd["work"]))
 if bd["wall"] < P * sum(d["times"]) * 0.99: errs.append("walls %.6f s < P x the runs %.6f s" % (bd["wall"], P * sum(d["times"])))

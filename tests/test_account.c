@@ -607,10 +607,31 @@ TEST(trace_steals_match_stats) {
     }
 }
 
+#if FK_STACK != FK_STACK_FIBER
+/* Whether the promote mark e (ph "i") lies inside one of the "promote" spans of its worker. */
+static int mark_in_promote_span(json_t *doc, json_t *e) {
+    double at = json_number_value(json_object_get(e, "ts"));
+    json_int_t tid = json_integer_value(json_object_get(e, "tid"));
+    size_t k;
+    json_t *x;
+    json_array_foreach(json_object_get(doc, "traceEvents"), k, x) {
+        if (strcmp(json_string_value(json_object_get(x, "ph")), "X") ||
+            strcmp(json_string_value(json_object_get(x, "cat")), "promote") ||
+            json_integer_value(json_object_get(x, "tid")) != tid)
+            continue;
+        double ts = json_number_value(json_object_get(x, "ts")), dur = json_number_value(json_object_get(x, "dur"));
+        if (at >= ts - 1e-3 && at <= ts + dur + 1e-3) /* (the trace's µs are printed to 4 decimals) */
+            return 1;
+    }
+    return 0;
+}
+#endif
+
 /* Under heartbeat promotion each promotion publishes one slot, the oldest private (the
  * count that the work bound rests on: T1 beat <= T1 off + (T/N) tau, with one slot a beat),
- * and every one is marked on the timeline: on one worker (no thief, no forcing, no stolen
- * frame publishing for itself), fib(30) with a 50 us beat. */
+ * and every one is marked on the timeline, inside a span of the worker's "promote" time (the
+ * time τ is measured from): on one worker (no thief, no forcing, no stolen frame publishing
+ * for itself), fib(30) with a 50 us beat. */
 TEST(beat_promotes_one_slot) {
     fk_pool_opts o;
     fk_pool_opts_init(&o);
@@ -640,6 +661,8 @@ TEST(beat_promotes_one_slot) {
             continue;
         json_int_t slots = json_integer_value(json_object_get(json_object_get(e, "args"), "slots"));
         ASSERT_MSG(slots == 1, "a heartbeat's promotion published %lld slots, not the oldest one", (long long)slots);
+        ASSERT_MSG(mark_in_promote_span(doc, e), "a promotion at %.4f us outside the worker's promote time",
+                   json_number_value(json_object_get(e, "ts")));
         marks++;
     }
     printf("  fib(30) on 1 worker, a 50 us beat: %zu promotions, each of one slot\n", marks);
@@ -650,6 +673,52 @@ TEST(beat_promotes_one_slot) {
     json_decref(doc);
     fk_pool_destroy(p);
 #endif
+}
+
+/* The promote category holds the promotions' time and nothing else: on one worker under thief
+ * promotion nobody asks, and fib(25) x 20 puts not a tick there; under a 20 us heartbeat the
+ * same runs promote, and their promote time is there, a plausible τ each (1 ns to 100 us:
+ * the slow path under the deque's lock and two clock reads). */
+TEST(promote_time_is_promotions) {
+    for (int beat = 0; beat <= 1; beat++) {
+        fk_pool_opts o;
+        fk_pool_opts_init(&o);
+        o.workers = 1;
+        o.account = FK_ACCOUNT_TIMES;
+        o.promote = beat ? FK_PROMOTE_BEAT : FK_PROMOTE_THIEF;
+        o.beat_us = 20;
+        fk_pool *p = NULL;
+#if FK_STACK == FK_STACK_FIBER
+        if (beat) {
+            ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+            continue;
+        }
+#endif
+        ASSERT_EQ(fk_pool_create(&p, &o), 0);
+        int64_t r = 0;
+        fk_stats st = {0};
+        for (int rep = 0; rep < 20 || (beat && st.publishes < 20 && rep < 2000); rep++) {
+            ASSERT_EQ(FK_RUN(p, &r, tfib, 25), 0);
+            ASSERT_EQ(r, 75025);
+            fk_pool_stats(p, &st, NULL);
+        }
+        fk_times t;
+        ASSERT_EQ(fk_pool_times(p, &t, NULL), 0);
+        double promote = t.ns[FK_TIME_PROMOTE];
+        printf("  %s: %llu promotions, promote %.0f ns of %.0f ns\n", beat ? "heartbeat 20 us" : "thief",
+               (unsigned long long)st.publishes, promote, t.wall_ns);
+        if (!beat) {
+            ASSERT_MSG(st.publishes == 0 && promote == 0, "thief promotion on one worker: %llu promotions, %.0f ns promoting",
+                       (unsigned long long)st.publishes, promote);
+        } else {
+            ASSERT_MSG(st.publishes >= 20, "%llu promotions under a 20 us beat", (unsigned long long)st.publishes);
+            double tau = promote / (double)st.publishes;
+            printf("  tau %.1f ns a promotion\n", tau);
+            ASSERT_MSG(tau >= 1 && tau <= 1e5, "tau %.1f ns (promote %.0f ns over %llu promotions)", tau, promote,
+                       (unsigned long long)st.publishes);
+        }
+        fk_pool_destroy(p);
+    }
 }
 
 /* The trace covers the run: a long leaf's worker shows one work span of about its length,
@@ -752,6 +821,7 @@ int main(int argc, char **argv) {
         TEST_CASE(join_waits_where_its_variant_waits, 30),
         TEST_CASE(trace_steals_match_stats, 60),
         TEST_CASE(beat_promotes_one_slot, 60),
+        TEST_CASE(promote_time_is_promotions, 60),
         TEST_CASE(trace_shows_long_leaf, 30),
         TEST_CASE(trace_dropped_counted, 30),
         TEST_CASE(trace_reset_starts_afresh, 30),

@@ -301,7 +301,7 @@ TEST(fixture_summary_values) {
         "mem_kib,mem_se_kib,speedup,speedup_se,efficiency,efficiency_se,cpu_median_s,cpu_se_s,span_bound,burdened_bound,"
         "work_s,search_s,steal_s,join_s,wait_s,fiber_s,sleep_s,workers_wall_s,inflation_ts,inflation_t1,"
         "promotions_per_s,modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,mode1_runs,mode2_median_s,"
-        "mode2_runs\n";
+        "mode2_runs,promote_s,promotion_ns\n";
     ASSERT_MSG(!strncmp(text, header, strlen(header)), "header: %.400s", text);
     free(text);
     hx_summary s;

@@ -73,7 +73,8 @@ static void fake_times(const char *key, double t, double scale) {
 }
 
 /* With --account times the driver reports 2 repetitions and their breakdown, summed: work
- * P s, search 0.5, steal 0.1, join 0.2, sleep 0.2 (busy) or 0.6 (lazy) */
+ * P s, search 0.5, steal 0.1, join 0.2, sleep 0.2 (busy) or 0.6 (lazy), promote 0.04, and
+ * statistics with 400,000 publications (so τ = 0.04 s / 400,000 = 100 ns) */
 static void fake_print(const char *kernel, long n, unsigned workers, int verified, double t) {
     printf("{\"kernel\":\"%s\",\"params\":{\"n\":%ld},\"variant\":\"fake\",\"workers\":%u,\"reps\":%u,"
            "\"build\":{\"compiler\":\"fake cc\",\"flags\":\"-O0 -fake\"}",
@@ -86,8 +87,9 @@ static void fake_print(const char *kernel, long n, unsigned workers, int verifie
     if (fake_account) {
         double sleep = fake_lazy ? 0.6 : 0.2;
         printf(",\"breakdown\":{\"seconds\":{\"work\":%u,\"search\":0.5,\"steal\":0.1,\"join\":0.2,\"wait\":0,"
-               "\"fiber\":0,\"sleep\":%g,\"wall\":%g,\"cpu\":0.9},\"per_worker\":[]}",
-               workers, sleep, workers + 0.8 + sleep);
+               "\"fiber\":0,\"sleep\":%g,\"promote\":0.04,\"wall\":%g,\"cpu\":0.9},\"per_worker\":[]},"
+               "\"stats\":{\"enabled\":true,\"publishes\":400000}",
+               workers, sleep, workers + 0.84 + sleep);
     }
     printf("}\n");
     fflush(stdout);
@@ -1500,7 +1502,7 @@ TEST(breakdown_runs_and_summary) {
     ASSERT(ks >= 0 && k >= 0 && k1 >= 0 && ky >= 0);
     const hx_cell *c = &s.cells[k];
     /* per repetition: the driver's sums over its 2 repetitions, halved */
-    static const double want[HX_BD_N] = {1.0, 0.25, 0.05, 0.1, 0, 0, 0.1, 1.5};
+    static const double want[HX_BD_N] = {1.0, 0.25, 0.05, 0.1, 0, 0, 0.1, 0.02, 1.52};
     for (int b = 0; b < HX_BD_N; b++)
         ASSERT_MSG(fabs(c->bd[b] - want[b]) < 1e-9, "%s_s %g, wanted %g", hx_bd_names[b], c->bd[b], want[b]);
     ASSERT_MSG(fabs(c->inflation_ts - 1.0 / s.cells[ks].time_median) < 1e-6 * c->inflation_ts,
@@ -1508,16 +1510,20 @@ TEST(breakdown_runs_and_summary) {
     ASSERT_MSG(fabs(c->inflation_t1 - 1.0 / s.cells[k1].time_median) < 1e-6 * c->inflation_t1,
                "inflation_t1 %g, work 1.0 / T_1 %g", c->inflation_t1, s.cells[k1].time_median);
     ASSERT_MSG(fabs(s.cells[k1].bd[HX_BD_WORK] - 0.5) < 1e-9, "P = 1: work_s %g", s.cells[k1].bd[HX_BD_WORK]);
+    /* τ: each run's promote time (0.04 s over its 2 repetitions) over its 400,000 publications */
+    ASSERT_MSG(fabs(c->promotion_ns - 100) < 1e-6, "promotion_ns %g, wanted 100", c->promotion_ns);
+    ASSERT(isnan(s.cells[ky].promotion_ns) && isnan(s.cells[ks].promotion_ns));
     ASSERT(isnan(s.cells[ky].bd[HX_BD_WORK]) && isnan(s.cells[ky].inflation_ts) && isnan(s.cells[ks].bd[HX_BD_WALL]));
     hx_summary_free(&s);
     snprintf(path, sizeof path, "%s/report.md", out);
     char *md = read_text(path, NULL);
     ASSERT(md);
     ASSERT_STR_CONTAINS(md, "## Where the time goes");
-    /* P = 2 of 1.5 s: work 66.7%, search 16.7, steal 3.3, join 6.7, wait 0, fiber 0, sleep 6.7;
-     * idle 23.3, overhead 10.0 */
+    /* P = 2 of 1.52 s: work 65.8%, search 16.4, steal 3.3, join 6.6, wait 0, fiber 0, sleep 6.6,
+     * promote 1.3; idle 23.0, overhead 11.2 (promote in it); τ 100 ns */
     ASSERT_STR_CONTAINS(md, "| cont-seg-busy | 2 |");
-    ASSERT_STR_CONTAINS(md, "| 66.7 | 16.7 | 3.3 | 6.7 | 0.0 | 0.0 | 6.7 | 23.3 | 10.0 |");
+    ASSERT_STR_CONTAINS(md, "| 65.8 | 16.4 | 3.3 | 6.6 | 0.0 | 0.0 | 6.6 | 1.3 | 23.0 | 11.2 |");
+    ASSERT_STR_CONTAINS(md, " | 100 |\n");
     char *sec = strstr(md, "## Where the time goes"), *end = sec ? strstr(sec + 3, "\n## ") : NULL;
     if (end)
         *end = 0;
@@ -1533,7 +1539,7 @@ TEST(breakdown_runs_and_summary) {
     snprintf(path, sizeof path, "%s/plots/breakdown.dat", out);
     char *dat = read_text(path, NULL);
     ASSERT(dat);
-    ASSERT_STR_CONTAINS(dat, "\"cont-seg-busy P=2\" 66.6667 16.6667 3.3333 6.6667 0.0000 0.0000 6.6667");
+    ASSERT_STR_CONTAINS(dat, "\"cont-seg-busy P=2\" 65.7895 16.4474 3.2895 6.5789 0.0000 0.0000 6.5789 1.3158 ");
     free(dat);
     snprintf(path, sizeof path, "%s/plots/breakdown.png", out);
     ASSERT_MSG(prc == HX_ETOOL || (prc == HX_OK && access(path, F_OK) == 0), "plot: %d, %s", prc, path);
@@ -1553,7 +1559,7 @@ TEST(breakdown_runs_and_summary) {
                "compare.md's breakdown: %s", sec ? sec : "none");
     /* the lazy variant sleeps 0.2 s a repetition more, the rest alike: all of the change */
     ASSERT_STR_CONTAINS(sec, " | +200.000 | +0.000 (0%) | +0.000 (0%) | +0.000 (0%) | +0.000 (0%) "
-                             "| +0.000 (0%) | +0.000 (0%) | +200.000 (100%) | sleep up |");
+                             "| +0.000 (0%) | +0.000 (0%) | +200.000 (100%) | +0.000 (0%) | sleep up |");
     free(cmp);
 }
 

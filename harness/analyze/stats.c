@@ -76,8 +76,8 @@ typedef struct group {
     long workers;
     int calibrate, oversubscribed;
     size_t bench_rank, variant_rank; /* order of first appearance */
-    double *time, *mrss, *cpu, *promo;
-    size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu, npromo, cap_promo;
+    double *time, *mrss, *cpu, *promo, *tau;
+    size_t ntime, nmrss, ncpu, cap_time, cap_mrss, cap_cpu, npromo, cap_promo, ntau, cap_tau;
     size_t *nrep;     /* parallel to time: how many repetitions (driver "times") each run has */
     double **rep;     /* parallel to time: each run's repetitions, owned (NULL: none) */
     size_t cap_nrep, cap_rep;
@@ -244,22 +244,30 @@ typedef struct run_fields {
     double bd[HX_BD_N]; /* the driver's breakdown, s per repetition */
     int has_bd;
     double promo; /* publications per second of its timed repetitions, NAN without the stats */
+    double tau;   /* its breakdown's promote time over its publications, ns; NAN without both */
 } run_fields;
 
-/* The driver's stats.publishes over the sum of its timed repetitions' times (the stats are
- * reset before the first), or NAN where the run has no such statistics (baselines, peers,
- * a build without them). */
-static double promotions_per_s(json_t *o) {
+/* The driver's stats.publishes over its timed repetitions (the stats are reset before the
+ * first), or -1 where the run has no such statistics (baselines, peers, a build without them). */
+static double publications(json_t *o) {
     json_t *st = json_object_get(json_object_get(o, "driver"), "stats");
     json_t *pub = json_object_get(st, "publishes");
-    if (!json_is_true(json_object_get(st, "enabled")) || !json_is_integer(pub))
+    if (!json_is_true(json_object_get(st, "enabled")) || !json_is_integer(pub) || json_integer_value(pub) < 0)
+        return -1;
+    return (double)json_integer_value(pub);
+}
+
+/* Those publications over the sum of the timed repetitions' times, or NAN. */
+static double promotions_per_s(json_t *o) {
+    double pub = publications(o);
+    if (pub < 0)
         return NAN;
     double *reps, sum = 0;
     size_t n = hx_stats_read_reps(o, &reps);
     for (size_t i = 0; i < n; i++)
         sum += reps[i];
     free(reps);
-    return n ? (double)json_integer_value(pub) / sum : NAN;
+    return n && sum > 0 ? pub / sum : NAN;
 }
 
 
@@ -273,6 +281,10 @@ int hx_stats_read_breakdown(json_t *o, double *bd) {
         return -1;
     for (int k = 0; k < HX_BD_N; k++) {
         json_t *v = json_object_get(sec, hx_bd_names[k]);
+        if (!v && k == HX_BD_PROMOTE) { /* (drivers before 0.24: no promote category) */
+            bd[k] = 0;
+            continue;
+        }
         if (!json_is_number(v) || json_number_value(v) < 0)
             return -1;
         bd[k] = json_number_value(v) / (double)json_integer_value(reps);
@@ -328,6 +340,11 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
         return "bad field \"driver.breakdown\" (its \"seconds\" per category, and the driver's \"reps\")";
     r->has_bd = hb > 0;
     r->promo = promotions_per_s(o);
+    double pub = publications(o);
+    json_t *reps = json_object_get(json_object_get(o, "driver"), "reps");
+    r->tau = r->has_bd && pub > 0 && json_is_integer(reps)
+                 ? r->bd[HX_BD_PROMOTE] * (double)json_integer_value(reps) / pub * 1e9
+                 : NAN;
     return NULL;
 }
 
@@ -433,6 +450,10 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
                 hx_grow(&g->promo, &g->cap_promo, g->npromo + 1, sizeof *g->promo);
                 g->promo[g->npromo++] = r.promo;
             }
+            if (isfinite(r.tau)) {
+                hx_grow(&g->tau, &g->cap_tau, g->ntau + 1, sizeof *g->tau);
+                g->tau[g->ntau++] = r.tau;
+            }
             if (r.has_bd) {
                 for (int k = 0; k < HX_BD_N; k++)
                     g->bd_sum[k] += r.bd[k];
@@ -501,6 +522,12 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
         hx_stats_describe(g->promo, g->npromo, &u);
         c->promotions_per_s = u.median;
     }
+    c->promotion_ns = NAN;
+    if (g->ntau) {
+        hx_sample u;
+        hx_stats_describe(g->tau, g->ntau, &u);
+        c->promotion_ns = u.median;
+    }
     c->calib_median = c->calib_se = NAN;
     for (size_t i = 0; i < L->ng; i++) {
         group *k = &L->g[i];
@@ -541,6 +568,7 @@ static void free_loader(loader *L) {
         free(g->rep);
         free(g->cpu);
         free(g->promo);
+        free(g->tau);
         free(g->mrss);
         for (size_t j = 0; j < g->ntally; j++) {
             free(g->tally[j].status);

@@ -1,14 +1,16 @@
 /* breakdown.c — report.md's "Where the time goes": the config's "breakdown" cells, each
- * worker's time split as the runtime accounted for it (summary.csv's work_s ... sleep_s). */
+ * worker's time split as the runtime accounted for it (summary.csv's work_s ... sleep_s, promote_s). */
 #include "harness/report/breakdown.h"
 
 #include <math.h>
 #include <string.h>
 
 /* Idle: the time a worker had nothing to run (search, sleep, a native join's wait);
- * overhead: the scheduler's own work (steal, join, fiber switching). */
+ * overhead: the scheduler's own work (steal, join, fiber switching, promotion). */
 static double idle_of(const hx_cell *c) { return c->bd[HX_BD_SEARCH] + c->bd[HX_BD_SLEEP] + c->bd[HX_BD_WAIT]; }
-static double overhead_of(const hx_cell *c) { return c->bd[HX_BD_STEAL] + c->bd[HX_BD_JOIN] + c->bd[HX_BD_FIBER]; }
+static double overhead_of(const hx_cell *c) {
+    return c->bd[HX_BD_STEAL] + c->bd[HX_BD_JOIN] + c->bd[HX_BD_FIBER] + c->bd[HX_BD_PROMOTE];
+}
 
 int hx_breakdown_has(const hx_summary *s, const char *bench) {
     for (size_t i = 0; i < s->ncells; i++)
@@ -33,9 +35,9 @@ static void ratio(FILE *f, double v) {
 
 static void write_bench(FILE *f, const hx_summary *s, const hx_bench_info *b) {
     fprintf(f, "### %s (%s%s%s)\n\n", b->name, b->kernel, *b->params ? ", " : "", b->params);
-    fputs("| variant | P | T_P (s) | work | search | steal | join | wait | fiber | sleep | idle | overhead "
-          "| work / T_s | work / T_1 | promotions / s |\n"
-          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    fputs("| variant | P | T_P (s) | work | search | steal | join | wait | fiber | sleep | promote | idle | overhead "
+          "| work / T_s | work / T_1 | promotions / s | τ (ns) |\n"
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
           f);
     for (size_t i = 0; i < s->ncells; i++) {
         const hx_cell *c = &s->cells[i];
@@ -53,6 +55,10 @@ static void write_bench(FILE *f, const hx_summary *s, const hx_bench_info *b) {
             fprintf(f, " %.0f |", c->promotions_per_s);
         else
             fputs(" — |", f);
+        if (isfinite(c->promotion_ns))
+            fprintf(f, " %.0f |", c->promotion_ns);
+        else
+            fputs(" — |", f);
         fputc('\n', f);
     }
     fputc('\n', f);
@@ -68,13 +74,15 @@ void hx_breakdown_write_md(FILE *f, const hx_summary *s) {
           "path included; **search**: failed steal attempts and backoff; **steal**: successful steals up to the "
           "stolen work; **join**: join slow paths (arriving at a join, a fork whose continuation was stolen, "
           "resuming a parent); **wait**: a native join waiting between leaps; **fiber**: parking and switching "
-          "fibers; **sleep**: lazy workers asleep. **idle** = search + wait + sleep, **overhead** = steal + join "
-          "+ fiber. **work / T_s** is the work inflation (Olivier et al., SC'12): the summed work at P over the "
+          "fibers; **sleep**: lazy workers asleep; **promote**: making private forks stealable (the owner's deque "
+          "slow paths that a thief's request or a heartbeat's mark sent it into, and its taking back of slots it "
+          "had published). **idle** = search + wait + sleep, **overhead** = steal + join + fiber + promote. **work / T_s** is the work inflation (Olivier et al., SC'12): the summed work at P over the "
           "serial projection's time (above 1: the same work takes longer in parallel, or the runtime's fast "
           "path costs); **work / T_1** the same against the variant's own time on one worker. **promotions / s**: "
           "publications of private forks per second (a thief's request answered, a heartbeat's promotion, on "
           "cont-* a stolen frame publishing its own forks; the drivers' statistics, forced publications not "
-          "counted; the time each takes is part of work). Baselines (serial, "
+          "counted); **τ**: promote time per publication, the cost of one promotion (the heartbeat papers' τ), "
+          "clock reads included. Baselines (serial, "
           "OpenMP, TBB, peers) do not account; their T_P is there for reference. A worker the OS descheduled "
           "(more workers than cores, marked *) counts that time in the part it was in.\n\n",
           f);
@@ -106,7 +114,7 @@ int hx_breakdown_write_plot(const char *pdir, const hx_summary *s) {
     fputs("# breakdown.dat — written by `forkscope plot` from ../summary.csv: where the workers' time went\n"
           "# (the config's \"breakdown\"), per benchmark (one block each, gnuplot index from 0) and cell\n"
           "# (variant, P): % of the workers' summed wall time.\n"
-          "# columns: cell work search steal join wait fiber sleep T_P_s\n",
+          "# columns: cell work search steal join wait fiber sleep promote T_P_s\n",
           d);
     fputs("# breakdown-settings.gp — written by `forkscope plot`: the panels of breakdown.dat.\n", g);
     size_t np = 0, maxrows = 0;

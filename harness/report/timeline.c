@@ -59,7 +59,7 @@ static int write_data(const char *out, json_t *evs, long *workers, double *end_m
     fputs("# promotes.dat — written by `forkscope plot` from a trace: time_ms worker slots (a request answered, a "
           "thief's or a heartbeat's)\n", pr);
     fputs("# timeline.dat — written by `forkscope plot` from a trace: one span per line\n# worker start_ms end_ms "
-          "category(1 work, 2 search, 3 steal, 4 join, 5 wait, 6 fiber, 7 sleep)\n", d);
+          "category(1 work, 2 search, 3 steal, 4 join, 5 wait, 6 fiber, 7 sleep, 8 promote)\n", d);
     fputs("# steals.dat — written by `forkscope plot` from a trace: time_ms victim thief\n", s);
     json_t *starts = json_object();
     size_t k;

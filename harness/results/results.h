@@ -66,7 +66,7 @@
  *            beside the time (the lazy scheduler's point); records from older drivers lack it
  *   "driver": the driver's JSON object as printed (null if none); with the config's "breakdown"
  *             (runtime variants: the drivers' --account times) it has "breakdown": {"seconds":
- *             {"work", "search", "steal", "join", "wait", "fiber", "sleep", "wall", "cpu"}: the
+ *             {"work", "search", "steal", "join", "wait", "fiber", "sleep", "promote", "wall", "cpu"}: the
  *             workers' time over the driver's timed repetitions, summed over the workers,
  *             "per_worker": [the same per worker], "clock": {...}}
  *   "stderr_tail": the last <= 2 KiB the driver wrote to stderr (for failures; "" if none)
@@ -107,6 +107,11 @@
  * runs have >= 2 repetitions); modes_d, modes_ratio: Ashman's D of the best two-cluster split of
  * the runs' log times and the ratio of its centres (empty below 4 runs); mode1_*, mode2_*: the
  * two clusters' median time (s) and runs, fast then slow, only for a bimodal cell.
+ * promote_s,promotion_ns (appended after mode2_runs): the breakdown's time promoting (seconds
+ * per repetition summed over the workers, as work_s: the owner's deque slow paths that a
+ * request or a heartbeat's mark sent it into, and its reclaims of slots it had published), and
+ * τ, the time each promotion took, ns (each run's promote time over its publications, the
+ * median over the runs that have both); empty without a breakdown, or without a publication.
  * Empty fields where a value cannot be computed (no successful run, no serial cell).
  *
  * ---- DIR/fits.csv --------------------------------------------------------------------------

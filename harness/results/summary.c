@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const hx_bd_names[HX_BD_N] = {"work", "search", "steal", "join", "wait", "fiber", "sleep", "wall"};
+const char *const hx_bd_names[HX_BD_N] = {"work", "search", "steal", "join", "wait", "fiber", "sleep", "promote", "wall"};
 
 static const char *const names[HX_MODES_N] = {"", "ok", "too-few", "between-process", "bimodal"};
 
@@ -61,7 +61,8 @@ void hx_fit_free_all(hx_fit *fits, size_t n) {
     free(fits);
 }
 
-/* The double columns of summary.csv after "failures", in results.h's order. */
+/* The double columns of summary.csv after "failures", in results.h's order; the last NLATE
+ * come after the modes columns (they were added later: the columns before keep their places). */
 static const struct dcol {
     const char *name;
     size_t off;
@@ -97,8 +98,11 @@ static const struct dcol {
     {"inflation_ts", offsetof(hx_cell, inflation_ts)},
     {"inflation_t1", offsetof(hx_cell, inflation_t1)},
     {"promotions_per_s", offsetof(hx_cell, promotions_per_s)},
+    {"promote_s", offsetof(hx_cell, bd[HX_BD_PROMOTE])},
+    {"promotion_ns", offsetof(hx_cell, promotion_ns)},
 };
 #define NDCOLS (sizeof summary_dcols / sizeof *summary_dcols)
+#define NLATE 2
 
 /* After them: "modes" (the verdict's name), then these (modes.h), then mode1_runs, mode2_runs
  * after each cluster's median. */
@@ -130,12 +134,14 @@ int hx_summary_write(const char *path, const hx_summary *s) {
     if (!f)
         return -errno;
     fputs("benchmark,kernel,variant,workers,oversubscribed,n_ok,n_failed,failures", f);
-    for (size_t k = 0; k < NDCOLS; k++)
+    for (size_t k = 0; k < NDCOLS - NLATE; k++)
         fprintf(f, ",%s", summary_dcols[k].name);
     fputs(",modes", f);
     for (size_t k = 0; k < NMCOLS; k++)
         fprintf(f, ",%s%s%s", modes_dcols[k].name, k >= NMCOLS - 2 ? "," : "",
                 k >= NMCOLS - 2 ? mode_runs_cols[k - (NMCOLS - 2)] : "");
+    for (size_t k = NDCOLS - NLATE; k < NDCOLS; k++)
+        fprintf(f, ",%s", summary_dcols[k].name);
     fputc('\n', f);
     for (size_t i = 0; i < s->ncells; i++) {
         hx_cell *c = &s->cells[i];
@@ -146,7 +152,7 @@ int hx_summary_write(const char *path, const hx_summary *s) {
         hx_csv_str(f, c->variant);
         fprintf(f, ",%ld,%s,%d,%d,", c->workers, c->oversubscribed ? "true" : "false", c->n_ok, c->n_failed);
         hx_csv_str(f, c->failures);
-        for (size_t k = 0; k < NDCOLS; k++) {
+        for (size_t k = 0; k < NDCOLS - NLATE; k++) {
             fputc(',', f);
             hx_csv_num(f, *dfield(c, summary_dcols[k].off));
         }
@@ -158,6 +164,10 @@ int hx_summary_write(const char *path, const hx_summary *s) {
                 fprintf(f, ",%zu", c->modes.n[k - (NMCOLS - 2)]);
             else if (k >= NMCOLS - 2)
                 fputc(',', f);
+        }
+        for (size_t k = NDCOLS - NLATE; k < NDCOLS; k++) {
+            fputc(',', f);
+            hx_csv_num(f, *dfield(c, summary_dcols[k].off));
         }
         fputc('\n', f);
     }

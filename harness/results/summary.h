@@ -44,7 +44,9 @@ hx_modes_verdict hx_modes_parse(const char *name);
 
 /* The parts of a breakdown ("breakdown" in a config: results.h), in summary.csv's order: the
  * runtime's categories (fk_time_cat), then their sum, the workers' wall time. */
-enum { HX_BD_WORK, HX_BD_SEARCH, HX_BD_STEAL, HX_BD_JOIN, HX_BD_WAIT, HX_BD_FIBER, HX_BD_SLEEP, HX_BD_WALL, HX_BD_N };
+enum {
+    HX_BD_WORK, HX_BD_SEARCH, HX_BD_STEAL, HX_BD_JOIN, HX_BD_WAIT, HX_BD_FIBER, HX_BD_SLEEP, HX_BD_PROMOTE, HX_BD_WALL, HX_BD_N
+};
 extern const char *const hx_bd_names[HX_BD_N]; /* "work", ..., "wall" */
 
 /* One row of summary.csv: a cell of kind "timed" (benchmark, variant, workers), with its
@@ -70,6 +72,9 @@ typedef struct hx_cell {
                                 continuation stealing a stolen frame's publication of its own
                                 forks; forced ones are not counted) per second of the timed repetitions, the median over the runs
                                 (the drivers' stats.publishes); NAN for others */
+    double promotion_ns; /* τ, a promotion's measured cost: the breakdown's promote time over the
+                            publications, ns, the median over the runs that have both; NAN
+                            without a breakdown or a publication */
     hx_modes modes; /* is the cell one distribution (modes.h): from its runs' time_s and their
                        drivers' "times" (each process's repetitions) */
 } hx_cell;

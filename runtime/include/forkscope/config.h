@@ -248,11 +248,11 @@
  * The library defines the symbol of its own build (sched.c) and every root a program runs
  * refers to the symbol of the flags it was compiled with (FK_RUN), so that compiling with one
  * build's flags and linking another build's library fails to link, naming the build the code
- * was compiled for (e.g. undefined reference to `fk__abi1_steal2_stack3_debug0_span0_wregs0_popat1_words5'). */
+ * was compiled for (abi2 since 0.24: fk_times has FK_TIME_PROMOTE) (e.g. undefined reference to `fk__abi2_steal2_stack3_debug0_span0_wregs0_popat1_words5'). */
 #define FK_VERSION_MAJOR 0
-#define FK_VERSION_MINOR 23
+#define FK_VERSION_MINOR 24
 #define FK_VERSION_PATCH 0
-#define FK_VERSION "0.23.0"
+#define FK_VERSION "0.24.0"
 #if FK_DEBUG
 #define FK__ABI_DEBUG 1
 #else
@@ -291,7 +291,7 @@
 #else
 #error "FK_STACK must be FK_STACK_SEG (1), FK_STACK_LIN (2), FK_STACK_NATIVE (3) or FK_STACK_FIBER (4)"
 #endif
-#define FK__ABI_CAT(st, sk, d, sp, w, p, n) fk__abi1_steal##st##_stack##sk##_debug##d##_span##sp##_wregs##w##_popat##p##_words##n
+#define FK__ABI_CAT(st, sk, d, sp, w, p, n) fk__abi2_steal##st##_stack##sk##_debug##d##_span##sp##_wregs##w##_popat##p##_words##n
 #define FK__ABI_XCAT(st, sk, d, sp, w, p, n) FK__ABI_CAT(st, sk, d, sp, w, p, n)
 #define FK__ABI_SYM                                                                                   \
     FK__ABI_XCAT(FK__ABI_STEAL, FK__ABI_STACK, FK__ABI_DEBUG, FK__ABI_SPAN, FK__ABI_WREGS, FK__ABI_POPAT, \
