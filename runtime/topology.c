@@ -553,6 +553,25 @@ int fk__topo_bind(const fk__topo *t, unsigned w) {
     return hwloc_set_cpubind(t->hw, t->pu[w]->cpuset, HWLOC_CPUBIND_THREAD) ? FK_ETOPO : 0;
 }
 
+int fk__topo_bind_spare(const fk__topo *t, pthread_t th) {
+    if (!t || !t->pin)
+        return 0;
+    hwloc_bitmap_t set = hwloc_bitmap_alloc();
+    if (!set)
+        return -1;
+    int n = -1;
+    if (hwloc_get_cpubind(t->hw, set, HWLOC_CPUBIND_THREAD) == 0) {
+        for (unsigned w = 0; w < t->n; w++)
+            if (t->pu[w])
+                hwloc_bitmap_andnot(set, set, t->pu[w]->cpuset);
+        n = hwloc_bitmap_weight(set);
+        if (n > 0 && hwloc_set_thread_cpubind(t->hw, th, set, 0))
+            n = -1;
+    }
+    hwloc_bitmap_free(set);
+    return n;
+}
+
 /* (the names are pool.c's table, the public fk_placement_* functions'; the two enums agree) */
 _Static_assert((int)FK__PLACE_COMPACT == (int)FK_PLACE_COMPACT && (int)FK__PLACE_SPREAD == (int)FK_PLACE_SPREAD &&
                    (int)FK__PLACE_NONE == (int)FK_PLACE_NONE,

@@ -63,6 +63,7 @@
 #ifndef FK_TOPOLOGY_H
 #define FK_TOPOLOGY_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -138,6 +139,11 @@ const char *fk__topo_pin_reason(const fk__topo *t);
  * Returns 0, or FK_ETOPO if hwloc could not bind (errno says why).  t may be NULL (no
  * topology: nothing to do). */
 int fk__topo_bind(const fk__topo *t, unsigned w);
+/* For a thread beside the workers (the heartbeat), th: if pinning applies, binds it to the
+ * PUs of the calling thread's binding that no worker is pinned to, so that it does not preempt
+ * a worker while a PU is free.  Returns how many PUs that is (0: none was free, or pinning
+ * does not apply: th's binding is left as it was), or -1 if hwloc could not read or set it. */
+int fk__topo_bind_spare(const fk__topo *t, pthread_t th);
 
 /* Prints the summary that `forkscope topology` shows: the source, hwloc's object count per
  * level, the placement and pinning, every worker's PU/core/package/node, and every

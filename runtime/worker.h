@@ -201,6 +201,7 @@ struct fk_pool {
      * beat_parked: 1 while it waits for a lazy pool to turn active (fk__beat_wake). */
     pthread_t beat_thread;
     int beating, beat_stop, beat_made; /* beat_made: beat_lock and beat_cond exist (until fk_pool_destroy) */
+    int beat_pus; /* the PUs free of workers it is bound to (fk__topo_bind_spare; 0: none, unbound) */
     pthread_mutex_t beat_lock;
     pthread_cond_t beat_cond;
     _Atomic int beat_parked;

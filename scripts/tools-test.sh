@@ -69,5 +69,49 @@ PY
 else
     bad "beat-n.py" "build/bin/forkscope or gnuplot missing (make check builds and installs them)"
 fi
+# scripts/beat-bound.py sets heartbeat's T1 against the work bound 1 + tau/N from a sweep like
+# configs/beat-bound.json (small here: fib 25, two periods, 3 runs a cell): a row per period with
+# the paired ratio from forkscope compare, tau measured on the -tau copy (a positive number of
+# ns), the bound above 1 and a verdict; the verdict's rule on both sides; a directory without
+# such runs refused.
+if [ -x build/bin/forkscope ]; then
+    cat > "$tmp/bb.json" <<'JSON'
+{"name": "bb", "benchmarks": [{"name": "fib", "kernel": "fib", "params": {"n": 25}},
+                              {"name": "fib-tau", "kernel": "fib", "params": {"n": 25}}],
+ "variants": [{"name": "thief", "variant": "child-native-busy"},
+              {"name": "beat-20", "variant": "child-native-busy-beat", "env": {"FORKSCOPE_BEAT_US": "20"}},
+              {"name": "beat-500", "variant": "child-native-busy-beat", "env": {"FORKSCOPE_BEAT_US": "500"}}],
+ "workers": [1], "repetitions": 3, "warmup": 0, "process_reps": 30, "breakdown": ["fib-tau"], "calibrate": false,
+ "order": "interleaved"}
+JSON
+    if ! out=$(build/bin/forkscope run "$tmp/bb.json" -o "$tmp/bb" 2>&1); then
+        bad "beat-bound.py: the small sweep ran" "$out"
+    elif out=$(python3 scripts/beat-bound.py "$tmp/bb" 2>&1) && python3 - "$tmp/bb/beat-bound.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [int(r["n_us"]) for r in rows] == [20, 500], rows
+for r in rows:
+    assert float(r["tau_ns"]) > 0 and float(r["bound"]) > 1 and float(r["lo"]) <= float(r["ratio"]) <= float(r["hi"]), r
+    assert r["verdict"] in ("within", "exceeds"), r
+PY
+    then
+        ok "beat-bound.py: a row per period, tau measured, the bound and a verdict"
+    else
+        bad "beat-bound.py: a row per period, tau measured, the bound and a verdict" "$out"
+    fi
+    if python3 -c "
+import importlib.util, sys
+s = importlib.util.spec_from_file_location('bb', 'scripts/beat-bound.py'); m = importlib.util.module_from_spec(s)
+s.loader.exec_module(m)
+sys.exit(0 if m.verdict(1.01, 1.005) == 'exceeds' and m.verdict(1.005, 1.005) == 'within' and m.verdict(0.99, 1.0001) == 'within' else 1)"; then
+        ok "beat-bound.py: exceeds only when the whole interval lies above the bound"
+    else
+        bad "beat-bound.py: exceeds only when the whole interval lies above the bound" ""
+    fi
+    if out=$(python3 scripts/beat-bound.py "$tmp" 2>&1); then bad "beat-bound.py refuses a directory without a sweep" "$out"
+    else ok "beat-bound.py refuses a directory without a sweep"; fi
+else
+    bad "beat-bound.py" "build/bin/forkscope missing (make check builds it)"
+fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

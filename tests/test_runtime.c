@@ -1513,6 +1513,58 @@ TEST(beat_parks_while_idle) {
     fk_pool_destroy(p);
 }
 
+/* The heartbeat thread keeps off the workers' PUs where one is free: on this machine with
+ * fewer workers than the PUs we may run on, it is bound to exactly the PUs no worker is pinned
+ * to (an OS that woke it on a worker's PU preempted that worker at each beat); with a worker
+ * on every PU, or workers not pinned (a synthetic topology), it is left unbound. */
+TEST(beat_thread_off_the_workers) {
+    if (beat_refused_here())
+        return;
+    cpu_set_t mine;
+    ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+    int n = CPU_COUNT(&mine);
+    if (n < 2)
+        TEST_SKIP("one PU: no PU can be free of workers");
+    for (int round = 0; round < 3; round++) {
+        fk_pool_opts o;
+        fk_pool_opts_init(&o);
+        o.workers = round == 0 ? 1 : 2 + (unsigned)(n - 2) * (round == 1); /* 1; n; 2 on a synthetic machine */
+        o.promote = FK_PROMOTE_BEAT;
+        o.topology = round == 2 ? "synthetic:pack:1 core:4 pu:1" : NULL;
+        fk_pool *p = NULL;
+        ASSERT_EQ(fk_pool_create(&p, &o), 0);
+        cpu_set_t beat, taken;
+        CPU_ZERO(&taken);
+        ASSERT_EQ(pthread_getaffinity_np(p->beat_thread, sizeof beat, &beat), 0);
+        for (unsigned i = 0; i < p->n; i++) {
+            cpu_set_t w;
+            ASSERT_EQ(pthread_getaffinity_np(p->workers[i]->thread, sizeof w, &w), 0);
+            if (round < 2)
+                ASSERT_MSG(CPU_COUNT(&w) == 1, "worker %u not pinned to one PU (%d)", i, CPU_COUNT(&w));
+            if (CPU_COUNT(&w) == 1)
+                CPU_OR(&taken, &taken, &w);
+        }
+        cpu_set_t both, want;
+        CPU_AND(&both, &beat, &taken);
+        CPU_XOR(&want, &mine, &taken); /* (taken is a subset of mine) */
+        printf("  %u workers%s: heartbeat on %d PUs (%d free of workers), beat_pus %d\n", p->n,
+               round == 2 ? " (synthetic topology)" : "", CPU_COUNT(&beat), CPU_COUNT(&want), p->beat_pus);
+        if (round == 0) {
+            ASSERT_MSG(p->beat_pus == n - 1 && CPU_EQUAL(&beat, &want) && CPU_COUNT(&both) == 0,
+                       "1 worker of %d PUs: the heartbeat is on %d PUs, %d of them a worker's (beat_pus %d)", n,
+                       CPU_COUNT(&beat), CPU_COUNT(&both), p->beat_pus);
+        } else {
+            ASSERT_MSG(p->beat_pus == 0 && CPU_EQUAL(&beat, &mine),
+                       "no PU free of pinned workers: the heartbeat was bound anyway (%d PUs, beat_pus %d)",
+                       CPU_COUNT(&beat), p->beat_pus);
+        }
+        int64_t r = 0;
+        ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
+        ASSERT_EQ(r, fib_serial(20));
+        fk_pool_destroy(p);
+    }
+}
+
 /* Greediness under heartbeat promotion: a long leaf's siblings are taken (no beat reaches an
  * owner inside a leaf; a hungry thief forces a publication after two beats), and leaves that
  * wait for each other all run at once. */
@@ -2914,6 +2966,7 @@ int main(int argc, char **argv) {
         TEST_CASE(greedy_meet_busy, 90),
         TEST_CASE(greedy_meet_lazy, 90),
         TEST_CASE(beat_promotes, 60),
+        TEST_CASE(beat_thread_off_the_workers, 30),
         TEST_CASE(greedy_beat, 120),
         TEST_CASE(beat_parks_while_idle, 60),
         TEST_CASE(beat_one_promotion_per_beat, 60),
