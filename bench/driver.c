@@ -83,7 +83,8 @@ static void list_kernels(FILE *out) {
 static void help(void) {
     printf("usage: %s --kernel K [--OPTION VALUE]... [--workers P] [--sched busy|lazy] [--resume any|home]\n"
            "              [--promote thief|beat] [--beat-us N]  (runtime variants but fibers; default: the\n"
-           "              environment's FORKSCOPE_PROMOTE, FORKSCOPE_BEAT_US, else thief and 100 us)\n"
+           "              environment's FORKSCOPE_PROMOTE, FORKSCOPE_BEAT_US, else thief and 100 us;\n"
+           "              FORKSCOPE_BEAT_SHARE one|half: what a beat promotes)\n"
            "              [--reps R] [--warmup W] [--papi EVENT,...] [--papi-per-worker 0|1]\n"
            "              [--span-unit ns|strands] [--burden-ns B] [--burden-strands B]  (fk-bench-span; reps 3)\n"
            "              [--account off|times|trace] [--trace FILE]  (runtime variants: where the workers'\n"
@@ -330,8 +331,10 @@ static int start_workers(run_args *a, bench_ctx *c, json_t *doc) {
     /* (who promotes private forks: FORKSCOPE_PROMOTE, FORKSCOPE_BEAT_US, as a config's variant
      * object sets them in "env") */
     json_object_set_new(json_object_get(doc, "pool"), "promote", json_string(fk_promote_name(po.promote)));
-    if (po.promote == FK_PROMOTE_BEAT)
+    if (po.promote == FK_PROMOTE_BEAT) {
         json_object_set_new(json_object_get(doc, "pool"), "beat_us", json_integer(po.beat_us));
+        json_object_set_new(json_object_get(doc, "pool"), "beat_share", json_string(fk_beat_share_name(po.beat_share)));
+    }
 #if FK_STACK == FK_STACK_FIBER
     json_object_set_new(json_object_get(doc, "pool"), "fiber_resume", json_string(fk_fiber_resume_name(po.fiber_resume)));
     json_object_set_new(json_object_get(doc, "pool"), "fiber_stack_bytes", json_integer((json_int_t)po.fiber_stack_bytes));

@@ -63,9 +63,11 @@ static uint64_t publish_count(uint64_t n) { return (FK_PUBLISH_ONE || n < 2) ? (
 static int beating(const fk_worker *w) { return w->pool && w->pool->opts.promote == FK_PROMOTE_BEAT; }
 
 /* How many of n private slots w's owner publishes when asked: a thief's request, the oldest
- * half; a heartbeat (FK_PROMOTE_BEAT), the oldest one (a promotion).  (A deque without a pool,
- * tests/test_deque.c's, is asked by thieves.) */
-static uint64_t request_count(const fk_worker *w, uint64_t n) { return beating(w) ? (n ? 1 : 0) : publish_count(n); }
+ * half; a heartbeat (FK_PROMOTE_BEAT), the oldest one (a promotion), or with FK_BEAT_HALF the
+ * oldest half.  (A deque without a pool, tests/test_deque.c's, is asked by thieves.) */
+static uint64_t request_count(const fk_worker *w, uint64_t n) {
+    return beating(w) && w->pool->opts.beat_share == FK_BEAT_ONE ? (n ? 1 : 0) : publish_count(n);
+}
 
 /* splitp as a thief leaves it when it asks for work: above every slot, so that the owner's
  * fast pop test (cur - 1 >= splitp: "private") fails and the pop takes its slow path, which

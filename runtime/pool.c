@@ -55,6 +55,7 @@ static const named placement_names[] = {
 static const named victims_names[] = {{"topo", FK_VICTIMS_TOPO}, {"uniform", FK_VICTIMS_UNIFORM}};
 static const named resume_names[] = {{"any", FK_RESUME_ANY}, {"home", FK_RESUME_HOME}};
 static const named promote_names[] = {{"thief", FK_PROMOTE_THIEF}, {"beat", FK_PROMOTE_BEAT}};
+static const named share_names[] = {{"one", FK_BEAT_ONE}, {"half", FK_BEAT_HALF}};
 static const named account_names[] = {
     {"off", FK_ACCOUNT_OFF}, {"times", FK_ACCOUNT_TIMES}, {"trace", FK_ACCOUNT_TRACE}};
 
@@ -97,6 +98,11 @@ const char *fk_promote_name(fk_promote p) { return name_of(NAMES(promote_names),
 int fk_promote_parse(const char *name, fk_promote *out) {
     int v;
     return parse_in(NAMES(promote_names), name, &v) ? FK_EINVAL : (*out = (fk_promote)v, 0);
+}
+const char *fk_beat_share_name(fk_beat_share s) { return name_of(NAMES(share_names), (int)s); }
+int fk_beat_share_parse(const char *name, fk_beat_share *out) {
+    int v;
+    return parse_in(NAMES(share_names), name, &v) ? FK_EINVAL : (*out = (fk_beat_share)v, 0);
 }
 
 int fk_sched_parse(const char *name, fk_sched *out) {
@@ -156,6 +162,7 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->force_after_us = FK_FORCE_AFTER_NS / 1000;
     o->promote = FK_PROMOTE_THIEF;
     o->beat_us = FK_BEAT_NS / 1000;
+    o->beat_share = FK_BEAT_ONE;
     o->seed = 0x666f726b73636f70ull; /* "forkscop" */
     o->account = FK_ACCOUNT_OFF;
     o->trace_events = FK_TRACE_EVENTS;
@@ -181,6 +188,7 @@ void fk_pool_opts_init(fk_pool_opts *o) {
     o->promote = (fk_promote)env_axis("FORKSCOPE_PROMOTE", NAMES(promote_names), (int)o->promote);
     if (env_count("FORKSCOPE_BEAT_US", 1, 10000000, "microseconds", &v))
         o->beat_us = (uint32_t)v;
+    o->beat_share = (fk_beat_share)env_axis("FORKSCOPE_BEAT_SHARE", NAMES(share_names), (int)o->beat_share);
 }
 
 const char *fk_build_variant(void) {
@@ -424,6 +432,7 @@ int fk_pool_create(fk_pool **out, const fk_pool_opts *o) {
         opts.stacklet_bytes > ((size_t)1 << 40) || opts.fiber_stack_bytes < (64u << 10) ||
         opts.fiber_stack_bytes > ((size_t)1 << 40) || (unsigned)opts.fiber_resume > FK_RESUME_HOME ||
         (unsigned)opts.account > FK_ACCOUNT_TRACE || (unsigned)opts.promote > FK_PROMOTE_BEAT ||
+        (unsigned)opts.beat_share > FK_BEAT_HALF ||
         (opts.promote == FK_PROMOTE_BEAT && (opts.beat_us < 1 || opts.beat_us > 10000000)))
         return FK_EINVAL;
 #if FK_STACK == FK_STACK_FIBER
@@ -606,7 +615,8 @@ void fk_pool_describe(const fk_pool *p, FILE *out) {
             fk_placement_name(p->opts.placement), p->ngroups, p->ngroups == 1 ? "" : "s");
     fk__topo_print(p->topo, out);
     if (p->beating)
-        fprintf(out, "heartbeat: every %u us, %s\n", p->opts.beat_us,
+        fprintf(out, "heartbeat: every %u us, %s of the private records a promotion, %s\n", p->opts.beat_us,
+                p->opts.beat_share == FK_BEAT_HALF ? "half" : "one",
                 p->beat_pus > 0   ? "its thread bound to the PUs no worker is pinned to"
                 : p->beat_pus < 0 ? "its thread unbound (hwloc could not bind it)"
                                   : "its thread unbound (no PU free of workers, or workers not pinned: a beat may preempt a worker)");

@@ -4,7 +4,8 @@
 # the M:N workloads) and test_uts whole, with FORKSCOPE_PROMOTE=beat and a 20 us beat (many
 # promotions, so many interleavings of a beat with forks, joins and steals).  The pools those
 # tests make read the environment (fk_pool_opts_init); that they did is checked through a
-# driver's JSON (pool.promote, pool.beat_us).  Prints "N passed, N failed".
+# driver's JSON (pool.promote, pool.beat_us).  Then half a deque a beat (FORKSCOPE_BEAT_SHARE)
+# on a build of each strategy.  Prints "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 build=${BUILD:-build}
@@ -38,6 +39,25 @@ for v in cont-seg cont-lin child-seg child-lin child-native; do
             bad "$v: $(basename "$bin") under heartbeat promotion (exit $rc)" "$out"
         fi
     done
+done
+# A beat that promotes the oldest half (FORKSCOPE_BEAT_SHARE=half): the paper's kernels and the
+# M:N workloads verify on a build of each strategy.
+for v in cont-seg child-native; do
+    d=$(FORKSCOPE_BEAT_SHARE=half "$build/bin/fk-bench-$v" --kernel fib --n 20 --workers 2 2>&1)
+    if echo "$d" | python3 -c 'import json,sys; p=json.load(sys.stdin)["pool"]; assert p["promote"] == "beat" and p["beat_share"] == "half"' 2>/dev/null; then
+        ok "$v: the environment selects half a deque a beat"
+    else
+        bad "$v: the environment selects half a deque a beat" "$d"
+    fi
+    bin=$b/$v/tests/test_kernels
+    out=$(FORKSCOPE_BEAT_SHARE=half "$bin" kernels_verified kernels_verified_lazy mn_kernels_verified 2>&1)
+    rc=$?
+    last=$(echo "$out" | tail -n 1)
+    if [ $rc -eq 0 ] && [[ $last =~ $closing ]] && [ "${BASH_REMATCH[2]}" = 0 ] && [ "${BASH_REMATCH[1]}" -gt 0 ]; then
+        ok "$v: test_kernels with half a deque a beat: $last"
+    else
+        bad "$v: test_kernels with half a deque a beat (exit $rc)" "$out"
+    fi
 done
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -675,6 +675,50 @@ TEST(beat_promotes_one_slot) {
 #endif
 }
 
+/* FK_BEAT_HALF: a beat's promotion publishes the oldest half of the private slots, so on one
+ * worker (fib(30), a 50 us beat: a deque some 30 deep) some promotion publishes several, and
+ * none more than half of the deque's depth plus one. */
+TEST(beat_half_promotes_half) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    o.account = FK_ACCOUNT_TRACE;
+    o.promote = FK_PROMOTE_BEAT;
+    o.beat_share = FK_BEAT_HALF;
+    o.beat_us = 50;
+    fk_pool *p = NULL;
+#if FK_STACK == FK_STACK_FIBER
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+#else
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
+    int64_t r = 0;
+    fk_stats st = {0};
+    for (int rep = 0; rep < 40 && st.publishes < 5; rep++) {
+        ASSERT_EQ(FK_RUN(p, &r, tfib, 30), 0);
+        ASSERT_EQ(r, 832040);
+        fk_pool_stats(p, &st, NULL);
+    }
+    fk_trace_summary s;
+    json_t *doc = write_and_load(p, &s);
+    json_int_t most = 0;
+    size_t k, marks = 0;
+    json_t *e;
+    json_array_foreach(json_object_get(doc, "traceEvents"), k, e) {
+        if (strcmp(json_string_value(json_object_get(e, "ph")), "i"))
+            continue;
+        json_int_t slots = json_integer_value(json_object_get(json_object_get(e, "args"), "slots"));
+        ASSERT_MSG(slots >= 1 && slots <= 16, "a promotion of %lld slots from a deque at most 30 deep", (long long)slots);
+        most = slots > most ? slots : most;
+        marks++;
+    }
+    printf("  fib(30) on 1 worker, a 50 us beat, half a deque a beat: %zu promotions, the largest %lld slots\n", marks,
+           (long long)most);
+    ASSERT_MSG(marks > 0 && most >= 2, "%zu promotions, none of more than %lld slot", marks, (long long)most);
+    json_decref(doc);
+    fk_pool_destroy(p);
+#endif
+}
+
 /* The promote category holds the promotions' time and nothing else: on one worker under thief
  * promotion nobody asks, and fib(25) x 20 puts not a tick there; under a 20 us heartbeat the
  * same runs promote, and their promote time is there, a plausible τ each (1 ns to 100 us:
@@ -822,6 +866,7 @@ int main(int argc, char **argv) {
         TEST_CASE(trace_steals_match_stats, 60),
         TEST_CASE(beat_promotes_one_slot, 60),
         TEST_CASE(promote_time_is_promotions, 60),
+        TEST_CASE(beat_half_promotes_half, 60),
         TEST_CASE(trace_shows_long_leaf, 30),
         TEST_CASE(trace_dropped_counted, 30),
         TEST_CASE(trace_reset_starts_afresh, 30),

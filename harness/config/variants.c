@@ -41,8 +41,8 @@ static const struct axis_value promote_axis[] = {
     {"thief", "a thief that finds nothing public asks the owner, who publishes the oldest half of its "
               "private forks at its next fork or join (Lace's split deque); the default"},
     {"beat", "heartbeat promotion: thieves never ask; every beat (FORKSCOPE_BEAT_US, default 100 us) "
-             "the owner promotes its oldest private fork at its next fork or join (Spice, chili; "
-             "docs/heartbeat.md); not on fibers"},
+             "the owner promotes its oldest private fork (FORKSCOPE_BEAT_SHARE=half: the oldest half) at its "
+             "next fork or join (Spice, chili; docs/heartbeat.md); not on fibers"},
     {NULL, NULL},
 };
 static const struct axis_value sched_axis[] = {
@@ -401,8 +401,8 @@ void hx_variants_print(FILE *out) {
     for (size_t i = 0; resume_axis[i].name; i++)
         fprintf(out, "    %-7s %s\n", resume_axis[i].name, resume_axis[i].what);
     fprintf(out, "  promotion (optional, last; thief when omitted; chosen at run time: the driver's --promote),\n"
-                 "  e.g. child-native-busy-beat; the beat's period from FORKSCOPE_BEAT_US, which a variant\n"
-                 "  object's \"env\" may set:\n");
+                 "  e.g. child-native-busy-beat; the beat's period from FORKSCOPE_BEAT_US and what it promotes\n"
+                 "  from FORKSCOPE_BEAT_SHARE (one|half), which a variant object's \"env\" may set:\n");
     for (size_t i = 0; promote_axis[i].name; i++)
         fprintf(out, "    %-7s %s\n", promote_axis[i].name, promote_axis[i].what);
     fprintf(out, "\nA name is refused when:\n"

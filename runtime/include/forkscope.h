@@ -224,6 +224,17 @@ typedef enum fk_promote {
     FK_PROMOTE_BEAT = 1,
 } fk_promote;
 
+/* How much a heartbeat's promotion makes stealable (FK_PROMOTE_BEAT):
+ *   FK_BEAT_ONE: the oldest private record, one a beat (the heartbeat papers' rule, on which
+ *     their work bound rests: at most (T / N + 1) promotions in a run of T).
+ *   FK_BEAT_HALF: the oldest half of them, at least one, as a thief's request gets: a loop of
+ *     forks (a time step's strips) reaches thieves in one beat rather than one strip a beat;
+ *     the promotions per beat stay one, their slots up to half the deque. */
+typedef enum fk_beat_share {
+    FK_BEAT_ONE = 0,
+    FK_BEAT_HALF = 1,
+} fk_beat_share;
+
 typedef enum fk_sched {
     FK_SCHED_BUSY = 0, /* idle workers keep stealing, with pause/backoff and, after long failure, yield */
     FK_SCHED_LAZY = 1, /* idle workers sleep; while any worker is busy one thief stays awake */
@@ -279,6 +290,7 @@ typedef struct fk_pool_opts {
     fk_promote promote;        /* who makes private forks stealable: thieves that ask (default) or
                                   a heartbeat every beat_us (FK_PROMOTE_BEAT; not with fibers) */
     uint32_t beat_us;          /* FK_PROMOTE_BEAT: the beat's period, 1 us to 10 s */
+    fk_beat_share beat_share;  /* FK_PROMOTE_BEAT: what a promotion publishes (FK_BEAT_ONE) */
     uint64_t seed;             /* seeds the workers' victim choices (reproducible runs) */
     fk_account account;        /* time accounting and traces (see fk_pool_times); off by default */
     uint32_t trace_events;     /* FK_ACCOUNT_TRACE: events each worker's log holds; those past
@@ -291,7 +303,7 @@ typedef struct fk_pool_opts {
  *   FORKSCOPE_THREAD_STACK, FORKSCOPE_LINEAR_STACK, FORKSCOPE_STACKLET, FORKSCOPE_LEAP_STACK,
  *   FORKSCOPE_FIBER_STACK (sizes in bytes, K/M/G suffixes allowed), FORKSCOPE_FIBER_RESUME
  *   (any|home), FORKSCOPE_FORCE_AFTER (microseconds), FORKSCOPE_PROMOTE (thief|beat),
- *   FORKSCOPE_BEAT_US (microseconds), FORKSCOPE_ACCOUNT (off|times|trace),
+ *   FORKSCOPE_BEAT_US (microseconds), FORKSCOPE_BEAT_SHARE (one|half), FORKSCOPE_ACCOUNT (off|times|trace),
  *   FORKSCOPE_TRACE_EVENTS (events per worker).
  * A malformed variable is reported on stderr and ignored. */
 void fk_pool_opts_init(fk_pool_opts *o);
@@ -323,6 +335,8 @@ int fk_fiber_resume_parse(const char *name, fk_fiber_resume *out);
 const char *fk_account_name(fk_account a); /* "off", "times", "trace" */
 const char *fk_promote_name(fk_promote p);  /* "thief", "beat" */
 int fk_promote_parse(const char *name, fk_promote *out);
+const char *fk_beat_share_name(fk_beat_share s); /* "one", "half" */
+int fk_beat_share_parse(const char *name, fk_beat_share *out);
 int fk_account_parse(const char *name, fk_account *out);
 
 /* Shuts the pool down: from the moment it is called, FK_RUN refuses new roots with
