@@ -303,7 +303,8 @@ static int map_cstack(fk_worker *w, size_t bytes, pthread_attr_t *attr) {
  * pool active again wakes it (fk__beat_wake).  Both sides are seq_cst (a Dekker pair: this
  * thread stores beat_parked then loads active; the worker increments active then exchanges
  * beat_parked), so at least one sees the other; and this thread holds beat_lock from its store
- * to the wait, so the worker's signal, taken under the lock, finds it waiting.  A busy pool's
+ * to the wait, so the worker's signal, taken under the lock, finds it waiting (models/beat.pml
+ * checks it, and refutes the waker without the lock).  A busy pool's
  * idle workers spin anyway, and it beats on. */
 static uint64_t mono_ns(void) {
     struct timespec t;
