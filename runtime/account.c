@@ -89,6 +89,7 @@ uint64_t fk__acct_to(fk_worker *w, unsigned cat, const char *name, uint64_t at) 
     atomic_store_explicit(&a->t[cur], atomic_load_explicit(&a->t[cur], RLX) + (now - last), RLX);
     atomic_store_explicit(&a->last, now, RLX);
     atomic_store_explicit(&a->cat, cat, RLX);
+    a->name = name;
     /* Even after; pairs with the acquire load of seq that begins a reader's copy: a reader
      * that sees s + 2 copies these counters (or later ones). */
     atomic_store_explicit(&a->seq, s + 2, memory_order_release);

@@ -225,44 +225,46 @@ static void publish(fk_worker *w, uint64_t n) {
     atomic_store_explicit(&w->split_pub, w->hot->split, memory_order_release);
 }
 
+/* Time accounting (FK_TIME_PROMOTE): while the owner answers a request (publishes) and while
+ * it takes back a slot it had published (reclaim: the fence, the CAS race for the last one),
+ * its time goes to "promote", then back to the category (and task name) it was in.  A pool's
+ * promote time over its publications is τ, the cost of a promotion to its owner beyond the
+ * fast path (the heartbeat papers' τ), the clock's reads included; what it leaves out: the
+ * slow path's entry and lock around them. */
+typedef struct acct_back {
+    unsigned cat; /* FK_TIME_NCAT: the time was not moved (accounting off) */
+    const char *name;
+} acct_back;
+
+static acct_back promote_begin(fk_worker *w) {
+    acct_back b = {FK_TIME_NCAT, NULL};
+#if FK_ACCOUNT
+    if (FK__ACCT_ON(w)) {
+        b.cat = atomic_load_explicit(&w->acct.cat, memory_order_relaxed);
+        b.name = w->acct.name;
+        fk__acct_to(w, FK_TIME_PROMOTE, NULL, 0);
+    }
+#else
+    (void)w;
+#endif
+    return b;
+}
+
+static void promote_end(fk_worker *w, acct_back b) {
+    if (b.cat != FK_TIME_NCAT)
+        fk__acct_to(w, b.cat, b.name, 0);
+}
+
 /* Answers a request (a thief's, a beat's promotion, or under continuation stealing a stolen
  * frame's own: fk__push_published) with the oldest n private slots:
  * published, counted, and a "promote" mark on the owner's timeline when it traces. */
 static void answer(fk_worker *w, uint64_t n) {
+    acct_back b = promote_begin(w);
     publish(w, n);
     FK__WSTAT(w, publishes);
     if (FK__ACCT_ON(w))
         fk__acct_event(w, FK__TEV_PROMOTE, (uint32_t)n, 0);
-}
-
-/* Time accounting (FK_TIME_PROMOTE): under dq_lock, the owner's slow path moves its time to
- * "promote" while it answers a request (its limit NULL: a thief's or a beat's mark) or takes
- * back a slot it had published, and back to the category it was in (work, or a join's).
- * promote_from returns that category, FK_TIME_NCAT if it did not move (accounting off, or
- * nothing of the kind to do).  A pool's promote time over its promotions is τ, the heartbeat
- * papers' cost of a promotion, measured: what the mark and the publication cost the owner
- * beyond the fast path, with the clock's reads.  (Not counted: taking the lock; a request
- * that arrives after the slow path began is answered in the time it was in.) */
-static int asked(const fk_worker *w) { return atomic_load_explicit(&w->hot->limit, memory_order_relaxed) == NULL; }
-
-/* pop: the index a pop is taking back, NO_POP for a push. */
-#define NO_POP UINT64_MAX
-static unsigned promote_from(fk_worker *w, uint64_t pop) {
-#if FK_ACCOUNT
-    if (FK__ACCT_ON(w) && (asked(w) || (pop != NO_POP && pop < w->hot->split))) {
-        unsigned cur = atomic_load_explicit(&w->acct.cat, memory_order_relaxed);
-        fk__acct_to(w, FK_TIME_PROMOTE, NULL, 0);
-        return cur;
-    }
-#else
-    (void)w, (void)pop;
-#endif
-    return FK_TIME_NCAT;
-}
-
-static void promote_back(fk_worker *w, unsigned cat) {
-    if (cat != FK_TIME_NCAT)
-        fk__acct_to(w, cat, NULL, 0);
+    promote_end(w, b);
 }
 
 /* A pop's slow path (owner, under dq_lock; bottom already moved down to i, the slot being
@@ -286,9 +288,8 @@ static void answer_at_pop(fk_worker *w, uint64_t i) {
 
 /* Owner, cur >= limit: room for the slot (wrap to the buffer's start, or grow), the slot
  * written at index b, and a thief's request served with the oldest private slots. */
-static unsigned push_slow_begin(fk_worker *w, uint64_t *t_out) {
+static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
     dq_lock(w);
-    unsigned cat = promote_from(w, NO_POP);
     uint64_t b = fk__deque_bottom(w);
     /* Acquire: pairs with the thieves' CAS on top, so that the slots they took are theirs
      * before this push may write over them. */
@@ -298,10 +299,9 @@ static unsigned push_slow_begin(fk_worker *w, uint64_t *t_out) {
     else
         set_bottom(w, b); /* at the end of the buffer: wrap to its start */
     *t_out = t;
-    return cat;
 }
 
-static void push_slow_end(fk_worker *w, uint64_t t, unsigned cat) {
+static void push_slow_end(fk_worker *w, uint64_t t) {
     fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
     if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
         answer(w, request_count(w, fk__deque_bottom(w) - w->hot->split));
@@ -309,7 +309,6 @@ static void push_slow_end(fk_worker *w, uint64_t t, unsigned cat) {
     /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
     atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, limit_for(w, t), memory_order_relaxed,
                                             memory_order_relaxed);
-    promote_back(w, cat);
     dq_unlock(w);
 }
 
@@ -317,11 +316,11 @@ static void push_slow_end(fk_worker *w, uint64_t t, unsigned cat) {
 void fk__push_slow(fk_frame *f) {
     fk_worker *w = FK__H->w;
     uint64_t t;
-    unsigned cat = push_slow_begin(w, &t);
+    push_slow_begin(w, &t);
     fk__slot *s = atomic_load_explicit(&w->hot->cur, memory_order_relaxed);
     atomic_store_explicit(&s->frame, f, memory_order_relaxed);
     atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
-    push_slow_end(w, t, cat);
+    push_slow_end(w, t);
 }
 
 /* A push whose slot is published at once, as if a thief had asked (a stolen frame's forks). */
@@ -333,18 +332,26 @@ void fk__push_published(fk_frame *f) {
 void fk__push_slow(void) {
     fk_worker *w = FK__H->w;
     uint64_t t;
-    unsigned cat = push_slow_begin(w, &t);
+    push_slow_begin(w, &t);
     fk__slot *s = atomic_load_explicit(&w->hot->cur, memory_order_relaxed);
     copy_slot(s, &w->hot->scratch);
     atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
-    push_slow_end(w, t, cat);
+    push_slow_end(w, t);
 }
 #endif
 
 /* The owner takes back slot i = bottom - 1, which is public (so split == bottom).
  * Returns 1 if it is ours again, 0 if a thief has it; either way bottom and split end
  * consistent and, if the deque is now empty, top == split == bottom. */
+static int reclaim_(fk_worker *w, uint64_t i);
 static int reclaim(fk_worker *w, uint64_t i) {
+    acct_back b = promote_begin(w);
+    int mine = reclaim_(w, i);
+    promote_end(w, b);
+    return mine;
+}
+
+static int reclaim_(fk_worker *w, uint64_t i) {
     atomic_store_explicit(&w->split_pub, i, memory_order_relaxed);
     FK_CHAOS_POINT(); /* (the store still in the store buffer, on hardware that has one) */
     /* seq_cst fence, pairs with the fence in fk__steal (store-load, as Dekker): either the
@@ -420,7 +427,6 @@ static int not_owners(const fk_worker *w, uint64_t i, const uintptr_t *owner) {
 
 static int settle(fk_worker *w, uint64_t i, const uintptr_t *owner) {
     int mine = 0;
-    unsigned cat = promote_from(w, i);
     if (undo_empty_pop(w, i)) {
         /* nothing to take */
     } else if (not_owners(w, i, owner)) {
@@ -430,7 +436,6 @@ static int settle(fk_worker *w, uint64_t i, const uintptr_t *owner) {
         mine = take_newest(w, i);
     }
     set_split(w, w->hot->split);
-    promote_back(w, cat);
     return mine;
 }
 

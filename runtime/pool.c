@@ -377,16 +377,23 @@ static int beat_start(fk_pool *p) {
     if (bad)
         return FK_EAGAIN;
     pthread_mutex_init(&p->beat_lock, NULL);
-    if (pthread_create(&p->beat_thread, NULL, beat_main, p)) {
+    /* Off the workers' PUs where one is free, from its start: unbound, the OS woke it on a
+     * pinned worker's own PU now and then, and preempted that worker (docs/heartbeat.md,
+     * "Where the heartbeat thread runs").  Where every PU has a worker it stays unbound. */
+    cpu_set_t spare;
+    pthread_attr_t attr;
+    p->beat_pus = fk__topo_spare_cpus(p->topo, &spare);
+    int bad_attr = pthread_attr_init(&attr);
+    if (!bad_attr && p->beat_pus > 0 && pthread_attr_setaffinity_np(&attr, sizeof spare, &spare))
+        p->beat_pus = -1;
+    if (bad_attr || pthread_create(&p->beat_thread, &attr, beat_main, p)) {
+        if (!bad_attr)
+            pthread_attr_destroy(&attr);
         pthread_cond_destroy(&p->beat_cond);
         pthread_mutex_destroy(&p->beat_lock);
         return FK_EAGAIN;
     }
-    /* Off the workers' PUs where one is free: a heartbeat thread that the OS wakes on a
-     * worker's PU preempts that worker at each beat (measured: fib on one pinned worker of
-     * two PUs, 3.7-6% slower at any N from 2 us to 1 ms, against 0.1% with the thread on
-     * the free PU; docs/heartbeat.md).  Where every PU has a worker it stays unbound. */
-    p->beat_pus = fk__topo_bind_spare(p->topo, p->beat_thread);
+    pthread_attr_destroy(&attr);
     (void)pthread_setname_np(p->beat_thread, "fk-beat");
     p->beating = 1;
     p->beat_made = 1;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <hwloc.h>
+#include <hwloc/glibc-sched.h>
 
 #include "forkscope.h"
 #include "topology.h"
@@ -553,7 +554,8 @@ int fk__topo_bind(const fk__topo *t, unsigned w) {
     return hwloc_set_cpubind(t->hw, t->pu[w]->cpuset, HWLOC_CPUBIND_THREAD) ? FK_ETOPO : 0;
 }
 
-int fk__topo_bind_spare(const fk__topo *t, pthread_t th) {
+int fk__topo_spare_cpus(const fk__topo *t, cpu_set_t *out) {
+    CPU_ZERO(out);
     if (!t || !t->pin)
         return 0;
     hwloc_bitmap_t set = hwloc_bitmap_alloc();
@@ -565,11 +567,11 @@ int fk__topo_bind_spare(const fk__topo *t, pthread_t th) {
             if (t->pu[w])
                 hwloc_bitmap_andnot(set, set, t->pu[w]->cpuset);
         n = hwloc_bitmap_weight(set);
-        if (n > 0 && hwloc_set_thread_cpubind(t->hw, th, set, 0))
+        if (n > 0 && hwloc_cpuset_to_glibc_sched_affinity(t->hw, set, out, sizeof *out))
             n = -1;
     }
     hwloc_bitmap_free(set);
-    return n;
+    return n < 0 ? -1 : CPU_COUNT(out);
 }
 
 /* (the names are pool.c's table, the public fk_placement_* functions'; the two enums agree) */

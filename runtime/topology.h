@@ -63,7 +63,7 @@
 #ifndef FK_TOPOLOGY_H
 #define FK_TOPOLOGY_H
 
-#include <pthread.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -139,11 +139,11 @@ const char *fk__topo_pin_reason(const fk__topo *t);
  * Returns 0, or FK_ETOPO if hwloc could not bind (errno says why).  t may be NULL (no
  * topology: nothing to do). */
 int fk__topo_bind(const fk__topo *t, unsigned w);
-/* For a thread beside the workers (the heartbeat), th: if pinning applies, binds it to the
- * PUs of the calling thread's binding that no worker is pinned to, so that it does not preempt
- * a worker while a PU is free.  Returns how many PUs that is (0: none was free, or pinning
- * does not apply: th's binding is left as it was), or -1 if hwloc could not read or set it. */
-int fk__topo_bind_spare(const fk__topo *t, pthread_t th);
+/* For a thread beside the workers (the heartbeat): if pinning applies, the PUs of the calling
+ * thread's binding that no worker is pinned to, into *out, so that it need not preempt a
+ * worker while a PU is free.  Returns how many there are (0: none is free, or pinning does not
+ * apply: leave the thread unbound), or -1 if hwloc could not read the binding. */
+int fk__topo_spare_cpus(const fk__topo *t, cpu_set_t *out);
 
 /* Prints the summary that `forkscope topology` shows: the source, hwloc's object count per
  * level, the placement and pinning, every worker's PU/core/package/node, and every

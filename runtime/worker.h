@@ -46,6 +46,7 @@ typedef struct fk__acct {
     int on;                    /* the pool's accounting is on (set before the worker starts) */
     _Atomic uint32_t seq;
     _Atomic uint32_t cat;      /* the current category */
+    const char *name;          /* the task its work period began with, if known (owner only) */
     _Atomic uint64_t last;     /* when it began (ticks) */
     _Atomic uint64_t t[FK_TIME_NCAT]; /* ticks of the categories' finished periods */
     _Atomic uint64_t seen;     /* readers: the latest time a reading counted the open period up
@@ -201,7 +202,7 @@ struct fk_pool {
      * beat_parked: 1 while it waits for a lazy pool to turn active (fk__beat_wake). */
     pthread_t beat_thread;
     int beating, beat_stop, beat_made; /* beat_made: beat_lock and beat_cond exist (until fk_pool_destroy) */
-    int beat_pus; /* the PUs free of workers it is bound to (fk__topo_bind_spare; 0: none, unbound) */
+    int beat_pus; /* the PUs free of workers it is bound to (fk__topo_spare_cpus; 0: none, unbound; -1: could not) */
     pthread_mutex_t beat_lock;
     pthread_cond_t beat_cond;
     _Atomic int beat_parked;

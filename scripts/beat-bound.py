@@ -6,8 +6,8 @@ The heartbeat papers bound the work of a heartbeat run by (1 + tau/N) x the work
 promotions, tau the cost of one promotion and N the period.  The sweep runs one worker under
 thief promotion (nobody asks on one worker: no promotion at all, "promotion off") and under
 heartbeat promotion at several N (variants beat-N), with the breakdown on, so that each run
-measures tau itself: summary.csv's promotion_ns, the time its worker spent promoting (the
-deque's slow paths a mark sent it into, and its reclaims of slots it had published) over its
+measures tau itself: summary.csv's promotion_ns, the time its worker spent promoting
+(publishing when a beat's mark asks, and taking back slots it had published) over its
 promotions.  The accounting reads the clock at each promotion, so the config times benchmark
 B without it and measures tau on a copy named B-tau with the breakdown on; where there is no
 B-tau, tau comes from B itself.
@@ -57,8 +57,9 @@ def main():
             sys.exit("beat-bound.py: forkscope compare failed for beat-%d:\n%s" % (n, r.stdout))
         est = [x for x in csv.DictReader(open(os.path.join(cdir, "compare.csv")))
                if x["metric"] == "time" and x["benchmark"] == b and x["workers"] == "1"]
-        if len(est) != 1 or not est[0]["estimate"]:
-            sys.exit("beat-bound.py: %s/compare.csv has no time estimate for %s on one worker" % (cdir, b))
+        if len(est) != 1 or not all(est[0][k] for k in ("estimate", "lo", "hi")):
+            sys.exit("beat-bound.py: %s/compare.csv has no time estimate with an interval for %s on one worker"
+                     % (cdir, b))
         e = est[0]
         ratio, lo, hi = float(e["estimate"]), float(e["lo"]), float(e["hi"])
         tau = float(c["promotion_ns"]) if c.get("promotion_ns") else float("nan")

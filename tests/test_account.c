@@ -659,6 +659,7 @@ TEST(beat_promotes_one_slot) {
     o.workers = 1;
     o.account = FK_ACCOUNT_TRACE;
     o.promote = FK_PROMOTE_BEAT;
+    o.beat_share = FK_BEAT_ONE; /* (whatever FORKSCOPE_BEAT_SHARE says) */
     o.beat_us = 50;
     fk_pool *p = NULL;
 #if FK_STACK == FK_STACK_FIBER

@@ -1391,6 +1391,7 @@ static fk_pool *promote_pool(unsigned workers, fk_sched sched, fk_promote promot
     o.sched = sched;
     o.promote = promote;
     o.beat_us = beat_us;
+    o.beat_share = FK_BEAT_ONE; /* (whatever FORKSCOPE_BEAT_SHARE says: these tests count one a beat) */
     o.force_after_us = force_after_us;
     fk_pool *p = NULL;
     ASSERT_EQ(fk_pool_create(&p, &o), 0);
@@ -1513,10 +1514,11 @@ TEST(beat_parks_while_idle) {
     fk_pool_destroy(p);
 }
 
-/* The heartbeat thread keeps off the workers' PUs where one is free: on this machine with
- * fewer workers than the PUs we may run on, it is bound to exactly the PUs no worker is pinned
- * to (an OS that woke it on a worker's PU preempted that worker at each beat); with a worker
- * on every PU, or workers not pinned (a synthetic topology), it is left unbound. */
+/* The heartbeat thread keeps off the workers' PUs where one is free: on this machine it is
+ * bound to exactly the PUs of our binding that no worker is pinned to (an OS that woke it on
+ * a worker's PU preempted that worker), and left unbound where there are none or the workers
+ * are not pinned (a synthetic topology); fk_pool_describe says which.  With one worker of two
+ * or more PUs some PU is free. */
 TEST(beat_thread_off_the_workers) {
     if (beat_refused_here())
         return;
@@ -1530,10 +1532,11 @@ TEST(beat_thread_off_the_workers) {
         fk_pool_opts_init(&o);
         o.workers = round == 0 ? 1 : 2 + (unsigned)(n - 2) * (round == 1); /* 1; n; 2 on a synthetic machine */
         o.promote = FK_PROMOTE_BEAT;
+        o.placement = FK_PLACE_COMPACT;
         o.topology = round == 2 ? "synthetic:pack:1 core:4 pu:1" : NULL;
         fk_pool *p = NULL;
         ASSERT_EQ(fk_pool_create(&p, &o), 0);
-        cpu_set_t beat, taken;
+        cpu_set_t beat, taken, free_, both;
         CPU_ZERO(&taken);
         ASSERT_EQ(pthread_getaffinity_np(p->beat_thread, sizeof beat, &beat), 0);
         for (unsigned i = 0; i < p->n; i++) {
@@ -1544,20 +1547,31 @@ TEST(beat_thread_off_the_workers) {
             if (CPU_COUNT(&w) == 1)
                 CPU_OR(&taken, &taken, &w);
         }
-        cpu_set_t both, want;
+        CPU_AND(&both, &mine, &taken);
+        CPU_XOR(&free_, &mine, &both); /* ours, no worker's */
         CPU_AND(&both, &beat, &taken);
-        CPU_XOR(&want, &mine, &taken); /* (taken is a subset of mine) */
-        printf("  %u workers%s: heartbeat on %d PUs (%d free of workers), beat_pus %d\n", p->n,
-               round == 2 ? " (synthetic topology)" : "", CPU_COUNT(&beat), CPU_COUNT(&want), p->beat_pus);
-        if (round == 0) {
-            ASSERT_MSG(p->beat_pus == n - 1 && CPU_EQUAL(&beat, &want) && CPU_COUNT(&both) == 0,
-                       "1 worker of %d PUs: the heartbeat is on %d PUs, %d of them a worker's (beat_pus %d)", n,
-                       CPU_COUNT(&beat), CPU_COUNT(&both), p->beat_pus);
+        char *desc = NULL;
+        size_t dlen = 0;
+        FILE *f = open_memstream(&desc, &dlen);
+        ASSERT(f);
+        fk_pool_describe(p, f);
+        fclose(f);
+        printf("  %u workers%s: heartbeat on %d PUs (%d of ours free of workers), beat_pus %d\n", p->n,
+               round == 2 ? " (synthetic topology)" : "", CPU_COUNT(&beat), CPU_COUNT(&free_), p->beat_pus);
+        if (round == 0)
+            ASSERT_MSG(CPU_COUNT(&free_) > 0, "one worker pinned and no PU of %d free", n);
+        if (round < 2 && CPU_COUNT(&free_) > 0) {
+            ASSERT_MSG(p->beat_pus == CPU_COUNT(&free_) && CPU_EQUAL(&beat, &free_) && CPU_COUNT(&both) == 0,
+                       "%u workers: the heartbeat is on %d PUs, %d of them a worker's; %d free (beat_pus %d)", p->n,
+                       CPU_COUNT(&beat), CPU_COUNT(&both), CPU_COUNT(&free_), p->beat_pus);
+            ASSERT_STR_CONTAINS(desc, "its thread bound to the PUs no worker is pinned to");
         } else {
             ASSERT_MSG(p->beat_pus == 0 && CPU_EQUAL(&beat, &mine),
                        "no PU free of pinned workers: the heartbeat was bound anyway (%d PUs, beat_pus %d)",
                        CPU_COUNT(&beat), p->beat_pus);
+            ASSERT_STR_CONTAINS(desc, "its thread unbound (no PU free of workers");
         }
+        free(desc);
         int64_t r = 0;
         ASSERT_EQ(FK_RUN(p, &r, fib, 20), 0);
         ASSERT_EQ(r, fib_serial(20));

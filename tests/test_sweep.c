@@ -84,7 +84,13 @@ static void fake_print(const char *kernel, long n, unsigned workers, int verifie
     else
         fake_times("times", t, 1), fake_times("cpu_times", t, 0.5);
     printf(",\"warmup_times\":[],\"verified\":%s,\"answer\":0", verified ? "true" : "false");
-    if (fake_account) {
+    if (fake_account && getenv("FAKE_BEFORE_PROMOTE")) { /* a driver before 0.24: no promote part */
+        double sleep = fake_lazy ? 0.6 : 0.2;
+        printf(",\"breakdown\":{\"seconds\":{\"work\":%u,\"search\":0.5,\"steal\":0.1,\"join\":0.2,\"wait\":0,"
+               "\"fiber\":0,\"sleep\":%g,\"wall\":%g,\"cpu\":0.9},\"per_worker\":[]},"
+               "\"stats\":{\"enabled\":true,\"publishes\":400000}",
+               workers, sleep, workers + 0.8 + sleep);
+    } else if (fake_account) {
         double sleep = fake_lazy ? 0.6 : 0.2;
         printf(",\"breakdown\":{\"seconds\":{\"work\":%u,\"search\":0.5,\"steal\":0.1,\"join\":0.2,\"wait\":0,"
                "\"fiber\":0,\"sleep\":%g,\"promote\":0.04,\"wall\":%g,\"cpu\":0.9},\"per_worker\":[]},"
@@ -1471,6 +1477,41 @@ TEST(record_and_env_fields) {
 /* "breakdown": the runtime variants' runs of the benchmarks it names, and only those, ask their
  * driver to account (--account times); their records carry its breakdown; fit puts the parts
  * and the work inflation into summary.csv and report.md, and plot draws them. */
+/* Records from drivers before 0.24 (no promote part in their breakdown) still fit: promote_s
+ * and promotion_ns empty (not a measured 0), the other parts and the overhead as before. */
+TEST(breakdown_before_promote) {
+    use_fake_driver();
+    setenv("FAKE_BEFORE_PROMOTE", "1", 1);
+    char dir[64], cfg[128], out[128], path[200], err[256];
+    tmpdir(dir, sizeof dir);
+    snprintf(cfg, sizeof cfg, "%s/b.json", dir);
+    snprintf(out, sizeof out, "%s/out", dir);
+    write_text(cfg, "{\"name\": \"b\", \"benchmarks\": [{\"name\": \"x\", \"kernel\": \"fib\", \"params\": {\"n\": 0}}],"
+                    " \"variants\": [\"cont-seg-busy\"], \"workers\": [2], \"repetitions\": 2, "
+                    "\"breakdown\": true, \"calibrate\": false}\n");
+    ASSERT_EQ(sweep(cfg, out, 0, NULL, NULL), HX_OK);
+    unsetenv("FAKE_BEFORE_PROMOTE");
+    ASSERT_EQ(hx_report_fit_dir(out), HX_OK);
+    snprintf(path, sizeof path, "%s/summary.csv", out);
+    hx_summary s;
+    ASSERT_EQ(hx_summary_read(path, &s, err, sizeof err), 0);
+    long k = hx_stats_find(&s, "x", "cont-seg-busy", 2);
+    ASSERT(k >= 0);
+    const hx_cell *c = &s.cells[k];
+    ASSERT_MSG(isnan(c->bd[HX_BD_PROMOTE]) && isnan(c->promotion_ns), "promote_s %g, promotion_ns %g: not measured",
+               c->bd[HX_BD_PROMOTE], c->promotion_ns);
+    ASSERT_MSG(fabs(c->bd[HX_BD_WORK] - 1.0) < 1e-9 && fabs(c->bd[HX_BD_WALL] - 1.5) < 1e-9, "work %g, wall %g",
+               c->bd[HX_BD_WORK], c->bd[HX_BD_WALL]);
+    hx_summary_free(&s);
+    snprintf(path, sizeof path, "%s/report.md", out);
+    char *md = read_text(path, NULL);
+    ASSERT(md);
+    /* work 66.7%, search 16.7, steal 3.3, join 6.7, wait 0, fiber 0, sleep 6.7, promote —;
+     * idle 23.3, overhead 10.0 */
+    ASSERT_STR_CONTAINS(md, "| 66.7 | 16.7 | 3.3 | 6.7 | 0.0 | 0.0 | 6.7 | — | 23.3 | 10.0 |");
+    free(md);
+}
+
 TEST(breakdown_runs_and_summary) {
     use_fake_driver();
     char dir[64], cfg[128], out[128], path[200], err[256];
@@ -2054,6 +2095,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(command_variants, 30),
                          TEST_CASE(command_expected_answers, 10),
                          TEST_CASE(record_and_env_fields, 20),
+                         TEST_CASE(breakdown_before_promote, 60),
                          TEST_CASE(breakdown_runs_and_summary, 30),
                          TEST_CASE(process_reps_end_to_end, 60),
                          TEST_CASE(process_reps_plan, 30),

@@ -84,7 +84,7 @@ typedef struct group {
     status_tally *tally;
     size_t ntally, cap_tally;
     double bd_sum[HX_BD_N]; /* the breakdowns of its runs that had one, summed */
-    size_t nbd;
+    size_t nbd, nbd_promote; /* those runs; those of them with a promote part (0.24 on) */
 } group;
 
 typedef struct loader {
@@ -257,9 +257,8 @@ static double publications(json_t *o) {
     return (double)json_integer_value(pub);
 }
 
-/* Those publications over the sum of the timed repetitions' times, or NAN. */
-static double promotions_per_s(json_t *o) {
-    double pub = publications(o);
+/* pub, the run's publications, over the sum of its timed repetitions' times, or NAN. */
+static double promotions_per_s(json_t *o, double pub) {
     if (pub < 0)
         return NAN;
     double *reps, sum = 0;
@@ -281,8 +280,8 @@ int hx_stats_read_breakdown(json_t *o, double *bd) {
         return -1;
     for (int k = 0; k < HX_BD_N; k++) {
         json_t *v = json_object_get(sec, hx_bd_names[k]);
-        if (!v && k == HX_BD_PROMOTE) { /* (drivers before 0.24: no promote category) */
-            bd[k] = 0;
+        if (!v && k == HX_BD_PROMOTE) { /* drivers before 0.24 had no promote category: unknown */
+            bd[k] = NAN;
             continue;
         }
         if (!json_is_number(v) || json_number_value(v) < 0)
@@ -339,10 +338,10 @@ static const char *check_run(json_t *o, run_fields *r, char *why, size_t whylen)
     if (hb < 0)
         return "bad field \"driver.breakdown\" (its \"seconds\" per category, and the driver's \"reps\")";
     r->has_bd = hb > 0;
-    r->promo = promotions_per_s(o);
     double pub = publications(o);
+    r->promo = promotions_per_s(o, pub);
     json_t *reps = json_object_get(json_object_get(o, "driver"), "reps");
-    r->tau = r->has_bd && pub > 0 && json_is_integer(reps)
+    r->tau = r->has_bd && isfinite(r->bd[HX_BD_PROMOTE]) && pub > 0 && json_is_integer(reps)
                  ? r->bd[HX_BD_PROMOTE] * (double)json_integer_value(reps) / pub * 1e9
                  : NAN;
     return NULL;
@@ -456,8 +455,9 @@ static const char *take_run(loader *L, json_t *o, char *why, size_t whylen) {
             }
             if (r.has_bd) {
                 for (int k = 0; k < HX_BD_N; k++)
-                    g->bd_sum[k] += r.bd[k];
+                    g->bd_sum[k] += isfinite(r.bd[k]) ? r.bd[k] : 0;
                 g->nbd++;
+                g->nbd_promote += isfinite(r.bd[HX_BD_PROMOTE]);
             }
         }
         hx_grow(&g->mrss, &g->cap_mrss, g->nmrss + 1, sizeof *g->mrss);
@@ -508,6 +508,8 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
     c->span_bound = c->burdened_bound = NAN;
     for (int k = 0; k < HX_BD_N; k++) /* (means: the parts add up to the wall) */
         c->bd[k] = g->nbd ? g->bd_sum[k] / (double)g->nbd : NAN;
+    if (!g->nbd_promote) /* (only records from before the promote category: not measured) */
+        c->bd[HX_BD_PROMOTE] = NAN;
     c->inflation_ts = c->inflation_t1 = NAN;
     hx_modes_judge(g->time, g->ntime, g->nrep, g->rep, &c->modes);
     if (g->ncpu) {

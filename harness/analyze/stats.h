@@ -41,7 +41,7 @@ void hx_stats_ratio(double num, double num_se, double den, double den_se, double
 
 /* A raw.jsonl record's breakdown (its driver's "breakdown" seconds over the driver's timed
  * repetitions) per repetition into bd[HX_BD_N]: 1; 0 if the record has none; -1 if it is
- * malformed. */
+ * malformed.  bd[HX_BD_PROMOTE] is NAN for a driver before 0.24, which had no such part. */
 typedef struct json_t json_t;
 int hx_stats_read_breakdown(json_t *record, double *bd);
 /* A raw.jsonl record's repetitions (its driver's "times", the process's --reps; each a number

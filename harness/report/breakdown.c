@@ -8,8 +8,9 @@
 /* Idle: the time a worker had nothing to run (search, sleep, a native join's wait);
  * overhead: the scheduler's own work (steal, join, fiber switching, promotion). */
 static double idle_of(const hx_cell *c) { return c->bd[HX_BD_SEARCH] + c->bd[HX_BD_SLEEP] + c->bd[HX_BD_WAIT]; }
-static double overhead_of(const hx_cell *c) {
-    return c->bd[HX_BD_STEAL] + c->bd[HX_BD_JOIN] + c->bd[HX_BD_FIBER] + c->bd[HX_BD_PROMOTE];
+static double overhead_of(const hx_cell *c) { /* (promote: NAN in a summary.csv from before 0.24) */
+    return c->bd[HX_BD_STEAL] + c->bd[HX_BD_JOIN] + c->bd[HX_BD_FIBER] +
+           (isfinite(c->bd[HX_BD_PROMOTE]) ? c->bd[HX_BD_PROMOTE] : 0);
 }
 
 int hx_breakdown_has(const hx_summary *s, const char *bench) {
@@ -74,15 +75,16 @@ void hx_breakdown_write_md(FILE *f, const hx_summary *s) {
           "path included; **search**: failed steal attempts and backoff; **steal**: successful steals up to the "
           "stolen work; **join**: join slow paths (arriving at a join, a fork whose continuation was stolen, "
           "resuming a parent); **wait**: a native join waiting between leaps; **fiber**: parking and switching "
-          "fibers; **sleep**: lazy workers asleep; **promote**: making private forks stealable (the owner's deque "
-          "slow paths that a thief's request or a heartbeat's mark sent it into, and its taking back of slots it "
-          "had published). **idle** = search + wait + sleep, **overhead** = steal + join + fiber + promote. **work / T_s** is the work inflation (Olivier et al., SC'12): the summed work at P over the "
+          "fibers; **sleep**: lazy workers asleep; **promote**: making private forks stealable (the owner "
+          "publishing when a thief's request or a heartbeat's mark asks, and taking back slots it had "
+          "published). **idle** = search + wait + sleep, **overhead** = steal + join + fiber + promote. **work / T_s** is the work inflation (Olivier et al., SC'12): the summed work at P over the "
           "serial projection's time (above 1: the same work takes longer in parallel, or the runtime's fast "
           "path costs); **work / T_1** the same against the variant's own time on one worker. **promotions / s**: "
           "publications of private forks per second (a thief's request answered, a heartbeat's promotion, on "
           "cont-* a stolen frame publishing its own forks; the drivers' statistics, forced publications not "
-          "counted); **τ**: promote time per publication, the cost of one promotion (the heartbeat papers' τ), "
-          "clock reads included. Baselines (serial, "
+          "counted); **τ**: promote time per publication, the cost of one promotion (the heartbeat papers' τ; "
+          "under thief promotion, or half a deque a beat, one publication may be several forks), clock reads "
+          "included. Baselines (serial, "
           "OpenMP, TBB, peers) do not account; their T_P is there for reference. A worker the OS descheduled "
           "(more workers than cores, marked *) counts that time in the part it was in.\n\n",
           f);

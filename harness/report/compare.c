@@ -276,8 +276,8 @@ static void sample_add(sample *s, const run *r, double mem) {
     s->rep[s->n] = r->rep;
     s->ord[s->n++] = r->order;
     if (r->has_bd) {
-        for (int k = 0; k < HX_BD_N; k++)
-            s->bd_sum[k] += r->bd[k];
+        for (int k = 0; k < HX_BD_N; k++) /* (a record from before 0.24 has no promote part: 0) */
+            s->bd_sum[k] += isfinite(r->bd[k]) ? r->bd[k] : 0;
         s->nbd++;
     }
 }
@@ -749,7 +749,7 @@ static void write_breakdown_md(FILE *f, const comparison *c) {
           "The cells whose runs accounted for their workers' time on both sides (the config's \"breakdown\"): "
           "the mean of each part per repetition, summed over the P workers, B - A in ms, and the share of "
           "the change of the workers' whole wall time (about P × the change of T) that each part made. "
-          "work: task code; search, wait, sleep: idle; steal, join, fiber: the scheduler's overhead "
+          "work: task code; search, wait, sleep: idle; steal, join, fiber, promote: the scheduler's overhead "
           "(report.md's \"Where the time goes\" says more).\n\n"
           "| benchmark | P | time verdict | wall B - A (ms) |",
           f);

@@ -108,8 +108,8 @@
  * the runs' log times and the ratio of its centres (empty below 4 runs); mode1_*, mode2_*: the
  * two clusters' median time (s) and runs, fast then slow, only for a bimodal cell.
  * promote_s,promotion_ns (appended after mode2_runs): the breakdown's time promoting (seconds
- * per repetition summed over the workers, as work_s: the owner's deque slow paths that a
- * request or a heartbeat's mark sent it into, and its reclaims of slots it had published), and
+ * per repetition summed over the workers, as work_s: the owner publishing when a thief's
+ * request or a heartbeat's mark asks, and taking back slots it had published), and
  * τ, the time each promotion took, ns (each run's promote time over its publications, the
  * median over the runs that have both); empty without a breakdown, or without a publication.
  * Empty fields where a value cannot be computed (no successful run, no serial cell).

@@ -453,9 +453,9 @@ typedef enum fk_time_cat {
     FK_TIME_WAIT,   /* native frames: a join waiting for stolen children (between leaps) */
     FK_TIME_FIBER,  /* fibers: parking, switching and resuming fibers */
     FK_TIME_SLEEP,  /* a lazy worker asleep */
-    FK_TIME_PROMOTE, /* making private forks stealable: a deque slow path that a request (a
-                        thief's or a heartbeat's mark) sent the owner into, and taking back a
-                        slot it had published (the reclaim's fence), under the deque's lock */
+    FK_TIME_PROMOTE, /* making private forks stealable: the owner publishing its oldest ones
+                        when asked (a thief's request, a heartbeat's mark), and taking back a
+                        slot it had published (the reclaim's fence and CAS) */
     FK_TIME_NCAT
 } fk_time_cat;
 
