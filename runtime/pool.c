@@ -386,14 +386,19 @@ static int beat_start(fk_pool *p) {
     int bad_attr = pthread_attr_init(&attr);
     if (!bad_attr && p->beat_pus > 0 && pthread_attr_setaffinity_np(&attr, sizeof spare, &spare))
         p->beat_pus = -1;
-    if (bad_attr || pthread_create(&p->beat_thread, &attr, beat_main, p)) {
-        if (!bad_attr)
-            pthread_attr_destroy(&attr);
+    bad = bad_attr || pthread_create(&p->beat_thread, &attr, beat_main, p);
+    if (!bad_attr)
+        pthread_attr_destroy(&attr);
+    if (bad) { /* (the binding refused, as a worker's pin may be: run it unbound) */
+        if (p->beat_pus > 0)
+            p->beat_pus = -1;
+        bad = pthread_create(&p->beat_thread, NULL, beat_main, p);
+    }
+    if (bad) {
         pthread_cond_destroy(&p->beat_cond);
         pthread_mutex_destroy(&p->beat_lock);
         return FK_EAGAIN;
     }
-    pthread_attr_destroy(&attr);
     (void)pthread_setname_np(p->beat_thread, "fk-beat");
     p->beating = 1;
     p->beat_made = 1;
@@ -626,7 +631,7 @@ void fk_pool_describe(const fk_pool *p, FILE *out) {
         fprintf(out, "heartbeat: every %u us, %s of the private records a promotion, %s\n", p->opts.beat_us,
                 p->opts.beat_share == FK_BEAT_HALF ? "half" : "one",
                 p->beat_pus > 0   ? "its thread bound to the PUs no worker is pinned to"
-                : p->beat_pus < 0 ? "its thread unbound (hwloc could not bind it)"
+                : p->beat_pus < 0 ? "its thread unbound (it could not be bound)"
                                   : "its thread unbound (no PU free of workers, or workers not pinned: a beat may preempt a worker)");
 }
 

@@ -1510,6 +1510,24 @@ TEST(breakdown_before_promote) {
      * idle 23.3, overhead 10.0 */
     ASSERT_STR_CONTAINS(md, "| 66.7 | 16.7 | 3.3 | 6.7 | 0.0 | 0.0 | 6.7 | — | 23.3 | 10.0 |");
     free(md);
+    /* compared with the same sweep by today's driver: promote's change is unknown ("—"), not
+     * all of B's promote time, and it is not what changed most */
+    char out2[160];
+    snprintf(out2, sizeof out2, "%s/new", dir);
+    ASSERT_EQ(sweep(cfg, out2, 0, NULL, NULL), HX_OK);
+    ASSERT_EQ(hx_report_fit_dir(out2), HX_OK);
+    char *cargv[] = {(char *)"compare", out, out2, (char *)"-o", path, NULL};
+    snprintf(path, sizeof path, "%s/cmp", dir);
+    int crc = hx_cmd_compare(5, cargv);
+    ASSERT_MSG(crc == HX_OK || crc == HX_ETOOL, "compare: %d", crc);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "%s/cmp/compare.md", dir);
+    md = read_text(cmd, NULL);
+    ASSERT(md);
+    char *sec = strstr(md, "## Where the time changed");
+    ASSERT_MSG(sec && strstr(sec, " | — | ") && !strstr(sec, "promote up"), "compare.md's breakdown: %s",
+               sec ? sec : "none");
+    free(md);
 }
 
 TEST(breakdown_runs_and_summary) {

@@ -510,6 +510,8 @@ static void fill_cell(hx_cell *c, group *g, loader *L) {
         c->bd[k] = g->nbd ? g->bd_sum[k] / (double)g->nbd : NAN;
     if (!g->nbd_promote) /* (only records from before the promote category: not measured) */
         c->bd[HX_BD_PROMOTE] = NAN;
+    /* (a cell mixing old and new records, which one sweep does not write, averages promote
+     * over all of them, the old ones as 0) */
     c->inflation_ts = c->inflation_t1 = NAN;
     hx_modes_judge(g->time, g->ntime, g->nrep, g->rep, &c->modes);
     if (g->ncpu) {

@@ -254,7 +254,7 @@ typedef struct sample {
     size_t *ord;
     size_t n, cap;
     double bd_sum[HX_BD_N]; /* the breakdowns of its runs that have one, summed */
-    size_t nbd;
+    size_t nbd, nbd_promote; /* its runs with a breakdown; those with a promote part (0.24 on) */
     size_t *nrep;  /* per run: its repetitions (modes.h's input) */
     double **reps; /* per run: its run's reps (not owned: the side's runs outlive the cells) */
 } sample;
@@ -276,14 +276,20 @@ static void sample_add(sample *s, const run *r, double mem) {
     s->rep[s->n] = r->rep;
     s->ord[s->n++] = r->order;
     if (r->has_bd) {
-        for (int k = 0; k < HX_BD_N; k++) /* (a record from before 0.24 has no promote part: 0) */
+        for (int k = 0; k < HX_BD_N; k++) /* (a record from before 0.24 has no promote part) */
             s->bd_sum[k] += isfinite(r->bd[k]) ? r->bd[k] : 0;
         s->nbd++;
+        s->nbd_promote += isfinite(r->bd[HX_BD_PROMOTE]);
     }
 }
 
-/* The mean of part k of the sample's breakdowns (NAN: none). */
-static double bd_mean(const sample *s, int k) { return s->nbd ? s->bd_sum[k] / (double)s->nbd : NAN; }
+/* The mean of part k of the sample's breakdowns (NAN: none; for promote, also when a run
+ * lacks it: records from before 0.24 counted that time elsewhere). */
+static double bd_mean(const sample *s, int k) {
+    if (k == HX_BD_PROMOTE && s->nbd_promote < s->nbd)
+        return NAN;
+    return s->nbd ? s->bd_sum[k] / (double)s->nbd : NAN;
+}
 
 static void sample_free(sample *s) {
     free(s->nrep);
@@ -770,6 +776,10 @@ static void write_breakdown_md(FILE *f, const comparison *c) {
         double mostd = 0;
         for (int k = 0; k < HX_BD_WALL; k++) {
             double d = bd_mean(&x->b, k) - bd_mean(&x->a, k);
+            if (!isfinite(d)) { /* (promote, with a side from before 0.24) */
+                fputs(" — |", f);
+                continue;
+            }
             if (fabs(d) > fabs(mostd))
                 mostd = d, most = k;
             if (fabs(dw) > 0)
