@@ -814,7 +814,7 @@ TEST(modes_in_the_files) {
     hx_summary_free(&s);
     char *text = slurp(p);
     ASSERT_STR_CONTAINS(text, ",modes,modes_p,modes_sd_between,modes_sd_within,modes_d,modes_ratio,mode1_median_s,"
-                              "mode1_runs,mode2_median_s,mode2_runs\n");
+                              "mode1_runs,mode2_median_s,mode2_runs,promote_s,promotion_ns\n");
     free(text);
     snprintf(p, sizeof p, "%s/report.md", d);
     text = slurp(p);
