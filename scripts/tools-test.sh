@@ -34,8 +34,26 @@ else
         bad "fork-model refuses a wrong answer (exit 1, naming the variant)" "rc $rc" "$out"
     fi
 fi
+# small_sweep SCRIPT NAME WHAT FILE, with a Python check on stdin: runs the small sweep
+# $tmp/NAME.json into $tmp/NAME, then scripts/SCRIPT on it; "WHAT" passes when SCRIPT succeeds,
+# it wrote $tmp/NAME/FILE and the check (given that file as its argument) holds.  SCRIPT must
+# also refuse a directory without a sweep.
+small_sweep() {
+    local script=$1 name=$2 what=$3 file=$4 check out
+    check=$(cat)
+    if ! out=$(build/bin/forkscope run "$tmp/$name.json" -o "$tmp/$name" 2>&1); then
+        bad "$script: the small sweep ran" "$out"
+    elif out=$(python3 "scripts/$script" "$tmp/$name" 2>&1) && [ -s "$tmp/$name/$file" ] &&
+        python3 -c "$check" "$tmp/$name/$file"; then
+        ok "$script: $what"
+    else
+        bad "$script: $what" "$out"
+    fi
+    if out=$(python3 "scripts/$script" "$tmp" 2>&1); then bad "$script refuses a directory without a sweep" "$out"
+    else ok "$script refuses a directory without a sweep"; fi
+}
 # scripts/beat-n.py draws time against the heartbeat period from a sweep like configs/beat-n.json
-# (a small one here: fib 20, two periods, one run a cell): one block per worker count, each
+# (a small one here: fib 24, two periods, one run a cell): one block per worker count, each
 # period's promotions per second from the drivers' statistics (fewer at the longer period),
 # and the figure; a directory without beat-N runs is refused.
 if [ -x build/bin/forkscope ] && command -v gnuplot >/dev/null; then
@@ -46,11 +64,10 @@ if [ -x build/bin/forkscope ] && command -v gnuplot >/dev/null; then
               {"name": "beat-5000", "variant": "child-native-busy-beat", "env": {"FORKSCOPE_BEAT_US": "5000"}}, "serial"],
  "workers": [1, 2], "repetitions": 1, "warmup": 0, "process_reps": 20, "calibrate": false}
 JSON
-    if ! out=$(build/bin/forkscope run "$tmp/bn.json" -o "$tmp/bn" 2>&1); then
-        bad "beat-n.py: the small sweep ran" "$out"
-    elif out=$(python3 scripts/beat-n.py "$tmp/bn" 2>&1) && [ -s "$tmp/bn/plots/beat-n.png" ] &&
-        python3 - "$tmp/bn/plots/beat-n.dat" <<'PY'
-import sys
+    small_sweep beat-n.py bn "a block per worker count, promotions fewer at the longer period, the figure" \
+        plots/beat-n.dat <<'PY'
+import os, sys
+assert os.path.getsize(os.path.join(os.path.dirname(sys.argv[1]), "beat-n.png")) > 0, "no beat-n.png"
 blocks = [b for b in open(sys.argv[1]).read().split("\n\n\n") if b.strip()]
 assert len(blocks) == 2, "%d blocks" % len(blocks)
 for b in blocks:
@@ -59,13 +76,6 @@ for b in blocks:
     assert float(rows[0][3]) > float(rows[1][3]), rows  # (fewer promotions at 5 ms)
     assert all(float(r[1]) > 0 for r in rows), rows
 PY
-    then
-        ok "beat-n.py: a block per worker count, promotions fewer at the longer period, the figure"
-    else
-        bad "beat-n.py: a block per worker count, promotions fewer at the longer period, the figure" "$out"
-    fi
-    if out=$(python3 scripts/beat-n.py "$tmp" 2>&1); then bad "beat-n.py refuses a directory without a sweep" "$out"
-    else ok "beat-n.py refuses a directory without a sweep"; fi
 else
     bad "beat-n.py" "build/bin/forkscope or gnuplot missing (make check builds and installs them)"
 fi
@@ -84,9 +94,7 @@ if [ -x build/bin/forkscope ]; then
  "workers": [1], "repetitions": 3, "warmup": 0, "process_reps": 30, "breakdown": ["fib-tau"], "calibrate": false,
  "order": "interleaved"}
 JSON
-    if ! out=$(build/bin/forkscope run "$tmp/bb.json" -o "$tmp/bb" 2>&1); then
-        bad "beat-bound.py: the small sweep ran" "$out"
-    elif out=$(python3 scripts/beat-bound.py "$tmp/bb" 2>&1) && python3 - "$tmp/bb/beat-bound.csv" <<'PY'
+    small_sweep beat-bound.py bb "a row per period, tau measured, the bound and a verdict" beat-bound.csv <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert [int(r["n_us"]) for r in rows] == [20, 500], rows
@@ -94,11 +102,6 @@ for r in rows:
     assert float(r["tau_ns"]) > 0 and float(r["bound"]) > 1 and float(r["lo"]) <= float(r["ratio"]) <= float(r["hi"]), r
     assert r["verdict"] in ("within", "exceeds"), r
 PY
-    then
-        ok "beat-bound.py: a row per period, tau measured, the bound and a verdict"
-    else
-        bad "beat-bound.py: a row per period, tau measured, the bound and a verdict" "$out"
-    fi
     if python3 -c "
 import importlib.util, sys
 s = importlib.util.spec_from_file_location('bb', 'scripts/beat-bound.py'); m = importlib.util.module_from_spec(s)
@@ -108,8 +111,6 @@ sys.exit(0 if m.verdict(1.01, 1.005) == 'exceeds' and m.verdict(1.005, 1.005) ==
     else
         bad "beat-bound.py: exceeds only when the whole interval lies above the bound" ""
     fi
-    if out=$(python3 scripts/beat-bound.py "$tmp" 2>&1); then bad "beat-bound.py refuses a directory without a sweep" "$out"
-    else ok "beat-bound.py refuses a directory without a sweep"; fi
 else
     bad "beat-bound.py" "build/bin/forkscope missing (make check builds it)"
 fi

@@ -648,33 +648,54 @@ static int in_spans(const double *sp, size_t n, double at) {
 }
 #endif
 
+#if FK_STACK != FK_STACK_FIBER
+/* fib(30) runs on a one-worker pool tracing under a 50 us beat that publishes `share` (one
+ * slot or half the private ones, whatever FORKSCOPE_BEAT_SHARE says), until the statistics
+ * count at least `want` promotions or `reps` runs (a few ms each) are done; returns the pool
+ * (*pp), its statistics (*st), and its trace as loaded, with its summary (*s). */
+static json_t *beat_trace(fk_pool **pp, fk_beat_share share, uint64_t want, int reps, fk_stats *st, fk_trace_summary *s) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    o.account = FK_ACCOUNT_TRACE;
+    o.promote = FK_PROMOTE_BEAT;
+    o.beat_share = share;
+    o.beat_us = 50;
+    ASSERT_EQ(fk_pool_create(pp, &o), 0);
+    int64_t r = 0;
+    memset(st, 0, sizeof *st);
+    for (int rep = 0; rep < reps && st->publishes < want; rep++) {
+        ASSERT_EQ(FK_RUN(*pp, &r, tfib, 30), 0);
+        ASSERT_EQ(r, 832040);
+        fk_pool_stats(*pp, st, NULL);
+    }
+    return write_and_load(*pp, s);
+}
+#else
+/* Heartbeat promotion is not built for fibers: the pool is refused. */
+static void beat_refused_on_fibers(void) {
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 1;
+    o.promote = FK_PROMOTE_BEAT;
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+}
+#endif
+
 /* Under heartbeat promotion each promotion publishes one slot, the oldest private (the
  * count that the work bound rests on: T1 beat <= T1 off + (T/N) tau, with one slot a beat),
  * and every one is marked on the timeline, inside a span of the worker's "promote" time (the
  * time τ is measured from): on one worker (no thief, no forcing, no stolen frame publishing
  * for itself), fib(30) with a 50 us beat. */
 TEST(beat_promotes_one_slot) {
-    fk_pool_opts o;
-    fk_pool_opts_init(&o);
-    o.workers = 1;
-    o.account = FK_ACCOUNT_TRACE;
-    o.promote = FK_PROMOTE_BEAT;
-    o.beat_share = FK_BEAT_ONE; /* (whatever FORKSCOPE_BEAT_SHARE says) */
-    o.beat_us = 50;
-    fk_pool *p = NULL;
 #if FK_STACK == FK_STACK_FIBER
-    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL); /* (not built for fibers: refused) */
+    beat_refused_on_fibers();
 #else
-    ASSERT_EQ(fk_pool_create(&p, &o), 0);
-    int64_t r = 0;
-    fk_stats st = {0};
-    for (int rep = 0; rep < 20 && st.publishes == 0; rep++) { /* (a few ms each: until a beat came) */
-        ASSERT_EQ(FK_RUN(p, &r, tfib, 30), 0);
-        ASSERT_EQ(r, 832040);
-        fk_pool_stats(p, &st, NULL);
-    }
+    fk_pool *p = NULL;
+    fk_stats st;
     fk_trace_summary s;
-    json_t *doc = write_and_load(p, &s);
+    json_t *doc = beat_trace(&p, FK_BEAT_ONE, 1, 20, &st, &s);
     check_chrome(doc, 1);
     size_t marks = 0, k, nspans;
     double *spans = promote_spans(doc, &nspans);
@@ -705,27 +726,13 @@ TEST(beat_promotes_one_slot) {
  * worker (fib(30), a 50 us beat: a deque some 30 deep) some promotion publishes several, and
  * none more than half of the deque's depth plus one. */
 TEST(beat_half_promotes_half) {
-    fk_pool_opts o;
-    fk_pool_opts_init(&o);
-    o.workers = 1;
-    o.account = FK_ACCOUNT_TRACE;
-    o.promote = FK_PROMOTE_BEAT;
-    o.beat_share = FK_BEAT_HALF;
-    o.beat_us = 50;
-    fk_pool *p = NULL;
 #if FK_STACK == FK_STACK_FIBER
-    ASSERT_EQ(fk_pool_create(&p, &o), FK_EINVAL);
+    beat_refused_on_fibers();
 #else
-    ASSERT_EQ(fk_pool_create(&p, &o), 0);
-    int64_t r = 0;
-    fk_stats st = {0};
-    for (int rep = 0; rep < 40 && st.publishes < 5; rep++) {
-        ASSERT_EQ(FK_RUN(p, &r, tfib, 30), 0);
-        ASSERT_EQ(r, 832040);
-        fk_pool_stats(p, &st, NULL);
-    }
+    fk_pool *p = NULL;
+    fk_stats st;
     fk_trace_summary s;
-    json_t *doc = write_and_load(p, &s);
+    json_t *doc = beat_trace(&p, FK_BEAT_HALF, 5, 40, &st, &s);
     json_int_t most = 0;
     size_t k, marks = 0;
     json_t *e;

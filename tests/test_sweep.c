@@ -1003,12 +1003,16 @@ static void link_driver(const char *dir, const char *name) {
 }
 
 /* The promotion axis reaches the driver: a sweep of child-native-busy (thief, the default) and
- * child-native-busy-beat with FORKSCOPE_BEAT_US from the variant's "env", real drivers, records
- * in each run the promotion and beat the driver's pool ran with, FORKSCOPE_PROMOTE=beat in the
- * environment notwithstanding. */
+ * child-native-busy-beat, once with FORKSCOPE_BEAT_US from the variant's "env" and once without,
+ * real drivers, records in each run the promotion and beat the driver's pool ran with,
+ * FORKSCOPE_PROMOTE=beat, FORKSCOPE_BEAT_US=9 and FORKSCOPE_BEAT_SHARE=half in the shell's
+ * environment notwithstanding (only a variant's "env" sets the beat: the one without runs at the
+ * default 100 us, one slot a beat). */
 TEST(promotion_axis_reaches_the_driver) {
     unsetenv("FORKSCOPE_DRIVER");
     setenv("FORKSCOPE_PROMOTE", "beat", 1); /* (a shell's setting: the thief variant must stay thief) */
+    setenv("FORKSCOPE_BEAT_US", "9", 1);    /* (and these must reach no run) */
+    setenv("FORKSCOPE_BEAT_SHARE", "half", 1);
     char dir[64], cfg[128], out[128], text[1024];
     tmpdir(dir, sizeof dir);
     link_driver(dir, "fk-bench-child-native");
@@ -1019,14 +1023,18 @@ TEST(promotion_axis_reaches_the_driver) {
              "{\"name\": \"p\", \"benchmarks\": [{\"kernel\": \"fib\", \"params\": {\"n\": 18}}],"
              " \"variants\": [{\"name\": \"t\", \"variant\": \"child-native-busy\", \"drivers\": \"%s\"},"
              " {\"name\": \"b\", \"variant\": \"child-native-busy-beat\", \"drivers\": \"%s\","
-             " \"env\": {\"FORKSCOPE_BEAT_US\": \"250\"}}, {\"name\": \"s\", \"variant\": \"serial\", \"drivers\": \"%s\"}],"
+             " \"env\": {\"FORKSCOPE_BEAT_US\": \"250\"}}, {\"name\": \"b2\", \"variant\": \"child-native-busy-beat\","
+             " \"drivers\": \"%s\"}, {\"name\": \"s\", \"variant\": \"serial\", \"drivers\": \"%s\"}],"
              " \"workers\": [1, 2], \"repetitions\": 1, \"warmup\": 0, \"calibrate\": false}\n",
-             dir, dir, dir);
+             dir, dir, dir, dir);
     write_text(cfg, text);
     char *log = NULL;
     int rc = sweep(cfg, out, 0, NULL, &log);
     unsetenv("FORKSCOPE_PROMOTE");
+    unsetenv("FORKSCOPE_BEAT_US");
+    unsetenv("FORKSCOPE_BEAT_SHARE");
     ASSERT_MSG(rc == HX_OK, "sweep: %d; %s", rc, log);
+    ASSERT_MSG(strstr(log, "FORKSCOPE_BEAT_US=9 in the environment is not passed to the runs"), "no note: %s", log);
     free(log);
     json_t *recs = records(out);
     char sum_path[PATH_MAX];
@@ -1061,17 +1069,22 @@ TEST(promotion_axis_reaches_the_driver) {
         json_t *pool = json_object_get(json_object_get(r, "driver"), "pool");
         const char *promote = json_string_value(json_object_get(pool, "promote"));
         ASSERT_MSG(promote, "run of %s: the driver's JSON names no pool.promote", v);
-        ASSERT_MSG(!strcmp(promote, !strcmp(v, "b") ? "beat" : "thief"), "run of %s: pool.promote %s", v, promote);
-        if (!strcmp(v, "b"))
-            ASSERT_EQ(json_integer_value(json_object_get(pool, "beat_us")), 250);
-        else
+        int beat = v[0] == 'b';
+        ASSERT_MSG(!strcmp(promote, beat ? "beat" : "thief"), "run of %s: pool.promote %s", v, promote);
+        if (beat) {
+            ASSERT_MSG(json_integer_value(json_object_get(pool, "beat_us")) == (!strcmp(v, "b") ? 250 : 100),
+                       "run of %s: pool.beat_us %lld", v, (long long)json_integer_value(json_object_get(pool, "beat_us")));
+            const char *share = json_string_value(json_object_get(pool, "beat_share"));
+            ASSERT_MSG(share && !strcmp(share, "one"), "run of %s: pool.beat_share %s", v, share ? share : "(none)");
+        } else {
             ASSERT(!json_object_get(pool, "beat_us"));
-        seen |= !strcmp(v, "b") ? 2 : 1;
+        }
+        seen |= !strcmp(v, "b") ? 2 : !strcmp(v, "b2") ? 8 : 1;
     }
-    ASSERT_EQ(json_array_size(recs), 5); /* (serial at P = 1 only) */
+    ASSERT_EQ(json_array_size(recs), 7); /* (serial at P = 1 only) */
     json_decref(recs);
     hx_summary_free(&sum);
-    ASSERT_MSG(seen == 7, "runs seen: %d (1 thief, 2 beat, 4 serial)", seen);
+    ASSERT_MSG(seen == 15, "runs seen: %d (1 thief, 2 beat, 4 serial, 8 beat without env)", seen);
 }
 
 /* "instructions" counts every driver executable once, and two builds of one variant are two

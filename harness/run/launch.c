@@ -114,7 +114,8 @@ static long rss_bytes(pid_t pid) {
 }
 
 /* The driver child, between fork and exec: its own process group, dies with the launcher,
- * default signal handling, stdin from /dev/null, the cgroup, the extra environment. */
+ * default signal handling, stdin from /dev/null, the cgroup, the extra environment (NAME=value
+ * sets, a bare NAME unsets). */
 static void child_exec(char **argv, char **env, int out_w, int err_w, int exec_w, int join_cg) {
     setpgid(0, 0);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -139,8 +140,11 @@ static void child_exec(char **argv, char **env, int out_w, int err_w, int exec_w
             _exit(127);
         }
     }
-    for (; env && *env; env++)
-        putenv(*env);
+    for (; env && *env; env++) /* NAME=value sets, a bare NAME unsets */
+        if (strchr(*env, '='))
+            putenv(*env);
+        else
+            unsetenv(*env);
     execv(argv[0], argv);
     int e = errno;
     write_all(exec_w, &e, sizeof e);

@@ -134,18 +134,33 @@ static void free_argv(char **argv) {
     free(argv);
 }
 
-/* The variant's "env" as NAME=value strings (free with free_argv), or NULL if it has none. */
+/* The runtime's settings that a sweep's config, not the shell, must choose: a runtime variant
+ * runs without them unless its "env" sets them (a shell's FORKSCOPE_BEAT_US would otherwise
+ * reach every heartbeat variant that keeps the default; FORKSCOPE_PROMOTE is the variant's
+ * name's, given as --promote). */
+static const char *const runtime_settings[] = {"FORKSCOPE_BEAT_US", "FORKSCOPE_BEAT_SHARE", NULL};
+
+/* The variant's environment for its runs (free with free_argv), or NULL if none: its "env" as
+ * NAME=value strings, then the runtime settings it does not set as a bare NAME (the launcher
+ * unsets those). */
 static char **variant_env(const hx_variant *v) {
-    if (!v->env || !json_object_size(v->env))
-        return NULL;
-    char **env = hx_xcalloc(json_object_size(v->env) + 1, sizeof *env);
-    size_t n = 0;
+    size_t n = 0, cap = (v->env ? json_object_size(v->env) : 0) + sizeof runtime_settings / sizeof *runtime_settings;
+    char **env = hx_xcalloc(cap, sizeof *env);
     const char *k;
     json_t *val;
-    json_object_foreach(v->env, k, val) {
-        size_t len = strlen(k) + strlen(json_string_value(val)) + 2;
-        env[n] = hx_xcalloc(len, 1);
-        snprintf(env[n++], len, "%s=%s", k, json_string_value(val));
+    if (v->env)
+        json_object_foreach(v->env, k, val) {
+            size_t len = strlen(k) + strlen(json_string_value(val)) + 2;
+            env[n] = hx_xcalloc(len, 1);
+            snprintf(env[n++], len, "%s=%s", k, json_string_value(val));
+        }
+    if (v->kind == HX_VARIANT_RUNTIME)
+        for (const char *const *r = runtime_settings; *r; r++)
+            if (!v->env || !json_object_get(v->env, *r))
+                env[n++] = hx_xstrdup(*r);
+    if (n == 0) {
+        free(env);
+        return NULL;
     }
     return env;
 }
@@ -547,6 +562,10 @@ static void env_note_resume(sweep *s, json_t *env, json_t *now) {
 
 /* env.json: collected (fresh) or read back and extended (resume), the drivers probed. */
 static int write_env(sweep *s, int fresh) {
+    for (const char *const *r = runtime_settings; *r; r++)
+        if (hx_env(*r))
+            fprintf(stderr, "forkscope: %s=%.64s in the environment is not passed to the runs: a variant's \"env\" "
+                            "sets it\n", *r, hx_env(*r));
     if (fresh) {
         s->envinfo = hx_envinfo_collect(s->cfg->path);
     } else {
