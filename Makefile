@@ -19,6 +19,8 @@
 #   make bundle       build/forkscope-bundle-<rev>.tar.gz: forkscope, every driver (the peers
 #                     with PEERS_DIR=DIR), their libraries, configs and plots, for a machine
 #                     without a compiler (docs/bundle.md)
+#   make layouts      build/layout/pN/fk-bench-*: every driver linked again with its code moved
+#                     by N = 0, 16, 32, 48 bytes (configs/layouts.json, scripts/layouts.py)
 #   make warnings     compile everything with gcc and clang, warnings as errors
 #   make BUILD=build-mine EXTRA_KERNELS='DIR/*.c' ...  kernels of your own in every driver and the
 #                     harness (docs/suite.md; template: tests/extra_kernel/squares.c)
@@ -289,15 +291,38 @@ $(foreach m,$(MODES),$(foreach v,$(BASELINES),$(foreach t,$(SUITE_TESTS),$(eval 
 suite_tests = $(foreach v,$(VARIANTS) $(BASELINES),$(foreach t,$(SUITE_TESTS),$(BUILD)/$(1)/$(v)/tests/$(t)))
 
 # ---- bench drivers ---------------------------------------------------------------------------
-# build/bin/fk-bench-V: release build of the driver for variant V.
+# build/bin/fk-bench-V: release build of the driver for variant V.  ($(3): the directory,
+# $(4): an object linked first, make layouts' padding.)
 define DRIVER_RULES
-$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC)) \
+$(3)/fk-bench-$(1): $(4) $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC)) \
                             $$(patsubst %.cpp,$(BUILD)/rel/$(1)/%.o,$$(EXTRA_SRC_$(1))) $(BUILD)/rel/$(1)/buildinfo.o $(2)
 	@mkdir -p $$(@D)
 	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) $$(VAR_$(1)) -pthread $$^ -o $$@ $$(BENCH_LIBS) $$(EXTRA_LIBS_$(1))
 endef
-$(foreach v,$(VARIANTS) span,$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a)))
-$(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),)))
+$(foreach v,$(VARIANTS) span,$(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a,$(BUILD)/bin,)))
+$(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),,$(BUILD)/bin,)))
+
+# make layouts: the same drivers linked again with their code moved, to tell a change's
+# effect from where the linker happened to put the fast path (docs/runtime.md, "Code
+# layout").  build/layout/pN/fk-bench-V is build/bin/fk-bench-V's objects linked after N
+# bytes of padding that starts on a 64-byte boundary, so that every function of the
+# driver's .text lies N bytes (mod 64) past where it lies in the p0 copy: the same code in
+# other positions against the processor's 32- and 64-byte fetch and decode windows.  (Only
+# .text moves: the cold parts, .text.unlikely, stay.)  LAYOUT_PADS: the paddings;
+# LAYOUT_DRIVERS: which drivers (the peers when PEERS_DIR is given).  configs/layouts.json
+# runs them.
+LAYOUT_PADS    ?= 0 16 32 48
+LAYOUT_DRIVERS ?= $(VARIANTS) serial
+$(BUILD)/layout/pad%.o:
+	@mkdir -p $(@D)
+	@case '$*' in ''|*[!0-9]*) echo "make layouts: LAYOUT_PADS holds '$*', not a number of bytes" >&2; exit 2;; esac
+	printf '\t.text\n\t.p2align 6\nfk__layout_pad:\n\t.skip %s, 0xcc\n\t.section .note.GNU-stack,"",@progbits\n' '$*' | \
+	  $(CC) -c -x assembler - -o $@
+.PRECIOUS: $(BUILD)/layout/pad%.o
+$(foreach p,$(LAYOUT_PADS),$(foreach v,$(filter $(VARIANTS) span,$(LAYOUT_DRIVERS)),\
+  $(eval $(call DRIVER_RULES,$(v),$(BUILD)/rel/$(v)/libforkscope.a,$(BUILD)/layout/p$(p),$(BUILD)/layout/pad$(p).o))))
+$(foreach p,$(LAYOUT_PADS),$(foreach v,$(filter $(BASELINES),$(LAYOUT_DRIVERS)),\
+  $(eval $(call DRIVER_RULES,$(v),,$(BUILD)/layout/p$(p),$(BUILD)/layout/pad$(p).o))))
 DRIVERS := $(foreach v,$(VARIANTS) span $(BASELINES),$(BUILD)/bin/fk-bench-$(v))
 
 # ---- peers: other runtimes, built from the user's checkouts -------------------------------
@@ -396,12 +421,14 @@ $(BUILD)/peers/%/peerinfo.c: FORCE
 $(BUILD)/peers/%/peerinfo.o: $(BUILD)/peers/%/peerinfo.c
 	$(CC) -c $< -o $@
 define PEER_DRIVER_RULES
-$(BUILD)/bin/fk-bench-$(1): $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC) $(filter %.c,$(PEER_SRC_$(1)))) \
+$(2)/fk-bench-$(1): $(3) $$(patsubst %.c,$(BUILD)/rel/$(1)/%.o,$$(BENCH_SRC) $(filter %.c,$(PEER_SRC_$(1)))) \
                             $(BUILD)/rel/$(1)/buildinfo.o $(BUILD)/peers/$(1)/peerinfo.o $$(EXTRA_OBJ_$(1))
 	@mkdir -p $$(@D)
 	$$(CC_$(1)) $$(MODE_rel) $$(LDMODE_rel) -pthread $$^ -o $$@ $$(BENCH_LIBS) $(PEER_LIBS_$(1))
 endef
-$(foreach p,$(PEERS),$(eval $(call PEER_DRIVER_RULES,$(p))))
+$(foreach p,$(PEERS),$(eval $(call PEER_DRIVER_RULES,$(p),$(BUILD)/bin,)))
+$(foreach l,$(LAYOUT_PADS),$(foreach p,$(PEERS),\
+  $(eval $(call PEER_DRIVER_RULES,$(p),$(BUILD)/layout/p$(l),$(BUILD)/layout/pad$(l).o))))
 else
 $(foreach p,$(PEERS),$(BUILD)/bin/fk-bench-$(p)):
 	@echo "$@: a peer driver is built from a checkout: make peers PEERS_DIR=DIR" >&2; exit 2
@@ -488,7 +515,7 @@ FUZZERS := $(foreach t,$(FUZZ_TARGETS),$(BUILD)/fuzz/fuzz_$(t))
 FUZZ_SECONDS ?= 5
 
 # ---- top-level targets ---------------------------------------------------------------------
-.PHONY: install uninstall peers peer-facts check-peers bundle all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
+.PHONY: install uninstall peers peer-facts check-peers bundle layouts all setup check check-rel check-small check-chaos check-model check-slurm check-fuzz fuzz check-debug check-tsan check-asan check-aarch64 check-selftest warnings bench run clean
 
 # The default experiment: configs/quick.json into results/quick (table, fits, plots).
 RUN_CONFIG ?= configs/quick.json
@@ -506,6 +533,13 @@ bench: setup $(DRIVERS) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
 	@rm -rf results/overhead.prev; if [ -d results/overhead ]; then mv results/overhead results/overhead.prev; fi
 	$(BUILD)/bin/forkscope run configs/overhead.json -o results/overhead
 	@sed -n '/^## Overhead/,/^## Memory/p' results/overhead/report.md | sed '$$d'
+
+# (the peers' copies: with PEERS_DIR, of each peer make peers has built)
+layouts: $(foreach p,$(LAYOUT_PADS),$(foreach v,$(LAYOUT_DRIVERS),$(BUILD)/layout/p$(p)/fk-bench-$(v))) $(BUILD)/bin/forkscope
+	@if [ -n "$(PEERS_DIR)" ]; then for p in $(PEERS); do \
+	   if [ -e $(BUILD)/bin/fk-bench-$$p ]; then $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) \
+	     $(foreach l,$(LAYOUT_PADS),$(BUILD)/layout/p$(l)/fk-bench-$$p) || exit 1; fi; done; fi
+	@echo "layouts: $(foreach p,$(LAYOUT_PADS),$(BUILD)/layout/p$(p)) (.text moved by $(LAYOUT_PADS) bytes mod 64)"
 
 all: $(call rt_tests,rel) $(call suite_tests,rel) $(call common_tests,rel) $(call span_tests,rel) $(DRIVERS) $(FK_SWITCH) $(if $(HARNESS_SRC),$(BUILD)/bin/forkscope)
 
@@ -575,7 +609,8 @@ check: setup
 	 $(MAKE) --no-print-directory -j1 -k $(addprefix check-,$(CHECK_SUITES)); s=$$?; \
 	 scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
 
-check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(GOLDEN_FACTS)
+check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(GOLDEN_FACTS) \
+           $(foreach p,$(LAYOUT_PADS),$(foreach v,$(LAYOUT_DRIVERS),$(BUILD)/layout/p$(p)/fk-bench-$(v)))
 	@scripts/run-tests.sh rel $(SUITE_rel)
 # The peers whose checkouts PEERS_DIR holds (make peers); without PEERS_DIR, one skip line.
 check-peers: $(if $(PEERS_DIR),peers) $(BUILD)/bin/forkscope $(BUILD)/bin/fk-bench-serial $(BUILD)/bin/fk-bench-cont-seg

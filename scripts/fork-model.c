@@ -151,6 +151,70 @@ __attribute__((noinline)) static int64_t fib_nocur(int n, rec *cur) {
     return a + fr.b;
 }
 
+/* native-live: native-reg-nocur where each slot says whether it is live instead (the design
+ * that would let a forcing thief find the owner's bottom without the cursor: the push writes
+ * the thunk last, the pop clears it before its test of split).  One store more than nocur. */
+__attribute__((noinline)) static int64_t fib_live(int n, rec *cur) {
+    frame fr;
+    fr.sync0 = 0;
+    rec *s = cur;
+    if (UNLIKELY(s >= atomic_load_explicit(&hot.limit, R)))
+        slow();
+    atomic_store_explicit(&s->link, (uintptr_t)&fr, R);
+    atomic_store_explicit(&s->ret, (uintptr_t)&fr.a, R);
+    atomic_store_explicit(&s->arg, (uint64_t)(n - 1), R);
+    atomic_store_explicit(&s->thunk, 1, memory_order_release);
+    int m = n - 2;
+    fr.b = m < 2 ? m : fib_live(m, s + 1);
+    __asm__ volatile("" ::: "memory");
+    atomic_store_explicit(&s->thunk, 0, R);
+    POP_CHECK(s);
+    int k = (int)atomic_load_explicit(&s->arg, R);
+    int64_t a = k < 2 ? k : fib_live(k, s);
+    __asm__ volatile("" : "+r"(a)); /* (keeps the call out of tail position: no loop) */
+    return a + fr.b;
+}
+
+/* native-live-ret: native-live where a call also hands back the cursor its callee left (a
+ * second result register: a callee's slow path may move the deque), and the pop checks that
+ * it is just past the slot the push wrote (a predicted branch, as FK_POP_AT's). */
+typedef struct {
+    int64_t v;
+    rec *cur;
+} live_ret;
+__attribute__((noinline)) static live_ret fib_liveret(int n, rec *cur) {
+    frame fr;
+    fr.sync0 = 0;
+    rec *s = cur;
+    if (UNLIKELY(s >= atomic_load_explicit(&hot.limit, R)))
+        slow();
+    atomic_store_explicit(&s->link, (uintptr_t)&fr, R);
+    atomic_store_explicit(&s->ret, (uintptr_t)&fr.a, R);
+    atomic_store_explicit(&s->arg, (uint64_t)(n - 1), R);
+    atomic_store_explicit(&s->thunk, 1, memory_order_release);
+    int m = n - 2;
+    rec *c = s + 1;
+    if (m < 2) {
+        fr.b = m;
+    } else {
+        live_ret r = fib_liveret(m, c);
+        fr.b = r.v;
+        c = r.cur;
+    }
+    __asm__ volatile("" ::: "memory");
+    if (UNLIKELY(c - 1 != s))
+        slow();
+    atomic_store_explicit(&s->thunk, 0, R);
+    POP_CHECK(s);
+    int k = (int)atomic_load_explicit(&s->arg, R);
+    live_ret out = {k, s};
+    if (k >= 2)
+        out = fib_liveret(k, s);
+    __asm__ volatile("" : "+r"(out.v)); /* (keeps the call out of tail position: no loop) */
+    out.v += fr.b;
+    return out;
+}
+
 /* (scripts/tools-test.sh builds one copy with MODEL_BIAS 1: the check of the answers must
  * then fail.) */
 #ifndef MODEL_BIAS
@@ -216,7 +280,7 @@ __attribute__((noinline)) static int64_t fib_serial(int n) {
     return a + b;
 }
 
-enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LACECUR, LACE, NV };
+enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LIVE, LIVERET, LACECUR, LACE, NV };
 static const struct {
     const char *name, *what;
     int stores; /* per internal node, besides the call's return address and saved registers */
@@ -227,6 +291,8 @@ static const struct {
     [REG] = {"native-reg", "the same, the cursor in a register (stored as before)", 8},
     [NOSYNC] = {"native-reg-nosync", "native-reg without zeroing the join cell", 7},
     [NOCUR] = {"native-reg-nocur", "native-reg without the cursor's two stores (and the pop's test of it)", 6},
+    [LIVE] = {"native-live", "native-reg-nocur, the pop clearing the slot's thunk (a live mark) instead", 7},
+    [LIVERET] = {"native-live-ret", "native-live, the cursor handed back by each call and checked at the pop", 7},
     [LACECUR] = {"lace-like-cur", "2-word record, no frame, cursor stored at push and pop", 4},
     [LACE] = {"lace-like", "2-word record, no frame, cursor never stored", 2},
 };
@@ -240,6 +306,8 @@ static int64_t run(int v, int n) {
     case REG: return fib_reg(n, buf);
     case NOSYNC: return fib_nosync(n, buf);
     case NOCUR: return fib_nocur(n, buf);
+    case LIVE: return fib_live(n, buf);
+    case LIVERET: return fib_liveret(n, buf).v;
     case LACECUR: return fib_lacecur(n, buf);
     default: return fib_lace(n, buf);
     }

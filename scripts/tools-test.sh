@@ -16,10 +16,10 @@ for cc in gcc clang; do
         continue
     fi
     if out=$(CCS=$cc scripts/fork-model.sh 20 3 2>&1) &&
-        [ "$(printf '%s\n' "$out" | grep -cE '^  (serial|native-|lace-like)')" -eq 8 ]; then
-        ok "fork-model ($cc): builds warning-free, 8 variants, every answer right"
+        [ "$(printf '%s\n' "$out" | grep -cE '^  (serial|native-|lace-like)')" -eq 10 ]; then
+        ok "fork-model ($cc): builds warning-free, 10 variants, every answer right"
     else
-        bad "fork-model ($cc): builds warning-free, 8 variants, every answer right" "$out"
+        bad "fork-model ($cc): builds warning-free, 10 variants, every answer right" "$out"
     fi
 done
 cc=$(command -v gcc || command -v clang || echo cc)
@@ -113,6 +113,44 @@ sys.exit(0 if m.verdict(1.01, 1.005) == 'exceeds' and m.verdict(1.005, 1.005) ==
     fi
 else
     bad "beat-bound.py" "build/bin/forkscope missing (make check builds it)"
+fi
+# make layouts (make check builds the copies, as configs/layouts.json's dry run in the golden
+# facts needs them): the same
+# objects linked after 0 and 16 bytes of padding, so that every .text function of the p16 copy
+# lies 16 bytes past the p0 copy's; scripts/layouts.py on a small sweep of the copies: a row per
+# build with its copies' least <= median <= most T1/Ts and their spread, Ts the serial copies'
+# median; a directory without serial-pN copies refused.
+if [ -x build/layout/p0/fk-bench-serial ] && [ -x build/layout/p16/fk-bench-child-native ]; then
+    moved=1
+    for d in serial:fib_serial child-native:fib.part.0 child-native:fib__thunk; do
+        a0=$(nm "build/layout/p0/fk-bench-${d%%:*}" | awk -v s="${d#*:}" '$3 == s {print $1}')
+        a16=$(nm "build/layout/p16/fk-bench-${d%%:*}" | awk -v s="${d#*:}" '$3 == s {print $1}')
+        if [ -z "$a0" ] || [ -z "$a16" ] || [ $((16#$a16 - 16#$a0)) -ne 16 ]; then moved=0; echo "  ${d}: p0 at ${a0:-?}, p16 at ${a16:-?}"; fi
+    done
+    if [ $moved = 1 ]; then ok "make layouts: the p16 copies' code lies 16 bytes past the p0 copies'"
+    else bad "make layouts: the p16 copies' code lies 16 bytes past the p0 copies'" ""; fi
+    cat > "$tmp/lay.json" <<'JSON'
+{"name": "lay", "benchmarks": [{"name": "fib", "kernel": "fib", "params": {"n": 22}}],
+ "variants": [{"name": "serial-p0", "variant": "serial", "drivers": "build/layout/p0"},
+              {"name": "serial-p16", "variant": "serial", "drivers": "build/layout/p16"},
+              {"name": "child-native-busy-p0", "variant": "child-native-busy", "drivers": "build/layout/p0"},
+              {"name": "child-native-busy-p16", "variant": "child-native-busy", "drivers": "build/layout/p16"}],
+ "workers": [1], "repetitions": 3, "warmup": 0, "calibrate": false, "order": "interleaved"}
+JSON
+    small_sweep layouts.py lay "a row per build, its copies' least <= median <= most T1/Ts, Ts the serial copies'" \
+        layouts.csv <<'PY'
+import csv, sys
+rows = {r["build"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert sorted(rows) == ["child-native-busy", "serial"], rows
+for r in rows.values():
+    assert r["benchmark"] == "fib" and int(r["copies"]) == 2, r
+    lo, med, hi = float(r["least"]), float(r["median"]), float(r["most"])
+    assert 0 < lo <= med <= hi and abs(float(r["spread"]) - hi / lo) < 1e-3, r
+s = rows["serial"]
+assert float(s["least"]) <= 1 <= float(s["most"]), s  # (the median of two copies lies between them)
+PY
+else
+    bad "make layouts" "build/layout/p0, p16 copies of serial and child-native missing (make check builds them)"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -634,8 +634,13 @@ static int variant_object(vctx *c, const char *path, json_t *e, hx_variant *v) {
         if (!realpath(json_string_value(dir), v->drivers) ||
             (size_t)snprintf(exe, sizeof exe, "%s/%s", v->drivers, v->driver) >= sizeof exe || access(exe, X_OK)) {
             snprintf(p, sizeof p, "%s.drivers", path);
-            VERR(c, p, "\"%.200s\" has no executable %s (build it there: make build/bin/%s)", json_string_value(dir),
-                 v->driver, v->driver);
+            if (strstr(json_string_value(dir), "layout/p")) /* (make layouts' copies) */
+                VERR(c, p, "\"%.200s\" has no executable %s (make layouts builds the moved copies; a peer's with "
+                           "PEERS_DIR=DIR after make peers)",
+                     json_string_value(dir), v->driver);
+            else
+                VERR(c, p, "\"%.200s\" has no executable %s (build it there: make build/bin/%s)",
+                     json_string_value(dir), v->driver, v->driver);
             json_decref(v->env);
             v->env = NULL;
             return -1;
