@@ -29,8 +29,9 @@
  * one slot, the oldest private (request_count: 1).  The mutations above are refuted under it
  * too (check-models.sh).
  *
- * Each step names the C it models: see the comments.  Not modelled yet: growth and wrap of
- * the buffer (ring.pml), forced publication (membarrier), the fiber pop's ownership test. */
+ * Each step names the C it models: see the comments.  Modelled elsewhere: growth and wrap of
+ * the buffer (ring.pml), forced publication (membarrier(): force.pml).  Not modelled: the
+ * fiber pop's ownership test. */
 
 #ifndef N
 #define N 3

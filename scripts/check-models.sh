@@ -40,6 +40,13 @@ cases=(
   "join   -DMUT_RELAXED_CHILD   refuted  a child's arrival relaxed, not release (its result unseen)"
   "join   -DMUT_RELAXED_PARENT  refuted  the parent's arrival relaxed (f->stack, sp or waiter unseen)"
   "join   -DMUT_RECORD_AFTER    refuted  f->stack recorded after the parent's arrival"
+  "force  -DN=3               ok       forced publication as built: the cursor stored, membarrier(), the cursor read"
+  "force  -DMUT_NO_MEMBARRIER refuted  the same without membarrier() (the owner's store still buffered)"
+  "force  -DLIVE,-DN=3        ok       forced publication without the cursor: live marks scanned after membarrier()"
+  "force  -DLIVE,-DMUT_NO_MEMBARRIER refuted  live marks without membarrier()"
+  "force  -DLIVE,-DMUT_LOAD_FIRST    refuted  the pop reads split before it clears the mark"
+  "force  -DLIVE,-DMUT_MARK_FIRST    refuted  the push writes the mark before the item"
+  "force  -DLIVE,-DMUT_NO_CLEAR      refuted  the pop leaves the mark set"
   "ring   -DN=4               ok       deque ring: wrap and growth under 2 thieves, stores visible in any order"
   "ring   -DREACH_GROW        refuted  (a growth happens in the model)"
   "ring   -DREACH_WRAP        refuted  (a wrap-around happens in the model)"
@@ -64,6 +71,7 @@ if [ "${MODEL_LONG:-0}" = 1 ]; then
     cases+=("lazy   -DG=2,-DM=2,-DR=1   ok       lazy sleep/wake: 2 groups of 2 workers, a root, stop"
             "lazy   -DG=1,-DM=2,-DR=2   ok       lazy sleep/wake: 1 group of 2 workers, 2 roots, stop"
             "deque  -DN=5               ok       split deque, 5 items"
+            "force  -DLIVE,-DN=4        ok       forced publication without the cursor, 4 items (23 M states)"
             "ring   -DN=5               ok       deque ring, 5 items")
 fi
 depth=${PAN_DEPTH:-1000000}

@@ -1,0 +1,296 @@
+/* force.pml — forced publication (runtime/deque.c, fk__force_publish), model-checked with
+ * SPIN (make check-model), as it is and as a deque without the cursor's stores would do it.
+ *
+ * One owner pushes N items and pops them back, in every order a nested fork-join can make
+ * (any interleaving of pushes and pops, the last pushed popped first).  One thief forces
+ * publications while the owner runs: under the owner's deque lock it moves split up by half
+ * of the private slots, runs membarrier(), then finds how many of those are still there, and
+ * publishes them.  One thief steals what is public (load top, fence, load split_pub, copy the
+ * slot, CAS top).  The owner takes back a public slot through the slow path, under the lock
+ * (take_newest / reclaim, as models/deque.pml).  The property: every item is taken exactly
+ * once, and a thief never takes a slot whose item it cannot see.
+ *
+ * The two protocols:
+ *   (default) as deque.c does it today: the owner stores its cursor at every push and pop,
+ *     the pop before it reads split; after membarrier() the forcing thief reads the cursor.
+ *   -DLIVE   no cursor in memory (it stays in a register): each slot says whether it is live.
+ *     The push writes the item, then the mark (the thunk: a record's first word, written last);
+ *     the pop clears the mark, then reads split.  After membarrier() the forcing thief scans
+ *     the marks from split up to the first clear one: the owner's bottom.  A stealing thief
+ *     that copied a slot whose mark is clear gives up (FK__STEAL_LOST): the owner is taking it
+ *     back, and a copy without its thunk cannot run.  The owner's slow path gets the bottom
+ *     from its register and hands the new one back.  (Slots above the bottom are clear: they
+ *     were popped, or never pushed in this model, which has no wrap: ring.pml's concern.)
+ *
+ * Memory model: x86-TSO for the owner.  Its stores (items, marks, cursor, split_pub) go through
+ * a FIFO store buffer that a flusher drains at any time, and that its fences, its locked
+ * instructions and a thief's membarrier() drain (the IPI runs a full fence on the owner's
+ * CPU, between two of its instructions).  The owner reads its own buffered stores.  The
+ * thieves' stores are under the lock or locked instructions (sequentially consistent here).
+ *
+ * Mutations (check-models.sh requires SPIN to refute each):
+ *   -DMUT_NO_MEMBARRIER  the forcing thief reads without membarrier() (both protocols)
+ *   -DMUT_LOAD_FIRST     LIVE: the pop reads split before it clears the mark
+ *   -DMUT_MARK_FIRST     LIVE: the push writes the mark before the item
+ *   -DMUT_NO_CLEAR       LIVE: the pop leaves the mark set */
+
+#ifndef N
+#define N 3
+#endif
+
+/* addresses of the owner's buffered stores */
+#define A_ITEM(x) (x)
+#define A_LIVE(x) (N + (x))
+#define A_CUR (2 * N)
+#define A_PUB (2 * N + 1)
+
+byte item[N];      /* a slot's item: 1..N (0: never written) */
+bool live[N];      /* LIVE: the slot's mark (its record's thunk) */
+byte cur = 0;      /* default: the owner's cursor, as thieves read it */
+byte split = 0;    /* the owner's split index (under the lock) */
+byte splitp = 0;   /* the fast pop's bound (hot->splitp) */
+byte split_pub = 0;
+byte top = 0;
+bool lock = 0;     /* dq_lock */
+byte taken[N + 1]; /* by item */
+bool owner_done = 0;
+byte thieves_done = 0;
+
+/* the owner's store buffer */
+#define SB 4
+byte sb_a[SB];
+byte sb_v[SB];
+byte sb_n = 0;
+
+inline commit(a, v) {
+    if
+    :: a < N -> item[a] = v
+    :: a >= N && a < 2 * N -> live[a - N] = v
+    :: a == A_CUR -> cur = v
+    :: a == A_PUB -> split_pub = v
+    fi
+}
+
+inline sb_commit_one() {
+    commit(sb_a[0], sb_v[0]);
+    sb_a[0] = sb_a[1]; sb_v[0] = sb_v[1];
+    sb_a[1] = sb_a[2]; sb_v[1] = sb_v[2];
+    sb_a[2] = sb_a[3]; sb_v[2] = sb_v[3];
+    sb_n--
+}
+
+inline store(a, v) {
+    atomic { sb_n < SB -> sb_a[sb_n] = a; sb_v[sb_n] = v; sb_n++ }
+}
+
+inline drain() {
+    atomic { do :: sb_n > 0 -> sb_commit_one() :: else -> break od }
+}
+
+/* the owner's load of an item it stored: the newest buffered store to it, else memory */
+inline load_own_item(x, r) {
+    atomic {
+        r = item[x];
+        if :: sb_n > 0 && sb_a[0] == A_ITEM(x) -> r = sb_v[0] :: else -> skip fi;
+        if :: sb_n > 1 && sb_a[1] == A_ITEM(x) -> r = sb_v[1] :: else -> skip fi;
+        if :: sb_n > 2 && sb_a[2] == A_ITEM(x) -> r = sb_v[2] :: else -> skip fi;
+        if :: sb_n > 3 && sb_a[3] == A_ITEM(x) -> r = sb_v[3] :: else -> skip fi
+    }
+}
+
+active proctype flusher() {
+end:
+    do
+    :: atomic { sb_n > 0 -> sb_commit_one() }
+    od
+}
+
+inline owner_take(x) {
+    load_own_item(x, c);
+    assert(c != 0);
+    taken[c]++
+}
+
+active proctype owner() {
+    byte b = 0, floor = 0, pushed = 0, i, t, c, sp;
+    do
+    :: pushed < N ->                               /* a fork: the push at the cursor b */
+#if defined(LIVE) && defined(MUT_MARK_FIRST)
+        store(A_LIVE(b), 1);
+        store(A_ITEM(b), pushed + 1);
+#elif defined(LIVE)
+        store(A_ITEM(b), pushed + 1);              /* the record's words ... */
+        store(A_LIVE(b), 1);                       /* ... its thunk last */
+#else
+        store(A_ITEM(b), pushed + 1);
+        store(A_CUR, b + 1);                       /* fk__hstore_release(&h->cur, s + 1) */
+#endif
+        b++;
+        pushed++
+    :: b > floor ->                                /* a join: the pop of the newest slot */
+        i = b - 1;
+#ifdef MUT_LOAD_FIRST
+        sp = splitp;
+#endif
+#if defined(LIVE) && !defined(MUT_NO_CLEAR)
+        store(A_LIVE(i), 0);                       /* the mark cleared ... */
+#elif !defined(LIVE)
+        store(A_CUR, i);                           /* the cursor stored ... */
+#endif
+#ifndef MUT_LOAD_FIRST
+        sp = splitp;                               /* ... before split is read */
+#endif
+        if
+        :: i >= sp ->                              /* private: the fast path */
+            b = i;
+            owner_take(i)
+        :: else ->                                 /* the slow path, under dq_lock */
+            atomic { lock == 0 -> lock = 1 };
+            drain();                               /* (the lock's xchg is locked) */
+            if
+            :: i >= split ->                       /* take_newest: private after all */
+                splitp = split;
+                b = i;
+                owner_take(i)
+            :: else ->                             /* reclaim(w, i) */
+                store(A_PUB, i);
+                drain();                           /* atomic_thread_fence(seq_cst) */
+                t = top;
+                if
+                :: t < i ->                        /* slots [t, i) stay public; i is ours */
+                    split = i;
+                    splitp = i;
+                    b = i;
+                    owner_take(i)
+                :: else ->
+                    if
+                    :: t == i ->                   /* the last public slot: race the thieves */
+                        atomic {
+                            drain();
+                            if
+                            :: top == i -> top = i + 1; load_own_item(i, c); assert(c != 0); taken[c]++
+                            :: else -> skip
+                            fi
+                        }
+                    :: else -> skip
+                    fi;
+                    split = i + 1;                 /* empty now: top == split == bottom */
+                    splitp = i + 1;
+                    store(A_PUB, i + 1);
+#ifndef LIVE
+                    store(A_CUR, i + 1);           /* set_bottom(i + 1) */
+#endif
+                    b = i + 1;                     /* (LIVE: the slow path hands it back) */
+                    floor = i + 1                  /* the older slots were stolen first */
+                fi
+            fi;
+            drain();
+            lock = 0
+        fi
+    :: pushed == N && b == floor -> break
+    od;
+    drain();
+    owner_done = 1
+}
+
+/* fk__force_publish, while the owner runs */
+active proctype forcer() {
+    byte s, k, n, x, end;
+    do
+    :: owner_done -> break
+    :: atomic { lock == 0 -> lock = 1 };           /* dq_trylock */
+        s = split;
+#ifdef LIVE
+        n = 0;                                     /* a hint: the marks from split up */
+        x = s;
+        do
+        :: x < N ->
+            if
+            :: live[x] -> n++; x++
+            :: else -> break
+            fi
+        :: else -> break
+        od;
+#else
+        n = (cur > s -> cur - s : 0);              /* a hint: the cursor */
+#endif
+        if
+        :: n > 0 ->
+            k = (n + 1) / 2;
+            split = s + k;
+            splitp = s + k;                        /* set_split(v, s + k) */
+#ifndef MUT_NO_MEMBARRIER
+            drain();                               /* membarrier(): a fence on the owner's CPU */
+#endif
+#ifdef LIVE
+            end = s;                               /* the live slots of [s, s + k) */
+            do
+            :: end < s + k ->
+                if
+                :: live[end] -> end++
+                :: else -> break
+                fi
+            :: else -> break
+            od;
+#else
+            end = (cur < s + k -> cur : s + k);    /* min(s + k, the cursor) */
+#endif
+            if
+            :: end > s ->
+                split = end;
+                splitp = end;
+                split_pub = end                    /* published */
+            :: else ->
+                split = s;
+                splitp = s
+            fi
+        :: else -> skip
+        fi;
+        lock = 0
+    od;
+    thieves_done++
+}
+
+/* fk__steal */
+active proctype stealer() {
+    byte t, s, c;
+    bool m;
+    do
+    :: t = top;
+       s = split_pub;                              /* (after the seq_cst fence) */
+       if
+       :: t >= s ->
+            if
+            :: owner_done -> break
+            :: else -> skip
+            fi
+       :: else ->
+            c = item[t];                           /* copy_slot */
+            m = live[t];
+            atomic {
+                if
+#ifdef LIVE
+                :: !m -> skip                      /* no thunk: the owner is taking it back */
+                :: m && top != t -> skip           /* FK__STEAL_LOST */
+                :: m && top == t ->                /* CAS top t -> t + 1 */
+#else
+                :: top != t -> skip                /* FK__STEAL_LOST */
+                :: top == t ->                     /* CAS top t -> t + 1 */
+#endif
+                    top = t + 1;
+                    assert(c != 0);                /* a slot published before its item */
+                    taken[c]++
+                fi
+            }
+       fi
+    od;
+    thieves_done++
+}
+
+active proctype check() {
+    byte k;
+    (owner_done && thieves_done == 2);
+    for (k : 1 .. N) {
+        assert(taken[k] == 1)
+    }
+}
