@@ -308,11 +308,13 @@ $(foreach v,$(BASELINES),$(eval $(call DRIVER_RULES,$(v),,$(BUILD)/bin,)))
 # bytes of padding that starts on a 64-byte boundary, so that every function of the
 # driver's .text lies N bytes (mod 64) past where it lies in the p0 copy: the same code in
 # other positions against the processor's 32- and 64-byte fetch and decode windows.  (Only
-# .text moves: the cold parts, .text.unlikely, stay.)  LAYOUT_PADS: the paddings;
+# .text moves: the cold parts (.text.unlikely, noreturn functions such as fk__fatal), main
+# (.text.startup) and the C runtime's start-up code stay.)  LAYOUT_PADS: the paddings;
 # LAYOUT_DRIVERS: which drivers (the peers when PEERS_DIR is given).  configs/layouts.json
 # runs them.
 LAYOUT_PADS    ?= 0 16 32 48
 LAYOUT_DRIVERS ?= $(VARIANTS) serial
+LAYOUT_COPIES   = $(foreach p,$(LAYOUT_PADS),$(foreach v,$(LAYOUT_DRIVERS),$(BUILD)/layout/p$(p)/fk-bench-$(v)))
 $(BUILD)/layout/pad%.o:
 	@mkdir -p $(@D)
 	@case '$*' in ''|*[!0-9]*) echo "make layouts: LAYOUT_PADS holds '$*', not a number of bytes" >&2; exit 2;; esac
@@ -535,7 +537,7 @@ bench: setup $(DRIVERS) $(BUILD)/bin/forkscope $(if $(PEERS_DIR),peers)
 	@sed -n '/^## Overhead/,/^## Memory/p' results/overhead/report.md | sed '$$d'
 
 # (the peers' copies: with PEERS_DIR, of each peer make peers has built)
-layouts: $(foreach p,$(LAYOUT_PADS),$(foreach v,$(LAYOUT_DRIVERS),$(BUILD)/layout/p$(p)/fk-bench-$(v))) $(BUILD)/bin/forkscope
+layouts: $(LAYOUT_COPIES) $(BUILD)/bin/forkscope
 	@if [ -n "$(PEERS_DIR)" ]; then for p in $(PEERS); do \
 	   if [ -e $(BUILD)/bin/fk-bench-$$p ]; then $(MAKE) --no-print-directory PEERS_DIR=$(PEERS_ABS) \
 	     $(foreach l,$(LAYOUT_PADS),$(BUILD)/layout/p$(l)/fk-bench-$$p) || exit 1; fi; done; fi
@@ -595,7 +597,7 @@ CHECK_SUITES   := rel model slurm fuzz debug small chaos tsan asan aarch64 peers
 # What a suite's list needs built (binaries, not scripts; BIN::CASES is BIN)
 suite_bins = $(filter $(BUILD)/%,$(foreach b,$(SUITE_$(1)),$(firstword $(subst ::, ,$(b)))))
 CHECK_BUILD = $(sort $(foreach s,$(CHECK_SUITES),$(call suite_bins,$(s)))) $(DRIVERS) $(FK_SWITCH) \
-              $(BUILD)/bin/forkscope $(BUILD)/aarch64/tests/test_fiber $(FUZZERS) $(GOLDEN_FACTS)
+              $(BUILD)/bin/forkscope $(BUILD)/aarch64/tests/test_fiber $(FUZZERS) $(GOLDEN_FACTS) $(LAYOUT_COPIES)
 # (exported: every suite's scripts/run-tests.sh writes and reads this build tree's files)
 export TEST_MANIFEST := $(BUILD)/check-manifest
 export TEST_TOTALS   := $(BUILD)/test-totals
@@ -609,8 +611,7 @@ check: setup
 	 $(MAKE) --no-print-directory -j1 -k $(addprefix check-,$(CHECK_SUITES)); s=$$?; \
 	 scripts/run-tests.sh --summary --make-status build=$$b --make-status suites=$$s
 
-check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(GOLDEN_FACTS) \
-           $(foreach p,$(LAYOUT_PADS),$(foreach v,$(LAYOUT_DRIVERS),$(BUILD)/layout/p$(p)/fk-bench-$(v)))
+check-rel: $(call suite_bins,rel) $(DRIVERS) $(FK_SWITCH) $(BUILD)/bin/forkscope $(GOLDEN_FACTS) $(LAYOUT_COPIES)
 	@scripts/run-tests.sh rel $(SUITE_rel)
 # The peers whose checkouts PEERS_DIR holds (make peers); without PEERS_DIR, one skip line.
 check-peers: $(if $(PEERS_DIR),peers) $(BUILD)/bin/forkscope $(BUILD)/bin/fk-bench-serial $(BUILD)/bin/fk-bench-cont-seg

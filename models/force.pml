@@ -23,14 +23,21 @@
  *     were popped, or never pushed in this model, which has no wrap: ring.pml's concern.)
  *
  * Memory model: x86-TSO for the owner.  Its stores (items, marks, cursor, split_pub) go through
- * a FIFO store buffer that a flusher drains at any time, and that its fences, its locked
- * instructions and a thief's membarrier() drain (the IPI runs a full fence on the owner's
- * CPU, between two of its instructions).  The owner reads its own buffered stores.  The
- * thieves' stores are under the lock or locked instructions (sequentially consistent here).
+ * a FIFO store buffer of SB = 4 entries (a fifth store waits until the flusher commits one: a
+ * bound on how far the owner's stores can lag, which a push pair and two pops fill) that a
+ * flusher drains at any time, and that
+ * its fences, its locked instructions and a thief's membarrier() drain (the IPI runs a full
+ * fence on the owner's CPU, between two of its instructions).  The owner reads its own
+ * buffered stores.  The thieves' stores are under the lock or locked instructions
+ * (sequentially consistent here).  Simplified: the owner's unlock drains its buffer before it
+ * releases the lock (the real dq_unlock is a plain release store); a thief that takes the lock
+ * next sees the owner's earlier stores either way (TSO keeps them in order), so only the
+ * moments at which those stores reach the stealer are fewer.
  *
  * Mutations (check-models.sh requires SPIN to refute each):
  *   -DMUT_NO_MEMBARRIER  the forcing thief reads without membarrier() (both protocols)
- *   -DMUT_LOAD_FIRST     LIVE: the pop reads split before it clears the mark
+ *   -DMUT_LOAD_FIRST     the pop reads split before it stores the cursor (as built) or
+ *                        clears the mark (LIVE): what fk__pop_record's signal fence forbids
  *   -DMUT_MARK_FIRST     LIVE: the push writes the mark before the item
  *   -DMUT_NO_CLEAR       LIVE: the pop leaves the mark set */
 
@@ -57,7 +64,7 @@ bool owner_done = 0;
 byte thieves_done = 0;
 
 /* the owner's store buffer */
-#define SB 4
+#define SB 4 /* (sb_commit_one and load_own_item are written for 4 entries) */
 byte sb_a[SB];
 byte sb_v[SB];
 byte sb_n = 0;
@@ -108,6 +115,7 @@ end:
 inline owner_take(x) {
     load_own_item(x, c);
     assert(c != 0);
+    assert(taken[c] == 0);                         /* (at once, on every path) */
     taken[c]++
 }
 
@@ -168,7 +176,7 @@ active proctype owner() {
                         atomic {
                             drain();
                             if
-                            :: top == i -> top = i + 1; load_own_item(i, c); assert(c != 0); taken[c]++
+                            :: top == i -> top = i + 1; owner_take(i)
                             :: else -> skip
                             fi
                         }
@@ -279,6 +287,7 @@ active proctype stealer() {
 #endif
                     top = t + 1;
                     assert(c != 0);                /* a slot published before its item */
+                    assert(taken[c] == 0);         /* taken twice (at once, on every path) */
                     taken[c]++
                 fi
             }

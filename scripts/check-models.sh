@@ -42,6 +42,7 @@ cases=(
   "join   -DMUT_RECORD_AFTER    refuted  f->stack recorded after the parent's arrival"
   "force  -DN=3               ok       forced publication as built: the cursor stored, membarrier(), the cursor read"
   "force  -DMUT_NO_MEMBARRIER refuted  the same without membarrier() (the owner's store still buffered)"
+  "force  -DMUT_LOAD_FIRST    refuted  the pop reads split before it stores the cursor"
   "force  -DLIVE,-DN=3        ok       forced publication without the cursor: live marks scanned after membarrier()"
   "force  -DLIVE,-DMUT_NO_MEMBARRIER refuted  live marks without membarrier()"
   "force  -DLIVE,-DMUT_LOAD_FIRST    refuted  the pop reads split before it clears the mark"

@@ -151,6 +151,14 @@ __attribute__((noinline)) static int64_t fib_nocur(int n, rec *cur) {
     return a + fr.b;
 }
 
+/* push4 in the order a live mark needs: the thunk (the mark) last. */
+static void push_live(rec *s, frame *fr, int n) {
+    atomic_store_explicit(&s->link, (uintptr_t)fr, R);
+    atomic_store_explicit(&s->ret, (uintptr_t)&fr->a, R);
+    atomic_store_explicit(&s->arg, (uint64_t)n, R);
+    atomic_store_explicit(&s->thunk, 1, memory_order_release);
+}
+
 /* native-live: native-reg-nocur where each slot says whether it is live instead (the design
  * that would let a forcing thief find the owner's bottom without the cursor: the push writes
  * the thunk last, the pop clears it before its test of split).  One store more than nocur. */
@@ -160,10 +168,7 @@ __attribute__((noinline)) static int64_t fib_live(int n, rec *cur) {
     rec *s = cur;
     if (UNLIKELY(s >= atomic_load_explicit(&hot.limit, R)))
         slow();
-    atomic_store_explicit(&s->link, (uintptr_t)&fr, R);
-    atomic_store_explicit(&s->ret, (uintptr_t)&fr.a, R);
-    atomic_store_explicit(&s->arg, (uint64_t)(n - 1), R);
-    atomic_store_explicit(&s->thunk, 1, memory_order_release);
+    push_live(s, &fr, n - 1);
     int m = n - 2;
     fr.b = m < 2 ? m : fib_live(m, s + 1);
     __asm__ volatile("" ::: "memory");
@@ -188,10 +193,7 @@ __attribute__((noinline)) static live_ret fib_liveret(int n, rec *cur) {
     rec *s = cur;
     if (UNLIKELY(s >= atomic_load_explicit(&hot.limit, R)))
         slow();
-    atomic_store_explicit(&s->link, (uintptr_t)&fr, R);
-    atomic_store_explicit(&s->ret, (uintptr_t)&fr.a, R);
-    atomic_store_explicit(&s->arg, (uint64_t)(n - 1), R);
-    atomic_store_explicit(&s->thunk, 1, memory_order_release);
+    push_live(s, &fr, n - 1);
     int m = n - 2;
     rec *c = s + 1;
     if (m < 2) {

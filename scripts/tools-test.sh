@@ -137,7 +137,7 @@ if [ -x build/layout/p0/fk-bench-serial ] && [ -x build/layout/p16/fk-bench-chil
               {"name": "child-native-busy-p16", "variant": "child-native-busy", "drivers": "build/layout/p16"}],
  "workers": [1], "repetitions": 3, "warmup": 0, "calibrate": false, "order": "interleaved"}
 JSON
-    small_sweep layouts.py lay "a row per build, its copies' least <= median <= most T1/Ts, Ts the serial copies'" \
+    small_sweep layouts.py lay "a row per build of real copies: least <= median <= most, the spread their ratio" \
         layouts.csv <<'PY'
 import csv, sys
 rows = {r["build"]: r for r in csv.DictReader(open(sys.argv[1]))}
@@ -146,11 +146,47 @@ for r in rows.values():
     assert r["benchmark"] == "fib" and int(r["copies"]) == 2, r
     lo, med, hi = float(r["least"]), float(r["median"]), float(r["most"])
     assert 0 < lo <= med <= hi and abs(float(r["spread"]) - hi / lo) < 1e-3, r
-s = rows["serial"]
-assert float(s["least"]) <= 1 <= float(s["most"]), s  # (the median of two copies lies between them)
 PY
 else
     bad "make layouts" "build/layout/p0, p16 copies of serial and child-native missing (make check builds them)"
+fi
+# scripts/layouts.py's arithmetic on records of known times: Ts the serial copies' per-round
+# median (0.5, 1, 2 -> 1), a copy's ratio the median over the rounds it shares with that (a copy
+# missing a round, a failed run and a torn line left out), the spread most / least, against
+# Lace's per-round median likewise, and a copy that shares no round named and left out.
+mkdir -p "$tmp/known"
+python3 - "$tmp/known/raw.jsonl" <<'PY'
+import json, sys
+recs = []
+def rec(v, rep, t, status="ok"):
+    recs.append({"benchmark": "fib", "variant": v, "workers": 1, "kind": "timed", "status": status, "rep": rep, "time_s": t})
+for rep in range(3):
+    rec("serial-p0", rep, 0.5); rec("serial-p16", rep, 1.0); rec("serial-p32", rep, 2.0)
+    rec("x-p0", rep, 0.5); rec("lace-p0", rep, 0.2); rec("lace-p16", rep, 0.3)
+for rep in range(2):
+    rec("x-p16", rep, 0.6)
+rec("x-p16", 2, 9.0, status="failed")
+rec("y-p0", 9, 1.0)
+with open(sys.argv[1], "w") as f:
+    f.write("".join(json.dumps(r) + "\n" for r in recs) + '{"torn')
+PY
+if out=$(python3 scripts/layouts.py "$tmp/known" 2>&1) && printf '%s\n' "$out" | grep -q "y .*no round shared" &&
+    python3 - "$tmp/known/layouts.csv" <<'PY'
+import csv, sys
+rows = {r["build"]: r for r in csv.DictReader(open(sys.argv[1]))}
+assert sorted(rows) == ["lace", "serial", "x"], rows
+def near(r, **want):
+    for k, v in want.items():
+        assert abs(float(r[k]) - v) < 1e-3, (r["build"], k, r[k], v)
+near(rows["serial"], copies=3, least=0.5, median=1, most=2, spread=4, lace_least=2, lace_median=4, lace_most=8)
+near(rows["x"], copies=2, least=0.5, median=0.55, most=0.6, spread=1.2, lace_least=2, lace_median=2.2, lace_most=2.4)
+near(rows["lace"], copies=2, least=0.2, median=0.25, most=0.3, spread=1.5)
+assert 0 < float(rows["x"]["p"]) <= 1, rows["x"]
+PY
+then
+    ok "layouts.py: known times give the expected ratios, spreads and Lace columns"
+else
+    bad "layouts.py: known times give the expected ratios, spreads and Lace columns" "$out"
 fi
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]

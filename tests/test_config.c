@@ -436,6 +436,38 @@ static int load_text(const char *text, hx_config *cfg, hx_diag *d) {
     return rc;
 }
 
+/* A variant object's "drivers" directory must hold its driver, unless FORKSCOPE_DRIVER stands in
+ * for every driver (tests, golden_facts): then the directory is not looked at, so that what a
+ * config says does not depend on what this tree has built (configs/layouts.json's copies). */
+TEST(drivers_dir_under_forkscope_driver) {
+    static const char text[] = "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}], \"variants\": "
+                               "[{\"name\": \"s-p16\", \"variant\": \"serial\", \"drivers\": \"/nonexistent/layout/p16\"}], "
+                               "\"workers\": [1]}";
+    char *over = getenv("FORKSCOPE_DRIVER") ? strdup(getenv("FORKSCOPE_DRIVER")) : NULL;
+    hx_config cfg;
+    hx_diag d = {0};
+    unsetenv("FORKSCOPE_DRIVER");
+    ASSERT(load_text(text, &cfg, &d) != 0);
+    char *all = joined(&d);
+    ASSERT_MSG(strstr(all, "variants[0].drivers: \"/nonexistent/layout/p16\" has no executable fk-bench-serial (make "
+                           "layouts builds the moved copies"),
+               "%s", all);
+    free(all);
+    hx_config_diag_free(&d);
+    setenv("FORKSCOPE_DRIVER", "/bin/true", 1);
+    ASSERT_MSG(load_text(text, &cfg, &d) == 0, "%s", joined(&d));
+    ASSERT(!strcmp(cfg.variants[0].drivers, "/nonexistent/layout/p16"));
+    char path[PATH_MAX];
+    ASSERT_EQ(hx_variant_driver_path(&cfg.variants[0], path, sizeof path), 0);
+    ASSERT(!strcmp(path, "/bin/true"));
+    hx_config_free(&cfg);
+    if (over)
+        setenv("FORKSCOPE_DRIVER", over, 1);
+    else
+        unsetenv("FORKSCOPE_DRIVER");
+    free(over);
+}
+
 TEST(peers_key) {
     static const char text[] =
         "{\"name\": \"t\", \"benchmarks\": [{\"kernel\": \"fib\"}, {\"kernel\": \"nqueens\", \"variants\": "
@@ -997,6 +1029,7 @@ int main(int argc, char **argv) {
                          TEST_CASE(positions_after_utf8_and_escapes, 5),
                          TEST_CASE(variant_names, 5),
                          TEST_CASE(variant_objects, 5),
+                         TEST_CASE(drivers_dir_under_forkscope_driver, 10),
                          TEST_CASE(peers_key, 5),
                          TEST_CASE(driver_list_renders_each_description, 20),
                          TEST_CASE(kernels_markdown_table, 10),

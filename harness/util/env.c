@@ -18,10 +18,11 @@ const hx_envvar hx_envvars[] = {
      "variant forkscope runs is passed its name's promotion (--promote thief when this is set), so that a setting in the shell does not turn thief variants into heartbeat ones"},
     {"FORKSCOPE_BEAT_US", "N",
      "the heartbeat period in us of a runtime variant's pool (fk_pool_opts_init; default 100); forkscope run "
-     "passes the shell's value to no run, so that the config says what ran: a variant object's \"env\" sets it"},
+     "(and slurm) does not pass the shell's value to the runs of runtime variants, so that the config says what "
+     "ran: a variant object's \"env\" sets it (command variants, trace and the instruction counts inherit it)"},
     {"FORKSCOPE_BEAT_SHARE", "one|half",
      "what a heartbeat promotes (fk_pool_opts_init; default one); as FORKSCOPE_BEAT_US, only a variant "
-     "object's \"env\" passes it to a run"},
+     "object's \"env\" passes it to a sweep's runs of runtime variants"},
     {"FORKSCOPE_PLOTS", "DIR",
      "the gnuplot scripts plot and compare use (default: plots/ of the source tree, found from this "
      "executable, else ./plots)"},
