@@ -24,7 +24,7 @@
  *
  * Memory model: x86-TSO for the owner.  Its stores (items, marks, cursor, split_pub) go through
  * a FIFO store buffer of SB = 4 entries (a fifth store waits until the flusher commits one: a
- * bound on how far the owner's stores can lag, which a push pair and two pops fill) that a
+ * bound on how far the owner's stores can lag, which one push (2 stores) and two pops fill) that a
  * flusher drains at any time, and that
  * its fences, its locked instructions and a thief's membarrier() drain (the IPI runs a full
  * fence on the owner's CPU, between two of its instructions).  The owner reads its own
@@ -64,7 +64,10 @@ bool owner_done = 0;
 byte thieves_done = 0;
 
 /* the owner's store buffer */
-#define SB 4 /* (sb_commit_one and load_own_item are written for 4 entries) */
+#define SB 4
+#if SB != 4
+#error "sb_commit_one and load_own_item are written for 4 entries"
+#endif
 byte sb_a[SB];
 byte sb_v[SB];
 byte sb_n = 0;

@@ -72,7 +72,7 @@ if [ "${MODEL_LONG:-0}" = 1 ]; then
     cases+=("lazy   -DG=2,-DM=2,-DR=1   ok       lazy sleep/wake: 2 groups of 2 workers, a root, stop"
             "lazy   -DG=1,-DM=2,-DR=2   ok       lazy sleep/wake: 1 group of 2 workers, 2 roots, stop"
             "deque  -DN=5               ok       split deque, 5 items"
-            "force  -DLIVE,-DN=4        ok       forced publication without the cursor, 4 items (23 M states)"
+            "force  -DLIVE,-DN=4        ok       forced publication without the cursor, 4 items (24 M states)"
             "ring   -DN=5               ok       deque ring, 5 items")
 fi
 depth=${PAN_DEPTH:-1000000}

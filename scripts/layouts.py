@@ -6,12 +6,16 @@
 # layout of the serial code would move every ratio with it.  Then the least, the median and
 # the most over the copies, and their spread (most / least), which is what the build's code
 # position is worth, if it is more than noise: "p" is the share of 2000 shuffles of the copies'
-# labels within each round that give a spread at least as large (a small p: the copies differ;
-# a large one: the spread is the runs' own scatter).  With copies of Lace (lace-pN), each build
-# against Lace's median the same way.
+# labels within each round in which the copies' mean log T1/Ts lie at least as far apart as they
+# do (a small p: the copies differ; a large one: they cannot be told apart).  The shuffles assume no copy holds a fixed place in
+# the round: configs/layouts.json's "paired" order draws each round's order afresh (with
+# "interleaved" the copies run in config order, and a place in the round could pass for a
+# layout).  The spread and p use the rounds every copy ran.  With copies of Lace (lace-pN),
+# each build against Lace's per-round median the same way (a round's Ts or Lace median is over
+# the copies that ran in it).
 #
 #   scripts/layouts.py DIR        (prints a table; writes DIR/layouts.csv)
-import collections, csv, json, random, re, statistics, sys
+import collections, csv, json, math, random, re, statistics, sys
 
 SHUFFLES = 2000
 
@@ -57,43 +61,61 @@ def spread(by_pad):
     return med, med[-1] / med[0]
 
 
-def noise_p(by_pad, observed, rng):
-    """the share of shuffles of the copies' labels within each round with a spread >= observed
-    (only the rounds every copy ran)"""
-    common = sorted(set.intersection(*(set(v) for v in by_pad.values())))
-    if len(by_pad) < 2 or not common:
-        return float("nan")
-    cols = [[by_pad[p][k] for p in by_pad] for k in common]
+def shared(by_pad):
+    """by_pad kept to the rounds every copy has (the spread and its shuffles use the same ones)"""
+    common = set.intersection(*(set(v) for v in by_pad.values()))
+    return {p: {k: v[k] for k in common} for p, v in by_pad.items()}, len(common)
+
+
+def log_range(cols, ncopies):
+    """the range of the copies' mean log ratio (cols: one list per round, a ratio per copy)"""
+    means = [sum(c[i] for c in cols) / len(cols) for i in range(ncopies)]
+    return max(means) - min(means)
+
+
+def noise_p(by_pad, rng):
+    """the share of shuffles of the copies' labels within each round whose range of the copies'
+    mean log ratio is at least the observed one (a mean of logs, not the median: over two-valued
+    rounds a median jumps between the values, and the test would lose its power)"""
+    rounds = sorted(next(iter(by_pad.values())))
+    cols = [[math.log(by_pad[p][k]) for p in by_pad] for k in rounds]
+    observed = log_range(cols, len(by_pad))
     hits = 0
     for _ in range(SHUFFLES):
         for c in cols:
             rng.shuffle(c)
-        meds = [statistics.median(c[i] for c in cols) for i in range(len(by_pad))]
-        hits += max(meds) / min(meds) >= observed - 1e-12
+        hits += log_range(cols, len(by_pad)) >= observed - 1e-12
     return (hits + 1) / (SHUFFLES + 1)
 
 
-rng = random.Random(1)
+def fmt_p(p):
+    if p != p:
+        return "     -"
+    return "<0.001" if p < 0.001 else f"{p:6.3f}"
+
+
 rows = []
 for bench, bases in sorted(times.items()):
     if "serial" not in bases:
         continue
     ts = per_round_median(bases["serial"])
     lace = per_round_median(bases["lace"]) if "lace" in bases else None
-    print(f"{bench}: T1/Ts of each build's copies (Ts: the median of the {len(bases['serial'])} serial copies, "
-          f"round by round){'; against Lace likewise' if lace else ''}; p: the spread's share among label shuffles")
-    print(f"  {'build':22s} {'copies':>6s} {'least':>6s} {'median':>6s} {'most':>6s} {'spread':>6s} {'p':>6s}"
+    print(f"{bench}: T1/Ts of each build's copies (Ts: the median of the serial copies that ran in the round)"
+          f"{'; against Lace likewise' if lace else ''}; the rounds every copy ran; p: the spread's share among "
+          f"{SHUFFLES} label shuffles within rounds, of the copies' mean log ratio (meaningful when the config's order "
+          f"draws each round's afresh)")
+    print(f"  {'build':22s} {'copies':>6s} {'rounds':>6s} {'least':>6s} {'median':>6s} {'most':>6s} {'spread':>6s} {'p':>6s}"
           + ("  x Lace: least median most" if lace else ""))
     for base, copies in sorted(bases.items(), key=lambda kv: (kv[0] != "serial", kv[0])):
-        by_pad = ratios(copies, ts)
-        if not by_pad:
-            print(f"  {base:22s} (no round shared with the serial copies: left out)")
+        by_pad, n = shared(ratios(copies, ts)) if ratios(copies, ts) else ({}, 0)
+        if n == 0:
+            print(f"  {base:22s} (no round that every copy and the serial copies ran: left out)")
             continue
         v, sp = spread(by_pad)
-        p = noise_p(by_pad, sp, rng)
-        row = {"benchmark": bench, "build": base, "copies": len(v), "least": v[0], "median": statistics.median(v),
-               "most": v[-1], "spread": sp, "p": p}
-        text = f"  {base:22s} {len(v):6d} {v[0]:6.3f} {row['median']:6.3f} {v[-1]:6.3f} {sp:6.3f} {p:6.4f}"
+        p = noise_p(by_pad, random.Random(f"{bench}/{base}")) if len(by_pad) > 1 else float("nan")
+        row = {"benchmark": bench, "build": base, "copies": len(v), "rounds": n, "least": v[0],
+               "median": statistics.median(v), "most": v[-1], "spread": sp, "p": p}
+        text = (f"  {base:22s} {len(v):6d} {n:6d} {v[0]:6.3f} {row['median']:6.3f} {v[-1]:6.3f} {sp:6.3f} {fmt_p(p)}")
         if lace:
             vl = sorted(statistics.median(x.values()) for x in ratios(copies, lace).values())
             if vl:
@@ -101,7 +123,7 @@ for bench, bases in sorted(times.items()):
                 text += f"  {vl[0]:6.3f} {row['lace_median']:6.3f} {vl[-1]:6.3f}"
         rows.append(row)
         print(text)
-fields = ["benchmark", "build", "copies", "least", "median", "most", "spread", "p", "lace_least", "lace_median",
+fields = ["benchmark", "build", "copies", "rounds", "least", "median", "most", "spread", "p", "lace_least", "lace_median",
           "lace_most"]
 with open(d + "/layouts.csv", "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=fields)

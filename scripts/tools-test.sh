@@ -150,38 +150,49 @@ PY
 else
     bad "make layouts" "build/layout/p0, p16 copies of serial and child-native missing (make check builds them)"
 fi
-# scripts/layouts.py's arithmetic on records of known times: Ts the serial copies' per-round
-# median (0.5, 1, 2 -> 1), a copy's ratio the median over the rounds it shares with that (a copy
-# missing a round, a failed run and a torn line left out), the spread most / least, against
-# Lace's per-round median likewise, and a copy that shares no round named and left out.
+# scripts/layouts.py's arithmetic on records of known times, 12 rounds, every time in round k
+# multiplied by 1 + k (so that only a per-round Ts cancels it): Ts the serial copies' per-round
+# median (0.5, 1, 2 -> 1); a copy's ratio the median over the rounds all its copies ran (x-p16's
+# 0.6 x 6 and 0.7 x 5: a mean, or its failed run of 9, would move it); P = 2 and calibrate
+# records and a torn line left out; against Lace's per-round median likewise; p 1 for identical
+# copies, under 0.01 for copies apart in every round, none for one copy; a copy that shares no
+# round with the serial copies named and left out.
 mkdir -p "$tmp/known"
 python3 - "$tmp/known/raw.jsonl" <<'PY'
 import json, sys
 recs = []
-def rec(v, rep, t, status="ok"):
-    recs.append({"benchmark": "fib", "variant": v, "workers": 1, "kind": "timed", "status": status, "rep": rep, "time_s": t})
-for rep in range(3):
-    rec("serial-p0", rep, 0.5); rec("serial-p16", rep, 1.0); rec("serial-p32", rep, 2.0)
-    rec("x-p0", rep, 0.5); rec("lace-p0", rep, 0.2); rec("lace-p16", rep, 0.3)
-for rep in range(2):
-    rec("x-p16", rep, 0.6)
-rec("x-p16", 2, 9.0, status="failed")
-rec("y-p0", 9, 1.0)
+def rec(v, rep, t, status="ok", workers=1, kind="timed"):
+    recs.append({"benchmark": "fib", "variant": v, "workers": workers, "kind": kind, "status": status, "rep": rep,
+                 "time_s": t * (1 + rep)})
+for k in range(12):
+    rec("serial-p0", k, 0.5); rec("serial-p16", k, 1.0); rec("serial-p32", k, 2.0)
+    rec("lace-p0", k, 0.2); rec("lace-p16", k, 0.3)
+    rec("x-p0", k, 0.5); rec("x-p0", k, 7.0, workers=2); rec("x-p0", k, 7.0, kind="calibrate")
+    rec("z-p0", k, 0.7); rec("z-p16", k, 0.7)
+    rec("w-p0", k, 0.5); rec("w-p16", k, 0.8)
+    rec("solo-p0", k, 0.9)
+    if k < 11:
+        rec("x-p16", k, 0.6 if k < 6 else 0.7)
+rec("x-p16", 11, 9.0, status="failed")
+rec("y-p0", 99, 1.0)
 with open(sys.argv[1], "w") as f:
     f.write("".join(json.dumps(r) + "\n" for r in recs) + '{"torn')
 PY
-if out=$(python3 scripts/layouts.py "$tmp/known" 2>&1) && printf '%s\n' "$out" | grep -q "y .*no round shared" &&
+if out=$(python3 scripts/layouts.py "$tmp/known" 2>&1) && printf '%s\n' "$out" | grep -q "y .*no round" &&
     python3 - "$tmp/known/layouts.csv" <<'PY'
-import csv, sys
+import csv, math, sys
 rows = {r["build"]: r for r in csv.DictReader(open(sys.argv[1]))}
-assert sorted(rows) == ["lace", "serial", "x"], rows
+assert sorted(rows) == ["lace", "serial", "solo", "w", "x", "z"], rows
 def near(r, **want):
     for k, v in want.items():
         assert abs(float(r[k]) - v) < 1e-3, (r["build"], k, r[k], v)
-near(rows["serial"], copies=3, least=0.5, median=1, most=2, spread=4, lace_least=2, lace_median=4, lace_most=8)
-near(rows["x"], copies=2, least=0.5, median=0.55, most=0.6, spread=1.2, lace_least=2, lace_median=2.2, lace_most=2.4)
+near(rows["serial"], copies=3, rounds=12, least=0.5, median=1, most=2, spread=4, lace_least=2, lace_median=4, lace_most=8)
+near(rows["x"], copies=2, rounds=11, least=0.5, median=0.55, most=0.6, spread=1.2, lace_least=2, lace_median=2.2,
+     lace_most=2.4)
 near(rows["lace"], copies=2, least=0.2, median=0.25, most=0.3, spread=1.5)
-assert 0 < float(rows["x"]["p"]) <= 1, rows["x"]
+near(rows["z"], spread=1, p=1)
+assert float(rows["w"]["p"]) < 0.01, rows["w"]
+assert int(rows["solo"]["copies"]) == 1 and math.isnan(float(rows["solo"]["p"])), rows["solo"]
 PY
 then
     ok "layouts.py: known times give the expected ratios, spreads and Lace columns"
