@@ -34,12 +34,29 @@
  * next sees the owner's earlier stores either way (TSO keeps them in order), so only the
  * moments at which those stores reach the stealer are fewer.
  *
+ *   -DLIVE -DLOWER  the same, on a deque whose bottom never jumps (the design a cursor kept in
+ *     registers needs: a task then holds its slot's address across its children, and finds
+ *     the deque where it left it).  A pop that finds its slot stolen leaves the cursor there
+ *     (or lower: a join gives up the older records of its scope, stolen first), below top; the
+ *     next push takes its slow path, which clears the marks the thieves left in
+ *     [bottom, top), makes split and split_pub the bottom, and lowers top to it with a CAS
+ *     that also moves a tag packed with top (a thief's CAS compares both): a thief that read
+ *     top before the lowering cannot succeed when top comes back up to what it read.  Slots
+ *     are then reused below where they were stolen, which the other protocols never do.
+ *
  * Mutations (check-models.sh requires SPIN to refute each):
  *   -DMUT_NO_MEMBARRIER  the forcing thief reads without membarrier() (both protocols)
  *   -DMUT_LOAD_FIRST     the pop reads split before it stores the cursor (as built) or
  *                        clears the mark (LIVE): what fk__pop_record's signal fence forbids
  *   -DMUT_MARK_FIRST     LIVE: the push writes the mark before the item
- *   -DMUT_NO_CLEAR       LIVE: the pop leaves the mark set */
+ *   -DMUT_NO_CLEAR       LIVE: the pop leaves the mark set
+ *   -DMUT_NO_TAG         LOWER: top is lowered and CASed without its tag (ABA)
+ *   -DMUT_STALE_MARKS    LOWER: the lowering leaves the stolen slots' marks set
+ *   -DMUT_LOWER_FIRST    LOWER: top lowered before split_pub (a thief sees the new slot public) */
+
+#if defined(LOWER) && !defined(LIVE)
+#error "LOWER is a variant of LIVE: define both"
+#endif
 
 #ifndef N
 #define N 3
@@ -58,6 +75,7 @@ byte split = 0;    /* the owner's split index (under the lock) */
 byte splitp = 0;   /* the fast pop's bound (hot->splitp) */
 byte split_pub = 0;
 byte top = 0;
+byte tag = 0;       /* LOWER: moved with top by the owner's lowering (one 64-bit word) */
 bool lock = 0;     /* dq_lock */
 byte taken[N + 1]; /* by item */
 bool owner_done = 0;
@@ -123,9 +141,46 @@ inline owner_take(x) {
 }
 
 active proctype owner() {
-    byte b = 0, floor = 0, pushed = 0, i, t, c, sp;
+    byte b = 0, floor = 0, pushed = 0, i, t, c, sp, g, x;
+    bool lower = 0;                                /* LOWER: limit NULL until the next push */
     do
+#ifdef LOWER
+    :: pushed < N && lower ->                      /* the push's slow path, under dq_lock */
+        atomic { lock == 0 -> lock = 1 };
+        drain();
+        x = b;                                     /* the thieves' marks in [b, top) cleared */
+        do
+        :: x < top ->
+#ifndef MUT_STALE_MARKS
+            store(A_LIVE(x), 0);
+#endif
+            x++
+        :: else -> break
+        od;
+        split = b;
+        splitp = b;
+#ifdef MUT_LOWER_FIRST
+        atomic { drain(); top = b; tag++ };
+        store(A_PUB, b);
+#else
+        store(A_PUB, b);                           /* nothing public: split_pub = top = b */
+        atomic {                                   /* CAS (tag, top) -> (tag + 1, b): locked */
+            drain();
+            top = b;
+            tag++
+        };
+#endif
+        store(A_ITEM(b), pushed + 1);
+        store(A_LIVE(b), 1);
+        b++;
+        pushed++;
+        lower = 0;
+        drain();
+        lock = 0
+    :: pushed < N && !lower ->                     /* a fork: the push at the cursor b */
+#else
     :: pushed < N ->                               /* a fork: the push at the cursor b */
+#endif
 #if defined(LIVE) && defined(MUT_MARK_FIRST)
         store(A_LIVE(b), 1);
         store(A_ITEM(b), pushed + 1);
@@ -166,7 +221,7 @@ active proctype owner() {
             :: else ->                             /* reclaim(w, i) */
                 store(A_PUB, i);
                 drain();                           /* atomic_thread_fence(seq_cst) */
-                t = top;
+                atomic { t = top; g = tag };
                 if
                 :: t < i ->                        /* slots [t, i) stay public; i is ours */
                     split = i;
@@ -179,7 +234,7 @@ active proctype owner() {
                         atomic {
                             drain();
                             if
-                            :: top == i -> top = i + 1; owner_take(i)
+                            :: top == i && tag == g -> top = i + 1; owner_take(i)
                             :: else -> skip
                             fi
                         }
@@ -191,8 +246,17 @@ active proctype owner() {
 #ifndef LIVE
                     store(A_CUR, i + 1);           /* set_bottom(i + 1) */
 #endif
+#ifdef LOWER
+                    assert(top > i);               /* stolen, or taken by the CAS above */
+                    lower = 1;                     /* the cursor stays below top */
+                    if
+                    :: b = i                       /* a pop: the older records are popped too */
+                    :: b = floor                   /* a join: its older records were stolen first */
+                    fi
+#else
                     b = i + 1;                     /* (LIVE: the slow path hands it back) */
                     floor = i + 1                  /* the older slots were stolen first */
+#endif
                 fi
             fi;
             drain();
@@ -264,10 +328,10 @@ active proctype forcer() {
 
 /* fk__steal */
 active proctype stealer() {
-    byte t, s, c;
+    byte t, s, c, g;
     bool m;
     do
-    :: t = top;
+    :: atomic { t = top; g = tag };
        s = split_pub;                              /* (after the seq_cst fence) */
        if
        :: t >= s ->
@@ -282,8 +346,13 @@ active proctype stealer() {
                 if
 #ifdef LIVE
                 :: !m -> skip                      /* no thunk: the owner is taking it back */
+#if defined(LOWER) && !defined(MUT_NO_TAG)
+                :: m && (top != t || tag != g) -> skip   /* FK__STEAL_LOST */
+                :: m && top == t && tag == g ->    /* CAS (tag, top) -> (tag, top + 1) */
+#else
                 :: m && top != t -> skip           /* FK__STEAL_LOST */
                 :: m && top == t ->                /* CAS top t -> t + 1 */
+#endif
 #else
                 :: top != t -> skip                /* FK__STEAL_LOST */
                 :: top == t ->                     /* CAS top t -> t + 1 */

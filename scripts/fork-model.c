@@ -217,6 +217,69 @@ __attribute__((noinline)) static live_ret fib_liveret(int n, rec *cur) {
     return out;
 }
 
+/* native-lin: native-live-ret as a deque whose slots never move could run it (one linear
+ * mapping, no wrap and no growth: a slot's address then orders as its index does, so a pop
+ * may trust the slot its push wrote).  The fork's child hands back a cursor that the pop
+ * does not look at (if that child's subtree emptied the deque, this slot was stolen first,
+ * and the pop's test of split fails); the cursor the task hands back is the one its last
+ * call handed back (a slow path under it may have moved the deque's bottom). */
+__attribute__((noinline)) static live_ret fib_lin(int n, rec *cur) {
+    frame fr;
+    fr.sync0 = 0;
+    rec *s = cur;
+    if (UNLIKELY(s >= atomic_load_explicit(&hot.limit, R)))
+        slow();
+    push_live(s, &fr, n - 1);
+    int m = n - 2;
+    fr.b = m < 2 ? m : fib_lin(m, s + 1).v;
+    __asm__ volatile("" ::: "memory");
+    atomic_store_explicit(&s->thunk, 0, R);
+    POP_CHECK(s);
+    int k = (int)atomic_load_explicit(&s->arg, R);
+    live_ret out = {k, s};
+    if (k >= 2)
+        out = fib_lin(k, s);
+    __asm__ volatile("" : "+r"(out.v)); /* (keeps the call out of tail position: no loop) */
+    out.v += fr.b;
+    return out;
+}
+
+/* native-idx: native-lin on the circular deque as it is, the cursor handed around as an
+ * index (an index never wraps, so the pop's test of split stays right across a wrap, a
+ * growth or a reset of the deque): the push makes the slot's address from the buffer and
+ * the mask (read from the hot state, where only slow paths write them), the pop tests the
+ * index.  (After a growth, the pops of slots pushed before it would take the slow path.) */
+typedef struct {
+    int64_t v;
+    uint64_t ci;
+} idx_ret;
+static struct {
+    rec *buf;
+    uint64_t mask, split, limit;
+} hoti;
+__attribute__((noinline)) static idx_ret fib_idx(int n, uint64_t ci) {
+    frame fr;
+    fr.sync0 = 0;
+    if (UNLIKELY(ci >= *(volatile uint64_t *)&hoti.limit))
+        slow();
+    rec *s = hoti.buf + (ci & hoti.mask);
+    push_live(s, &fr, n - 1);
+    int m = n - 2;
+    fr.b = m < 2 ? m : fib_idx(m, ci + 1).v;
+    __asm__ volatile("" ::: "memory");
+    atomic_store_explicit(&s->thunk, 0, R);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (UNLIKELY(ci < *(volatile uint64_t *)&hoti.split))
+        slow();
+    int k = (int)atomic_load_explicit(&s->arg, R);
+    idx_ret out = {k, ci};
+    if (k >= 2)
+        out = fib_idx(k, ci);
+    __asm__ volatile("" : "+r"(out.v)); /* (keeps the call out of tail position: no loop) */
+    out.v += fr.b;
+    return out;
+}
+
 /* (scripts/tools-test.sh builds one copy with MODEL_BIAS 1: the check of the answers must
  * then fail.) */
 #ifndef MODEL_BIAS
@@ -282,7 +345,7 @@ __attribute__((noinline)) static int64_t fib_serial(int n) {
     return a + b;
 }
 
-enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LIVE, LIVERET, LACECUR, LACE, NV };
+enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LIVE, LIVERET, LIN, IDX, LACECUR, LACE, NV };
 static const struct {
     const char *name, *what;
     int stores; /* per internal node, besides the call's return address and saved registers */
@@ -295,6 +358,8 @@ static const struct {
     [NOCUR] = {"native-reg-nocur", "native-reg without the cursor's two stores (and the pop's test of it)", 6},
     [LIVE] = {"native-live", "native-reg-nocur, the pop clearing the slot's thunk (a live mark) instead", 7},
     [LIVERET] = {"native-live-ret", "native-live, the cursor handed back by each call and checked at the pop", 7},
+    [LIN] = {"native-lin", "native-live-ret on a deque whose slots never move: no check at the pop", 7},
+    [IDX] = {"native-idx", "native-lin on the circular deque: the cursor an index, the slot's address made from it", 7},
     [LACECUR] = {"lace-like-cur", "2-word record, no frame, cursor stored at push and pop", 4},
     [LACE] = {"lace-like", "2-word record, no frame, cursor never stored", 2},
 };
@@ -310,6 +375,8 @@ static int64_t run(int v, int n) {
     case NOCUR: return fib_nocur(n, buf);
     case LIVE: return fib_live(n, buf);
     case LIVERET: return fib_liveret(n, buf).v;
+    case LIN: return fib_lin(n, buf).v;
+    case IDX: return fib_idx(n, 0).v;
     case LACECUR: return fib_lacecur(n, buf);
     default: return fib_lace(n, buf);
     }
@@ -339,6 +406,9 @@ int main(int argc, char **argv) {
         next = t;
     }
     atomic_store_explicit(&hot.split, buf, R);
+    hoti.buf = buf;
+    hoti.mask = sizeof buf / sizeof buf[0] - 1;
+    hoti.limit = hoti.mask;
     atomic_store_explicit(&hot.limit, buf + sizeof buf / sizeof buf[0] - 1, R);
     double *ratio = calloc((size_t)rounds * NV, sizeof *ratio), t[NV];
     if (!ratio)
