@@ -304,6 +304,26 @@ __attribute__((noinline)) static int64_t fib_lace(int n, rec *cur) {
     return a + b + MODEL_BIAS;
 }
 
+/* lace-live: lace-like with the live mark (the argument, then the thunk; the pop clears the
+ * thunk before its test of split): Lace's record on the deque of force.pml -DLOWER, the
+ * fast path forkscope's child-native would have at the end of that road. */
+__attribute__((noinline)) static int64_t fib_lacelive(int n, rec *cur) {
+    rec *s = cur;
+    if (UNLIKELY(s >= atomic_load_explicit(&hot.limit, R)))
+        slow();
+    atomic_store_explicit(&s->arg, (uint64_t)(n - 1), R);
+    atomic_store_explicit(&s->thunk, 1, memory_order_release);
+    int m = n - 2;
+    int64_t b = m < 2 ? m : fib_lacelive(m, s + 1);
+    __asm__ volatile("" : "+r"(b)::"memory");
+    atomic_store_explicit(&s->thunk, 0, R);
+    POP_CHECK(s);
+    int k = (int)atomic_load_explicit(&s->arg, R);
+    int64_t a = k < 2 ? k : fib_lacelive(k, s);
+    __asm__ volatile("" : "+r"(a)); /* (keeps the call out of tail position: no loop) */
+    return a + b;
+}
+
 /* lace-like, with the cursor stored at the push and the pop as forkscope does. */
 __attribute__((noinline)) static int64_t fib_lacecur(int n, rec *cur) {
     rec *s = cur;
@@ -345,7 +365,7 @@ __attribute__((noinline)) static int64_t fib_serial(int n) {
     return a + b;
 }
 
-enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LIVE, LIVERET, LIN, IDX, LACECUR, LACE, NV };
+enum { SERIAL, SERIAL_LEAF, NOW, REG, NOSYNC, NOCUR, LIVE, LIVERET, LIN, IDX, LACECUR, LACELIVE, LACE, NV };
 static const struct {
     const char *name, *what;
     int stores; /* per internal node, besides the call's return address and saved registers */
@@ -361,6 +381,7 @@ static const struct {
     [LIN] = {"native-lin", "native-live-ret on a deque whose slots never move: no check at the pop", 7},
     [IDX] = {"native-idx", "native-lin on the circular deque: the cursor an index, the slot's address made from it", 7},
     [LACECUR] = {"lace-like-cur", "2-word record, no frame, cursor stored at push and pop", 4},
+    [LACELIVE] = {"lace-live", "lace-like with the live mark: set last at the push, cleared at the pop", 3},
     [LACE] = {"lace-like", "2-word record, no frame, cursor never stored", 2},
 };
 
@@ -378,6 +399,7 @@ static int64_t run(int v, int n) {
     case LIN: return fib_lin(n, buf).v;
     case IDX: return fib_idx(n, 0).v;
     case LACECUR: return fib_lacecur(n, buf);
+    case LACELIVE: return fib_lacelive(n, buf);
     default: return fib_lace(n, buf);
     }
 }
