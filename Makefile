@@ -119,7 +119,7 @@ SMALL_TESTS := test_deque test_runtime
 # the cursor, run on every pop kind (make check-small); with FK_WREGS=0, so that cont-lin
 # there keeps the pop that reads the hot state tested (FK_WREGS=1, the default of cont-seg
 # and cont-lin, is tested with 4-slot deques on cont-seg, in small)
-MODE_popat := $(MODE_small) -DFK_POP_AT=1 -DFK_WREGS=0
+MODE_popat := $(MODE_small) -DFK_POP_AT=1 -DFK_WREGS=0 -DFK_LIVE=0
 POPAT_VARIANTS := cont-lin child-seg child-native
 # Random yields and sleeps at every protocol step (runtime/chaos.h; make check-chaos)
 MODE_chaos := -O1 -g -DFK_DEBUG=1 -DFK_CHAOS=1 -fno-pie

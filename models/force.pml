@@ -11,16 +11,17 @@
  * once, and a thief never takes a slot whose item it cannot see.
  *
  * The two protocols:
- *   (default) as deque.c does it today: the owner stores its cursor at every push and pop,
- *     the pop before it reads split; after membarrier() the forcing thief reads the cursor.
+ *   (default) as deque.c's ring does it (every build but child-native): the owner stores its
+ *     cursor at every push and pop, the pop before it reads split; after membarrier() the
+ *     forcing thief reads the cursor.
  *   -DLIVE   no cursor in memory (it stays in a register): each slot says whether it is live.
- *     The push writes the item, then the mark (the thunk: a record's first word, written last);
- *     the pop clears the mark, then reads split.  After membarrier() the forcing thief scans
- *     the marks from split up to the first clear one: the owner's bottom.  A stealing thief
- *     that copied a slot whose mark is clear gives up (FK__STEAL_LOST): the owner is taking it
- *     back, and a copy without its thunk cannot run.  The owner's slow path gets the bottom
- *     from its register and hands the new one back.  (Slots above the bottom are clear: they
- *     were popped, or never pushed in this model, which has no wrap: ring.pml's concern.)
+ *     The push writes the item, then the mark (deque.c's FK_LIVE: the record's link, written
+ *     last); the pop clears the mark, then reads split.  After membarrier() the forcing thief
+ *     scans the marks from split up to the first clear one: the owner's bottom.  A stealing
+ *     thief that copied a slot whose mark is clear gives up (FK__STEAL_LOST): the owner is
+ *     taking it back, and a copy without its link cannot report its end.  The owner's slow
+ *     path gets the bottom from its register and hands the new one back.  (Slots above the
+ *     bottom are clear: they were popped, or never pushed in this model, which has no wrap.)
  *
  * Memory model: x86-TSO for the owner.  Its stores (items, marks, cursor, split_pub) go through
  * a FIFO store buffer of SB = 4 entries (a fifth store waits until the flusher commits one: a
@@ -34,15 +35,16 @@
  * next sees the owner's earlier stores either way (TSO keeps them in order), so only the
  * moments at which those stores reach the stealer are fewer.
  *
- *   -DLIVE -DLOWER  the same, on a deque whose bottom never jumps (the design a cursor kept in
- *     registers needs: a task then holds its slot's address across its children, and finds
- *     the deque where it left it).  A pop that finds its slot stolen leaves the cursor there
- *     (or lower: a join gives up the older records of its scope, stolen first), below top; the
- *     next push takes its slow path, which clears the marks the thieves left in
- *     [bottom, top), makes split and split_pub the bottom, and lowers top to it with a CAS
- *     that also moves a tag packed with top (a thief's CAS compares both): a thief that read
- *     top before the lowering cannot succeed when top comes back up to what it read.  Slots
- *     are then reused below where they were stolen, which the other protocols never do.
+ *   -DLIVE -DLOWER  the same, on a deque whose bottom never jumps (FK_LIVE, deque.c: a task
+ *     holds its slot's address in a register across its children, and finds the deque where
+ *     it left it).  A pop whose slow path finds its slot stolen leaves the cursor there (or
+ *     lower: a join gives up the older records of its scope, stolen first), below top, or
+ *     at the slot it won in the race for the last public one; the slow path then clears the
+ *     marks the thieves left in [cursor, top), makes split and split_pub the cursor, and
+ *     lowers top to it with a CAS that also moves a tag packed with top (a thief's CAS
+ *     compares both): a thief that read top before the lowering cannot succeed when top
+ *     comes back up to what it read.  Slots are then reused below where they were stolen,
+ *     which the other protocols never do.
  *
  * Mutations (check-models.sh requires SPIN to refute each):
  *   -DMUT_NO_MEMBARRIER  the forcing thief reads without membarrier() (both protocols)
@@ -69,7 +71,7 @@
 #define A_PUB (2 * N + 1)
 
 byte item[N];      /* a slot's item: 1..N (0: never written) */
-bool live[N];      /* LIVE: the slot's mark (its record's thunk) */
+bool live[N];      /* LIVE: the slot's mark (its record's link) */
 byte cur = 0;      /* default: the owner's cursor, as thieves read it */
 byte split = 0;    /* the owner's split index (under the lock) */
 byte splitp = 0;   /* the fast pop's bound (hot->splitp) */
@@ -142,51 +144,15 @@ inline owner_take(x) {
 
 active proctype owner() {
     byte b = 0, floor = 0, pushed = 0, i, t, c, sp, g, x;
-    bool lower = 0;                                /* LOWER: limit NULL until the next push */
+    bool won;
     do
-#ifdef LOWER
-    :: pushed < N && lower ->                      /* the push's slow path, under dq_lock */
-        atomic { lock == 0 -> lock = 1 };
-        drain();
-        x = b;                                     /* the thieves' marks in [b, top) cleared */
-        do
-        :: x < top ->
-#ifndef MUT_STALE_MARKS
-            store(A_LIVE(x), 0);
-#endif
-            x++
-        :: else -> break
-        od;
-        split = b;
-        splitp = b;
-#ifdef MUT_LOWER_FIRST
-        atomic { drain(); top = b; tag++ };
-        store(A_PUB, b);
-#else
-        store(A_PUB, b);                           /* nothing public: split_pub = top = b */
-        atomic {                                   /* CAS (tag, top) -> (tag + 1, b): locked */
-            drain();
-            top = b;
-            tag++
-        };
-#endif
-        store(A_ITEM(b), pushed + 1);
-        store(A_LIVE(b), 1);
-        b++;
-        pushed++;
-        lower = 0;
-        drain();
-        lock = 0
-    :: pushed < N && !lower ->                     /* a fork: the push at the cursor b */
-#else
     :: pushed < N ->                               /* a fork: the push at the cursor b */
-#endif
 #if defined(LIVE) && defined(MUT_MARK_FIRST)
         store(A_LIVE(b), 1);
         store(A_ITEM(b), pushed + 1);
 #elif defined(LIVE)
         store(A_ITEM(b), pushed + 1);              /* the record's words ... */
-        store(A_LIVE(b), 1);                       /* ... its thunk last */
+        store(A_LIVE(b), 1);                       /* ... its link last */
 #else
         store(A_ITEM(b), pushed + 1);
         store(A_CUR, b + 1);                       /* fk__hstore_release(&h->cur, s + 1) */
@@ -229,31 +195,54 @@ active proctype owner() {
                     b = i;
                     owner_take(i)
                 :: else ->
+                    won = 0;
                     if
                     :: t == i ->                   /* the last public slot: race the thieves */
                         atomic {
                             drain();
                             if
-                            :: top == i && tag == g -> top = i + 1; owner_take(i)
+                            :: top == i && tag == g -> top = i + 1; owner_take(i); won = 1
                             :: else -> skip
                             fi
                         }
                     :: else -> skip
                     fi;
+#ifdef LOWER
+                    assert(top > i);               /* stolen, or taken by the CAS above */
+                    if                             /* the owner's cursor, where top is lowered (deque.c) */
+                    :: won -> b = i                /* it took slot i: its child runs from i */
+                    :: !won -> b = i               /* the scope's only record was stolen */
+                    :: !won -> b = floor           /* older records of its scope, stolen first */
+                    fi;
+                    x = b;                         /* the thieves' marks in [b, top) cleared */
+                    do
+                    :: x < top ->
+#ifndef MUT_STALE_MARKS
+                        store(A_LIVE(x), 0);
+#endif
+                        x++
+                    :: else -> break
+                    od;
+                    split = b;
+                    splitp = b;
+#ifdef MUT_LOWER_FIRST
+                    atomic { drain(); top = b; tag++ };
+                    store(A_PUB, b)
+#else
+                    store(A_PUB, b);               /* nothing public: split_pub = b */
+                    atomic {                       /* CAS (tag, top) -> (tag + 1, b): locked */
+                        drain();
+                        top = b;
+                        tag++
+                    }
+#endif
+#else
                     split = i + 1;                 /* empty now: top == split == bottom */
                     splitp = i + 1;
                     store(A_PUB, i + 1);
 #ifndef LIVE
                     store(A_CUR, i + 1);           /* set_bottom(i + 1) */
 #endif
-#ifdef LOWER
-                    assert(top > i);               /* stolen, or taken by the CAS above */
-                    lower = 1;                     /* the cursor stays below top */
-                    if
-                    :: b = i                       /* a pop: the older records are popped too */
-                    :: b = floor                   /* a join: its older records were stolen first */
-                    fi
-#else
                     b = i + 1;                     /* (LIVE: the slow path hands it back) */
                     floor = i + 1                  /* the older slots were stolen first */
 #endif
@@ -345,7 +334,7 @@ active proctype stealer() {
             atomic {
                 if
 #ifdef LIVE
-                :: !m -> skip                      /* no thunk: the owner is taking it back */
+                :: !m -> skip                      /* no mark: the owner is taking it back */
 #if defined(LOWER) && !defined(MUT_NO_TAG)
                 :: m && (top != t || tag != g) -> skip   /* FK__STEAL_LOST */
                 :: m && top == t && tag == g ->    /* CAS (tag, top) -> (tag, top + 1) */

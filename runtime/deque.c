@@ -123,9 +123,12 @@ static void dq_unlock(fk_worker *w) { atomic_store_explicit(&w->dq_lock, 0, memo
  * The fast path knows only pointers (cur, splitp, limit); these convert to and from the
  * indices that the protocol is written in. */
 
+#if !FK_LIVE /* (the cursor in the hot state) */
 uint64_t fk__deque_bottom(const fk_worker *w) {
     return w->hot->lap + (uint64_t)(atomic_load_explicit(&w->hot->cur, memory_order_relaxed) - w->hot->buf);
 }
+
+#endif
 
 /* split's slot, for the owner's test `cur - 1 >= splitp`.  Index x at or after the owner's
  * lap maps to buf + (x - lap), which may be one past the buffer's last slot (x = lap + cap:
@@ -143,6 +146,7 @@ static void set_split(fk_worker *w, uint64_t s) {
     atomic_store_explicit(&w->split_lapped, s < w->hot->lap, memory_order_relaxed);
 }
 
+#if !FK_LIVE /* (the ring: laps, limits) */
 /* Moves the cursor to index b; the lap may change, so split's pointer is recomputed. */
 static void set_bottom(fk_worker *w, uint64_t b) {
     w->hot->lap = b & ~w->hot->mask;
@@ -176,6 +180,8 @@ int fk__deque_init(fk_worker *w) {
     return 0;
 }
 
+#endif
+
 void fk__deque_destroy(fk_worker *w) {
     for (fk__dqbuf *b = w->dq_cur, *prev; b; b = prev) {
         prev = b->prev;
@@ -198,6 +204,7 @@ static void copy_slot(fk__slot *dst, const fk__slot *src) {
 #endif
 }
 
+#if !FK_LIVE /* (the ring grows) */
 /* Doubles the buffer, copying the live slots [t, b). */
 static void grow(fk_worker *w, uint64_t t, uint64_t b) {
     fk__dqbuf *old = w->dq_cur;
@@ -214,6 +221,8 @@ static void grow(fk_worker *w, uint64_t t, uint64_t b) {
     /* Release: a thief that loads this pointer (acquire, in fk__steal) sees the copies. */
     atomic_store_explicit(&w->dq_buf, nb, memory_order_release);
 }
+
+#endif
 
 /* Makes the private slots [split, split + n) public (owner, under dq_lock). */
 static void publish(fk_worker *w, uint64_t n) {
@@ -267,6 +276,7 @@ static void answer(fk_worker *w, uint64_t n) {
     promote_end(w, b);
 }
 
+#if !FK_LIVE /* (the ring's slow paths) */
 /* A pop's slow path (owner, under dq_lock; bottom already moved down to i, the slot being
  * taken back): if a thief asked for work, publish the oldest private slots below i (not i
  * itself: the owner is taking it, and would only have to reclaim it through the public path;
@@ -521,6 +531,8 @@ int fk__pop_leftover(fk_worker *w, fk__slot *out) {
     return r;
 }
 
+#endif
+
 /* A request for work from v's owner (a thief's, or a beat's): its next push sees limit NULL,
  * its next pop sees split's slot at SPLIT_ASK; either takes its slow path, which answers.
  * Only if not asked already, so that idle thieves do not keep invalidating the owner's cache
@@ -532,6 +544,7 @@ static void ask_owner(fk_worker *v) {
         atomic_store_explicit(&v->hot->splitp, SPLIT_ASK, memory_order_relaxed);
 }
 
+#if !FK_LIVE /* (the ring's steal) */
 int fk__steal(fk_worker *v, fk__slot *out) {
     /* Acquire: pairs with the CAS of the thief that moved top here (see reclaim's fence
      * argument: a later seq_cst fence must order after that CAS). */
@@ -561,6 +574,8 @@ int fk__steal(fk_worker *v, fk__slot *out) {
     return FK__STEAL_OK;
 }
 
+#endif
+
 /* ---- forced publication ----------------------------------------------------------------- */
 
 static pthread_once_t membarrier_once = PTHREAD_ONCE_INIT;
@@ -577,6 +592,7 @@ int fk__force_available(void) {
     return membarrier_ok;
 }
 
+#if !FK_LIVE /* (the ring's hint) */
 int fk__deque_has_private(const fk_worker *v) {
     /* A hint read without the lock: cur, splitp and split_lapped may be of different moments
      * (then the forcing finds nothing to do, or the next look finds the work).  A request's
@@ -590,11 +606,14 @@ int fk__deque_has_private(const fk_worker *v) {
            atomic_load_explicit(&v->split_lapped, memory_order_relaxed);
 }
 
+#endif
+
 void fk__deque_beat(fk_worker *w) {
     if (fk__deque_has_private(w))
         ask_owner(w);
 }
 
+#if !FK_LIVE /* (the ring's forced publication) */
 int fk__force_publish(fk_worker *v, int *tried) {
     if (tried)
         *tried = 0;
@@ -626,3 +645,230 @@ int fk__force_publish(fk_worker *v, int *tried) {
     dq_unlock(v);
     return published;
 }
+#endif
+
+#if FK_LIVE
+/* ==== THE LIVE-MARK DEQUE (FK_LIVE: child-native) ==========================================
+ * The owner's cursor lives in its tasks' registers (forkscope/impl.h, fk__push_live and
+ * fk__pop_live): nothing stores it.  What a thief needs instead:
+ *   - A record's link is its mark (never 0 in a live record): the push writes it last, the
+ *     pop clears it before it reads split.  The slots [split, bottom) are then the live ones above split, and a
+ *     forcing thief finds the bottom by them (after membarrier(), as the ring's reads cur).
+ *   - The slots never move: one mapping of FK_LIVE_SLOTS, slot x at buf[x], no wrap, no
+ *     growth, so a task's register names its slot for as long as its record lives.
+ *   - The bottom never jumps.  A pop that finds its slot stolen leaves the owner's cursor at
+ *     the scope's oldest record (every older one was stolen first), below top; the slow path
+ *     then lowers top to that cursor at once, clears the marks the thieves left on the slots
+ *     in between, and makes split and split_pub the same.  top packs a tag with the index,
+ *     and the lowering moves the tag, so that a thief that read top before cannot succeed
+ *     when top comes back up to what it read.  Indices then stay below the owner's depth
+ *     in records.
+ * models/force.pml -DLIVE -DLOWER checks this protocol (and refutes it without the tag,
+ * with the stale marks left, or with top lowered before split_pub). */
+#define TOP_IDX(t) ((uint64_t)(uint32_t)(t))
+#define TOP_TAG(t) ((t) >> 32)
+_Static_assert(FK_LIVE_SLOTS >= 64 && FK_LIVE_SLOTS <= (1u << 31), "FK_LIVE_SLOTS: 64 to 2^31 slots (top's index has 32 bits)");
+
+int fk__deque_init(fk_worker *w) {
+    fk__dqbuf *b = buf_new(w, FK_LIVE_SLOTS);
+    if (!b)
+        return FK_ENOMEM;
+    w->dq_cur = b;
+    w->hot->buf = buf_slots(b);
+    w->hot->mask = b->cap - 1;
+    w->hot->lap = 0;
+    w->hot->split = 0;
+    /* (hot->cur: where a record the worker loop runs starts, its first slot; never moved) */
+    atomic_store_explicit(&w->hot->cur, w->hot->buf, memory_order_relaxed);
+    set_split(w, 0);
+    atomic_store_explicit(&w->hot->limit, w->hot->buf + b->cap, memory_order_relaxed);
+    atomic_store_explicit(&w->top, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
+    atomic_store_explicit(&w->dq_buf, b, memory_order_relaxed);
+    atomic_store_explicit(&w->dq_lock, 0, memory_order_relaxed);
+    return 0;
+}
+
+/* The push's limit when no thief asks: the end of the mapping. */
+static fk__slot *live_end(const fk_worker *w) { return w->hot->buf + w->dq_cur->cap; }
+
+/* Slot x's mark, as a thief reads it (acquire: pairs with the push's release store of the
+ * thunk; the record's words are then visible). */
+static int live_mark(const fk_worker *v, uint64_t x) {
+    return atomic_load_explicit(&v->hot->buf[x].link, memory_order_acquire) != 0;
+}
+
+/* How many slots from x up, at most n, are live (marks set), to the first clear one. */
+static uint64_t live_run(const fk_worker *v, uint64_t x, uint64_t n) {
+    uint64_t k = 0, cap = v->dq_cur->cap;
+    while (k < n && x + k < cap && live_mark(v, x + k))
+        k++;
+    return k;
+}
+
+/* Owner, cur >= limit: the end of the mapping, or a request (a thief's, a beat's).  The
+ * record (in the hot state's scratch) goes to cur, its thunk last; a request is served with
+ * the oldest private slots, the new one counted among them. */
+void fk__push_slow(fk__slot *cur) {
+    fk_worker *w = FK__H->w;
+    dq_lock(w);
+    uint64_t i = (uint64_t)(cur - w->hot->buf);
+    if (i >= w->dq_cur->cap)
+        fk__fatal("worker %u's deque is full: %llu records wait for their joins (FK_LIVE_SLOTS, "
+                  "forkscope/config.h)", w->id, (unsigned long long)i);
+    const fk__record *r = &w->hot->scratch;
+    atomic_store_explicit(&cur->thunk, (uintptr_t)fk__record_thunk(r), memory_order_relaxed);
+    atomic_store_explicit(&cur->ret, (uintptr_t)fk__record_ret(r), memory_order_relaxed);
+    for (int k = 0; k < FK_RECORD_ARG_WORDS; k++)
+        atomic_store_explicit(&cur->args[k], atomic_load_explicit(&r->args[k], memory_order_relaxed),
+                              memory_order_relaxed);
+    atomic_store_explicit(&cur->link, fk__record_link(r), memory_order_release); /* the mark, last */
+    fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
+    if (lim == NULL)
+        answer(w, request_count(w, i + 1 - w->hot->split));
+    /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
+    atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, live_end(w), memory_order_relaxed,
+                                            memory_order_relaxed);
+    dq_unlock(w);
+}
+
+/* Top lowered to b, the owner's cursor, after a pop found the deque emptied (under dq_lock;
+ * nothing is public: split_pub <= top).  The marks thieves left in [b, top) are cleared
+ * (stolen slots keep theirs, and a forcing thief's scan must stop at the bottom), split and
+ * split_pub become b, and top becomes b with its tag moved on. */
+static void lower(fk_worker *w, uint64_t b) {
+    uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
+    for (uint64_t x = b; x < TOP_IDX(t); x++)
+        atomic_store_explicit(&w->hot->buf[x].link, 0, memory_order_relaxed);
+    w->hot->split = b;
+    atomic_store_explicit(&w->split_pub, b, memory_order_relaxed);
+    FK_CHAOS_POINT();
+    /* seq_cst: after the stores above, as the model's locked CAS.  No thief moves top now
+     * (nothing is public), and one whose CAS compares an older value fails on the tag. */
+    uint64_t nt = ((TOP_TAG(t) + 1) << 32) | b;
+    if (!atomic_compare_exchange_strong_explicit(&w->top, &t, nt, memory_order_seq_cst, memory_order_relaxed))
+        fk__fatal("internal error: worker %u's top moved while nothing was public", w->id);
+}
+
+/* The owner takes back slot i, which is public (split > i): 1 if it is ours again; 0 if a
+ * thief has it, and with it the `older` slots of the scope below it.  Either way top ends
+ * at the owner's cursor or below it: [top, i) stay public (i ours), or top is lowered to i
+ * (ours, won in the race for the last public slot) or to i - older (stolen). */
+static int live_reclaim(fk_worker *w, uint64_t i, uint32_t older) {
+    atomic_store_explicit(&w->split_pub, i, memory_order_relaxed);
+    FK_CHAOS_POINT();
+    /* seq_cst fence, pairs with the fence in fk__steal (the ring's reclaim says why). */
+    atomic_thread_fence(memory_order_seq_cst);
+    FK_CHAOS_POINT();
+    uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
+    FK__WSTAT(w, reclaims);
+    if (TOP_IDX(t) < i) { /* slots [top, i) stay public; i is ours */
+        w->hot->split = i;
+        return 1;
+    }
+    int won = 0;
+    if (TOP_IDX(t) == i) /* the last public slot: race the thieves for it */
+        won = atomic_compare_exchange_strong_explicit(&w->top, &t, t + 1, memory_order_seq_cst,
+                                                      memory_order_relaxed);
+    if (!won && older > i)
+        fk__fatal("internal error: worker %u's scope has %u records below slot %llu", w->id, older,
+                  (unsigned long long)i);
+    lower(w, won ? i : i - older);
+    return won;
+}
+
+/* The fast pop of slot s failed (split above it: a thief's request, a forcing thief that
+ * gave the slot back, or public).  Under dq_lock: s if it is ours, else NULL (stolen: the
+ * deque's bottom is now s - older, the scope's oldest record). */
+const fk__record *fk__pop_slow(fk__slot *s, uint32_t older) {
+    fk_worker *w = FK__H->w;
+    dq_lock(w);
+    uint64_t i = (uint64_t)(s - w->hot->buf);
+    const fk__record *r = s;
+    if (i >= w->hot->split) { /* private after all; a request below it is answered */
+        fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
+        if (lim == NULL && i > w->hot->split) {
+            answer(w, request_count(w, i - w->hot->split));
+            atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, live_end(w), memory_order_relaxed,
+                                                    memory_order_relaxed);
+        }
+    } else {
+        acct_back b = promote_begin(w);
+        if (!live_reclaim(w, i, older))
+            r = NULL;
+        promote_end(w, b);
+    }
+    set_split(w, w->hot->split); /* (a request's SPLIT_ASK gone) */
+    dq_unlock(w);
+    return r;
+}
+
+/* Native tasks join every record they push (FK_DEBUG checks it at FK_RETURN): the worker
+ * loop finds none left over, and the owner's cursor is not kept where this could look. */
+int fk__pop_leftover(fk_worker *w, fk__slot *out) {
+    (void)w, (void)out;
+    return 0;
+}
+
+int fk__steal(fk_worker *v, fk__slot *out) {
+    /* Acquire: pairs with the CAS of the thief that moved top here. */
+    uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire);
+    FK_CHAOS_POINT();
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in live_reclaim */
+    FK_CHAOS_POINT();
+    /* Acquire: pairs with the release store of split_pub in publish (and a forcing thief's). */
+    uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
+    uint64_t x = TOP_IDX(t);
+    if (x >= s) {
+        if (!beating(v))
+            ask_owner(v);
+        return FK__STEAL_EMPTY;
+    }
+    copy_slot(out, &v->hot->buf[x]);
+    FK_CHAOS_POINT(); /* between the load of the slot and the CAS that makes it ours */
+    /* A clear mark: the owner is taking the slot back (its pop clears the mark before it
+     * reclaims); a copy without its link cannot report its end.  Else the slot is ours if top (and
+     * its tag) is still what we read. */
+    if (!atomic_load_explicit(&out->link, memory_order_relaxed) ||
+        !atomic_compare_exchange_strong_explicit(&v->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
+        return FK__STEAL_LOST;
+    return FK__STEAL_OK;
+}
+
+int fk__deque_has_private(const fk_worker *v) {
+    /* A hint read without the lock (forcing decides under it): a request's SPLIT_ASK hides
+     * split; else the slot at split_pub (split, but for a moment in a slow path) is live. */
+    fk__slot *sp = atomic_load_explicit(&v->hot->splitp, memory_order_relaxed);
+    uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_relaxed);
+    return sp == SPLIT_ASK || (s < v->dq_cur->cap && live_mark(v, s));
+}
+
+int fk__force_publish(fk_worker *v, int *tried) {
+    if (tried)
+        *tried = 0;
+    if (!fk__force_available() || !dq_trylock(v))
+        return 0;
+    int published = 0;
+    uint64_t s = v->hot->split, n = live_run(v, s, UINT64_MAX); /* (a hint: the owner runs on) */
+    if (n > 0) {
+        uint64_t k = (n + 1) / 2; /* half of the private slots, the oldest, at least one */
+        set_split(v, s + k);
+        if (tried)
+            *tried = 1;
+        /* The owner's fence, supplied by the kernel (see the comment at the top). */
+        if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+            set_split(v, s);
+        } else {
+            /* The live ones of [s, s + k): the owner may be clearing the next mark now. */
+            uint64_t end = s + live_run(v, s, k);
+            set_split(v, end);
+            if (end > s) {
+                atomic_store_explicit(&v->split_pub, end, memory_order_release);
+                published = 1;
+            }
+        }
+    }
+    dq_unlock(v);
+    return published;
+}
+#endif

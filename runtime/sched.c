@@ -277,11 +277,13 @@ static void run_record(fk_worker *w, const fk__record *r) {
 }
 #else
 /* Native frames: a stolen child runs to completion on this C stack (it never unwinds),
- * then reports to its parent's join cell, or to the root's submitter. */
-static void run_record(fk_worker *w, const fk__record *r) {
+ * then reports to its parent's join cell, or to the root's submitter.  FK_LIVE: it runs
+ * over the deque from cursor fk__rc (the worker loop: the deque's first slot; a join
+ * that leapfrogs: its own cursor). */
+static void run_record(fk_worker *w, const fk__record *r FK__RC_PARAM) {
     uintptr_t link = fk__record_link(r);
     if (link & FK__LINK_ROOT) {
-        fk__record_thunk(r)(r);
+        fk__record_thunk(r)(r FK__RC(fk__rc));
         root_done((fk__root *)(link & ~FK__LINK_MASK));
         return;
     }
@@ -289,11 +291,18 @@ static void run_record(fk_worker *w, const fk__record *r) {
     /* The parent is waiting (or will wait) at its join for this child: say who has it, so
      * that it can steal back from us meanwhile. */
     atomic_store_explicit(&cell->thief, w->id + 1, memory_order_relaxed);
-    fk__record_thunk(r)(r);
+    fk__record_thunk(r)(r FK__RC(fk__rc));
     /* Release: the child's result (and everything it wrote) before the parent's acquire
      * load of done. */
     atomic_fetch_add_explicit(&cell->done, 1, memory_order_release);
 }
+#endif
+/* What a record run from the worker's loop starts from (FK_LIVE: the deque's first slot,
+ * where every task that began there has left the cursor). */
+#if FK_LIVE
+#define LOOP_CUR(w) FK__RC((w)->hot->buf)
+#else
+#define LOOP_CUR(w)
 #endif
 
 /* ---- lazy scheduler: who is awake ---------------------------------------------------- *
@@ -567,7 +576,11 @@ static int take_from(fk_worker *w, fk_worker *v, fk__slot *s) {
            (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) && fk__steal(v, s) == FK__STEAL_OK);
 }
 
+#if FK_LIVE
+void fk__lf_join(fk_frame *f, uint32_t stolen, fk__slot *fk__rc) {
+#else
 void fk__lf_join(fk_frame *f, uint32_t stolen) {
+#endif
     fk_worker *w = FK__H->w;
     unsigned fails = 0, v;
     FK__WSTAT(w, suspends);
@@ -586,7 +599,7 @@ void fk__lf_join(fk_frame *f, uint32_t stolen) {
             fk__acct_event(w, FK__TEV_LEAP, v, 0);
             fk__acct_to(w, FK_TIME_WORK, "leapt child", 0);
         }
-        run_record(w, &s);
+        run_record(w, &s FK__RC(fk__rc));
         FK__ACCT(w, FK_TIME_WAIT);
     }
     f->sync0 = 0; /* every thief is done with the cell: ready for the next scope */
@@ -632,7 +645,7 @@ static void run_stolen(fk_worker *w, fk__slot *s, unsigned v) {
     trampoline(w, f); /* (which accounts the frame's time as its task's work) */
 #else
     FK__ACCT_NAMED(w, FK_TIME_WORK, "stolen child");
-    run_record(w, s);
+    run_record(w, s LOOP_CUR(w));
     FK__REFRESH(w);
 #endif
     FK__ACCT(w, FK_TIME_SEARCH);
@@ -738,7 +751,7 @@ static int drain_leftovers(fk_worker *w) {
         trampoline(w, f);
 #else
         FK__ACCT_NAMED(w, FK_TIME_WORK, "left-over child");
-        run_record(w, &s);
+        run_record(w, &s LOOP_CUR(w));
         FK__REFRESH(w);
 #endif
         FK__ACCT(w, FK_TIME_SEARCH);
@@ -758,7 +771,7 @@ static int local_work(fk_worker *w) {
         if (sub->kind == FK__SUB_ROOT) {
             FK__WSTAT(w, roots);
             FK__ACCT_NAMED(w, FK_TIME_WORK, "root");
-            run_record(w, &((fk__root *)(void *)sub)->rec);
+            run_record(w, &((fk__root *)(void *)sub)->rec LOOP_CUR(w));
             FK__REFRESH(w);
             FK__ACCT(w, FK_TIME_SEARCH);
         } else {

@@ -48,9 +48,9 @@ cases=(
   "force  -DLIVE,-DMUT_LOAD_FIRST    refuted  the pop reads split before it clears the mark"
   "force  -DLIVE,-DMUT_MARK_FIRST    refuted  the push writes the mark before the item"
   "force  -DLIVE,-DMUT_NO_CLEAR      refuted  the pop leaves the mark set"
-  "force  -DLIVE,-DLOWER,-DN=3       ok       live marks on a deque whose bottom never jumps: top lowered (tagged) for the next push"
+  "force  -DLIVE,-DLOWER,-DN=3       ok       live marks on a deque whose bottom never jumps: a stolen pop lowers top (tagged) to the cursor"
   "force  -DLIVE,-DLOWER,-DMUT_NO_TAG      refuted  top lowered without its tag (a thief's stale CAS succeeds)"
-  "force  -DLIVE,-DLOWER,-DMUT_STALE_MARKS,-DN=4 refuted  the lowering leaves the stolen slots' marks set"
+  "force  -DLIVE,-DLOWER,-DMUT_STALE_MARKS refuted  the lowering leaves the stolen slots' marks set"
   "force  -DLIVE,-DLOWER,-DMUT_LOWER_FIRST refuted  top lowered before split_pub is (a thief takes the owner's private slot)"
   "ring   -DN=4               ok       deque ring: wrap and growth under 2 thieves, stores visible in any order"
   "ring   -DREACH_GROW        refuted  (a growth happens in the model)"
@@ -77,7 +77,7 @@ if [ "${MODEL_LONG:-0}" = 1 ]; then
             "lazy   -DG=1,-DM=2,-DR=2   ok       lazy sleep/wake: 1 group of 2 workers, 2 roots, stop"
             "deque  -DN=5               ok       split deque, 5 items"
             "force  -DLIVE,-DN=4        ok       forced publication without the cursor, 4 items (24 M states)"
-            "force  -DLIVE,-DLOWER,-DN=4 ok      the deque whose bottom never jumps, 4 items (38 M states, 2.2 GB)"
+            "force  -DLIVE,-DLOWER,-DN=4 ok      the deque whose bottom never jumps, 4 items (56 M states, 3 GB)"
             "ring   -DN=5               ok       deque ring, 5 items")
 fi
 depth=${PAN_DEPTH:-1000000}

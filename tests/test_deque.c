@@ -38,7 +38,8 @@ static void push(uint64_t id) { fk__push(as_frame(id)); }
 /* Takes back the newest slot; *id (if id) is the item it held.  A frame's pop does not hand
  * the frame back (its caller is that frame), so the item is read from the slot the pop took:
  * index bottom - 1 before it, which stays as it is until the next push. */
-static int pop(uint64_t *id) {
+static int pop(uint64_t *id, uint64_t older) {
+    (void)older;
     uint64_t i = fk__deque_bottom(owner) - 1;
     if (!fk__pop_fast() && !fk__pop_settle(owner))
         return 0;
@@ -46,11 +47,31 @@ static int pop(uint64_t *id) {
         *id = slot_id(&owner->hot->buf[i & owner->hot->mask]);
     return 1;
 }
+#elif FK_LIVE
+/* The live mark (child-native): the owner's cursor is this test's, as it is a task's. */
+static fk__slot *lcur;
+static void dummy_thunk(const fk__record *r, fk__record *cur) { (void)r, (void)cur; }
+static uint64_t slot_id(fk__slot *s) { return atomic_load_explicit(&s->args[0], memory_order_relaxed); }
+static void push(uint64_t id) { fk__push_live(FK__H, lcur++, dummy_thunk, 1, NULL, &id, 1); } /* (a link: the mark) */
+/* `older`: the owner's records below the newest (a join's scope).  A failed pop leaves the
+ * cursor at the oldest of them: every one was stolen first. */
+static int pop(uint64_t *id, uint64_t older) {
+    const fk__record *r = fk__pop_live(FK__H, lcur - 1, (uint32_t)older);
+    if (!r) {
+        lcur -= older + 1;
+        return 0;
+    }
+    lcur--;
+    if (id)
+        *id = slot_id((fk__slot *)r);
+    return 1;
+}
 #else
 static void dummy_thunk(const fk__record *r) { (void)r; }
 static uint64_t slot_id(fk__slot *s) { return atomic_load_explicit(&s->args[0], memory_order_relaxed); }
 static void push(uint64_t id) { fk__push_record(dummy_thunk, 0, NULL, &id, 1); }
-static int pop(uint64_t *id) { /* *id: the item of the record the pop returned */
+static int pop(uint64_t *id, uint64_t older) { /* *id: the item of the record the pop returned */
+    (void)older;
     const fk__record *r = fk__pop_record();
     if (r && id)
         *id = slot_id((fk__slot *)r);
@@ -108,6 +129,9 @@ static fk_worker *make_owner(void) {
     w->hot = FK__H; /* this thread owns the deque: its fast path is this thread's fk__tls */
     FK__H->w = w;
     ASSERT_EQ(fk__deque_init(w), 0);
+#if FK_LIVE
+    lcur = w->hot->buf;
+#endif
     return w;
 }
 
@@ -135,7 +159,7 @@ static void stress(uint64_t total, unsigned max_burst) {
         }
         uint64_t pops = rnd() % (burst + 1);
         for (uint64_t k = 0; k < pops && nids; k++) {
-            if (pop(&got)) { /* the newest item the owner has not seen go */
+            if (pop(&got, nids - 1)) { /* the newest item the owner has not seen go */
                 ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
                            (unsigned long long)ids[nids - 1]);
                 take(got);
@@ -147,7 +171,7 @@ static void stress(uint64_t total, unsigned max_burst) {
         }
     }
     while (nids) {
-        if (pop(&got)) {
+        if (pop(&got, nids - 1)) {
             ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
                        (unsigned long long)ids[nids - 1]);
             take(got);
@@ -164,14 +188,14 @@ static void stress(uint64_t total, unsigned max_burst) {
                    (unsigned long long)id, atomic_load(&taken[id]), (unsigned long long)popped,
                    (unsigned long long)stolen);
     ASSERT_EQ_U(popped + stolen, next);
-    printf("  %llu items: %llu popped by the owner, %llu stolen (%llu forced publications), deque grew to %llu "
+    printf("  %llu items: %llu popped by the owner, %llu stolen (%llu forced publications), deque of %llu "
            "slots\n",
            (unsigned long long)next, (unsigned long long)popped, (unsigned long long)stolen,
            (unsigned long long)atomic_load(&forced_total), (unsigned long long)owner->dq_cur->cap);
     /* Growth under steals: certain with a small initial capacity (make check-small: 4 slots);
      * with 1024, thieves that ask all the time make every push publish, and they kept up even
      * with a first burst of 2,048 (seen: the deque never grew, 236,000 of 400,000 stolen). */
-    if (FK_DEQUE_INITIAL <= 64)
+    if (FK_DEQUE_INITIAL <= 64 && !FK_LIVE) /* (FK_LIVE: one mapping, which never grows) */
         ASSERT_GT(owner->dq_cur->cap, FK_DEQUE_INITIAL);
     ASSERT_GT(stolen, 0);
     free(ids);
@@ -200,7 +224,7 @@ TEST(deque_forced_publication) {
         uint64_t got = atomic_load(&stolen_live);
         uint64_t popped = 0, item;
         for (uint64_t id = N; id-- > 0;) { /* the newest first: those the thieves left */
-            if (!pop(&item))
+            if (!pop(&item, id))
                 break;
             ASSERT_MSG(item == id, "round %d: popped item %llu, expected %llu", round, (unsigned long long)item,
                        (unsigned long long)id);
@@ -234,14 +258,19 @@ TEST(deque_owner_only) {
         push(id);
     for (uint64_t want = 100000; want-- > 0;) {
         uint64_t got;
-        ASSERT_MSG(pop(&got), "the pop of item %llu failed", (unsigned long long)want);
+        ASSERT_MSG(pop(&got, want), "the pop of item %llu failed", (unsigned long long)want);
         ASSERT_MSG(got == want, "popped item %llu, expected %llu (the newest left)", (unsigned long long)got,
                    (unsigned long long)want);
         take(got);
     }
     for (uint64_t id = 0; id < 100000; id++)
         ASSERT_EQ(atomic_load(&taken[id]), 1);
+#if FK_LIVE
+    ASSERT(lcur == owner->hot->buf);
+    ASSERT_EQ_U(atomic_load(&owner->top), 0);
+#else
     ASSERT_EQ_U(fk__deque_bottom(owner), atomic_load(&owner->top));
+#endif
     free(taken);
     fk__deque_destroy(owner);
     free(owner);
@@ -252,6 +281,7 @@ TEST(deque_owner_only) {
  * back, another pool's.  (Fibers pop deques they never pushed to: a join or counter wait
  * that moved to another worker.  Before the fix, 1-2% of the runs of 10,000 spawned tasks
  * on a second pool ran one stale record again.)  Every build's pop, and the fiber join's. */
+#if !FK_LIVE /* (FK_LIVE: a task pops only the slots it pushed: deque_stolen_pop_lowers_top) */
 TEST(deque_pop_empty_takes_nothing) {
     owner = make_owner();
     uint64_t n = owner->dq_cur->cap, got; /* fills the first buffer: its last slot is then written */
@@ -259,11 +289,11 @@ TEST(deque_pop_empty_takes_nothing) {
         for (uint64_t id = 0; id < n; id++)
             push(id);
         for (uint64_t id = n; id-- > 0;) {
-            ASSERT(pop(&got));
+            ASSERT(pop(&got, id));
             ASSERT_EQ_U(got, id);
         }
         ASSERT_EQ_U(fk__deque_bottom(owner), 0);
-        ASSERT_MSG(!pop(&got), "round %d: a pop from the empty deque took something", round);
+        ASSERT_MSG(!pop(&got, 0), "round %d: a pop from the empty deque took something", round);
         ASSERT_EQ_U(fk__deque_bottom(owner), 0);
         ASSERT_EQ_U(atomic_load(&owner->top), 0);
 #if FK_STACK == FK_STACK_FIBER
@@ -275,14 +305,15 @@ TEST(deque_pop_empty_takes_nothing) {
     /* and the deque still works: LIFO after the failed pops */
     push(41);
     push(42);
-    ASSERT(pop(&got));
+    ASSERT(pop(&got, 0));
     ASSERT_EQ_U(got, 42);
-    ASSERT(pop(&got));
+    ASSERT(pop(&got, 1));
     ASSERT_EQ_U(got, 41);
-    ASSERT(!pop(NULL));
+    ASSERT(!pop(NULL, 0));
     fk__deque_destroy(owner);
     free(owner);
 }
+#endif
 
 /* A thief's request is answered when the owner pops, not only when it pushes (Lace answers at
  * both spawn and sync): an owner that pushed a burst and now pops it back (a join running its
@@ -297,7 +328,7 @@ TEST(deque_request_answered_at_pop) {
     fk__slot s;
     uint64_t got;
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* ... and asks */
-    ASSERT(pop(&got));                                 /* the owner takes back its newest */
+    ASSERT(pop(&got, 6));                                 /* the owner takes back its newest */
     ASSERT_EQ_U(got, 7);
     ASSERT_MSG(fk__steal(owner, &s) == FK__STEAL_OK, "the owner popped without answering the thief's request");
     ASSERT_EQ_U(slot_id(&s), 0); /* the oldest */
@@ -310,8 +341,10 @@ TEST(deque_request_answered_at_pop) {
     }
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* 4..6 stay private (and the thief asks again) */
     for (int k = 6; k >= 4; k--) /* the rest, newest first, every one once */
-        ASSERT_MSG(pop(NULL) || fk__steal(owner, &s) == FK__STEAL_OK, "item %d lost", k);
-    ASSERT(!pop(NULL));
+        ASSERT_MSG(pop(NULL, (uint64_t)k - 4) || fk__steal(owner, &s) == FK__STEAL_OK, "item %d lost", k);
+#if !FK_LIVE /* (FK_LIVE: a task pops only what it pushed) */
+    ASSERT(!pop(NULL, 0));
+#endif
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY);
     fk__deque_destroy(owner);
     free(owner);
@@ -324,6 +357,7 @@ TEST(deque_request_answered_at_pop) {
  * split's slot now lies above the cursor; the hint said "nothing" and, under heartbeat
  * promotion, an owner in a long leaf kept these slots from every thief.  Deterministic, one
  * thread playing both parts. */
+#if !FK_LIVE /* (FK_LIVE has no wrap: deque_stolen_pop_lowers_top checks its hint) */
 TEST(deque_private_seen_across_a_wrap) {
     ASSERT_MSG(fk__force_available(), "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is unavailable");
     owner = make_owner();
@@ -348,12 +382,78 @@ TEST(deque_private_seen_across_a_wrap) {
     ASSERT_EQ_U(slot_id(&s), cap - 1);
     ASSERT_MSG(fk__deque_has_private(owner), "1 private slot after the wrap not seen");
     uint64_t got;
-    ASSERT(pop(&got));
+    ASSERT(pop(&got, 0));
     ASSERT_EQ_U(got, cap);
     ASSERT_MSG(!fk__deque_has_private(owner), "the emptied deque seen as holding private work");
     fk__deque_destroy(owner);
     free(owner);
 }
+#endif
+
+#if FK_LIVE
+/* The live mark's deque (FK_LIVE): a pop that finds its slot stolen lowers top to the
+ * owner's cursor, the scope's oldest record, clears the marks the thieves left, and moves
+ * top's tag; the slots are then reused, and a thief that read top before the lowering
+ * cannot take one of them with that old value.  Deterministic, one thread playing both
+ * parts (models/force.pml -DLIVE -DLOWER checks every interleaving at small sizes). */
+TEST(deque_stolen_pop_lowers_top) {
+    ASSERT_MSG(fk__force_available(), "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is unavailable");
+    owner = make_owner();
+    fk__slot s;
+    uint64_t got;
+    for (uint64_t id = 0; id < 4; id++)
+        push(id);
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* all private (and the thief asks) */
+    ASSERT(fk__deque_has_private(owner));
+    ASSERT_EQ(fk__force_publish(owner, NULL), 1); /* the oldest half: 0, 1 */
+    for (uint64_t id = 0; id < 2; id++) {
+        ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+        ASSERT_EQ_U(slot_id(&s), id);
+    }
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* 2, 3 private: the thief asks */
+    ASSERT(pop(&got, 3)); /* private; the request answered with slot 2 */
+    ASSERT_EQ_U(got, 3);
+    uint64_t before = atomic_load(&owner->top); /* what a slow thief read: index 2, tag 0 */
+    ASSERT_EQ_U(before, 2);
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+    ASSERT_EQ_U(slot_id(&s), 2);
+    /* The join's pop of slot 2 finds it stolen, with its 2 older records: the cursor goes
+     * back to slot 0, and so does top, with the tag moved on. */
+    ASSERT(!pop(&got, 2));
+    ASSERT(lcur == owner->hot->buf);
+    uint64_t t = atomic_load(&owner->top);
+    ASSERT_MSG(t == ((uint64_t)1 << 32), "top after the lowering: tag %llu, index %llu (want tag 1, index 0)",
+               (unsigned long long)(t >> 32), (unsigned long long)(uint32_t)t);
+    ASSERT_EQ_U(atomic_load(&owner->split_pub), 0);
+    for (int x = 0; x < 4; x++)
+        ASSERT_MSG(atomic_load(&owner->hot->buf[x].link) == 0, "slot %d still marked live after the lowering", x);
+    ASSERT_MSG(!fk__deque_has_private(owner), "the emptied deque seen as holding private work");
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY);
+    /* The slots are reused from 0.  A forcing thief finds exactly the new ones (the stolen
+     * slots' marks would have counted too). */
+    for (uint64_t id = 10; id < 13; id++)
+        push(id);
+    ASSERT(fk__deque_has_private(owner));
+    ASSERT_EQ(fk__force_publish(owner, NULL), 1); /* half of 3: 10, 11 */
+    ASSERT_EQ_U(atomic_load(&owner->split_pub), 2);
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+    ASSERT_EQ_U(slot_id(&s), 10);
+    /* top's index is back at 1, then 2: the old value (index 2, tag 0) must not match. */
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+    ASSERT_EQ_U(slot_id(&s), 11);
+    ASSERT_EQ_U((uint32_t)atomic_load(&owner->top), 2);
+    uint64_t stale = before;
+    ASSERT_MSG(!atomic_compare_exchange_strong(&owner->top, &stale, before + 1),
+               "a CAS with top's value from before the lowering succeeded");
+    ASSERT(pop(&got, 2));
+    ASSERT_EQ_U(got, 12);
+    ASSERT(!pop(&got, 1)); /* 11, stolen, with 10 below it */
+    ASSERT(lcur == owner->hot->buf);
+    ASSERT_EQ_U(atomic_load(&owner->top), (uint64_t)2 << 32);
+    fk__deque_destroy(owner);
+    free(owner);
+}
+#endif
 
 /* ---- the MPSC submission queue ------------------------------------------------------------ */
 
@@ -408,8 +508,12 @@ int main(int argc, char **argv) {
     printf("# test_deque: variant %s\n", fk_build_variant());
     return test_main(argc, argv, (struct test_case[]){
         TEST_CASE(deque_owner_only, 30),
+#if FK_LIVE
+        TEST_CASE(deque_stolen_pop_lowers_top, 30),
+#else
         TEST_CASE(deque_pop_empty_takes_nothing, 30),
         TEST_CASE(deque_private_seen_across_a_wrap, 30),
+#endif
         TEST_CASE(deque_request_answered_at_pop, 30),
         TEST_CASE(deque_small_bursts, 120),
         TEST_CASE(deque_long_bursts, 120),

@@ -1670,7 +1670,7 @@ FK_TASK(nester, int64_t, nest_frame *f) {
     int i = atomic_fetch_add(&nest_count, 1);
     if (i < NEST_MAX)
         atomic_store(&nest_cells[i], fk__self);
-    fk__lf_join(fk__self, 1); /* returns when the releaser reports "one stolen child done" */
+    fk__lf_join(fk__self, 1 FK__WAIT_CUR); /* returns when the releaser reports "one stolen child done" */
     FK_RETURN(1);
 } FK_END
 

@@ -109,13 +109,35 @@
  * the loaded cursor less one.  The default is 1 for native frames (child-native) only:
  * measured on fib beside the serial projection (a Zen 5 VM, 11 paired rounds), 1 took
  * child-native from 0.99-1.00 to 0.86, and made child-seg, child-lin and cont-lin 5-10%
- * slower (a callee-saved register more, or two) and cont-seg 5% faster.  What it does on
- * Intel cores, whose store-to-load forwarding the issue blamed, is not measured yet: build
- * with -DFK_POP_AT=1 (or 0) to compare.  With FK_WREGS (below: cont-seg and cont-lin by
- * default) the pop has a way of its own and FK_POP_AT changes nothing; -DFK_WREGS=0
- * -DFK_POP_AT=1 gives the pop above on those builds. */
+ * slower (a callee-saved register more, or two) and cont-seg 5% faster (on a 16-core Intel
+ * server, over 4 code layouts, child-native showed no difference).  With FK_WREGS (below:
+ * cont-seg and cont-lin by default) or FK_LIVE (child-native by default) the pop has a way
+ * of its own and FK_POP_AT changes nothing; -DFK_WREGS=0 or -DFK_LIVE=0 with -DFK_POP_AT=1
+ * gives the pop above on those builds. */
 #ifndef FK_POP_AT
 #define FK_POP_AT (FK_STACK == FK_STACK_NATIVE)
+#endif
+
+/* 1: the live mark (child-native's default; docs/runtime.md, "Which deque the live mark
+ * needs").  A task gets the deque's cursor from its caller as a hidden parameter and keeps
+ * it in a register: no push or pop stores it, and none loads it.  The push writes the
+ * record's link last, the pop clears it before it reads split, and a thief that forces a
+ * publication finds the owner's bottom by the slots whose link is set (the live mark).  The deque's slots
+ * are one reserved mapping that never moves (FK_LIVE_SLOTS of them), and its bottom never
+ * jumps: a pop that finds its slot stolen lowers top to the owner's cursor (with a tag, so
+ * that a thief's stale CAS fails) and clears the marks the thieves left (models/force.pml
+ * -DLIVE -DLOWER).  0: the cursor in the hot state, stored at every push and pop.  Native
+ * frames on the C stack (child-native) only: a fiber's task moves between workers. */
+#ifndef FK_LIVE
+#define FK_LIVE (FK_STACK == FK_STACK_NATIVE)
+#endif
+#if FK_LIVE && FK_STACK != FK_STACK_NATIVE
+#error "FK_LIVE=1 is built for child stealing with native frames only (child-native)"
+#endif
+/* FK_LIVE: the slots a worker's deque reserves (address space; pages are touched as the
+ * deque reaches them).  More records than this waiting on one worker is a fatal error. */
+#ifndef FK_LIVE_SLOTS
+#define FK_LIVE_SLOTS (1u << 22)
 #endif
 
 /* 1: the worker's registers.  A task on a frame stack with continuation stealing gets the
@@ -248,7 +270,7 @@
  * The library defines the symbol of its own build (sched.c) and every root a program runs
  * refers to the symbol of the flags it was compiled with (FK_RUN), so that compiling with one
  * build's flags and linking another build's library fails to link, naming the build the code
- * was compiled for (abi2 since 0.24: fk_times has FK_TIME_PROMOTE) (e.g. undefined reference to `fk__abi2_steal2_stack3_debug0_span0_wregs0_popat1_words5'). */
+ * was compiled for (abi2 since 0.24: fk_times has FK_TIME_PROMOTE) (e.g. undefined reference to `fk__abi2_steal2_stack3_debug0_span0_wregs0_popat2_words5'; popat2: FK_LIVE). */
 #define FK_VERSION_MAJOR 0
 #define FK_VERSION_MINOR 24
 #define FK_VERSION_PATCH 0
@@ -268,7 +290,9 @@
 #else
 #define FK__ABI_WREGS 0
 #endif
-#if FK_POP_AT
+#if FK_LIVE /* (the pop of the live mark: 2) */
+#define FK__ABI_POPAT 2
+#elif FK_POP_AT
 #define FK__ABI_POPAT 1
 #else
 #define FK__ABI_POPAT 0

@@ -96,7 +96,12 @@ typedef struct fk__record fk__record;
  * adds K - steals when it reaches the join; whoever brings it to K continues the parent. */
 #define FK__JOIN_K ((uint32_t)1 << 31)
 
+#if FK_LIVE
+/* (FK_LIVE: a record's task gets the cursor of the deque it is run over) */
+typedef void fk__thunk_fn(const fk__record *, fk__record *);
+#else
 typedef void fk__thunk_fn(const fk__record *);
+#endif
 typedef void fk__resume_fn(fk_frame *);
 
 /* What every task knows about itself (one static object per task), and a resume point. */
@@ -325,6 +330,9 @@ void fk__free_slow(void *p);
 #if FK_STEAL == FK_STEAL_CONT
 void fk__push_slow(fk_frame *f);
 int fk__pop_slow(fk_frame *f);
+#elif FK_LIVE
+void fk__push_slow(fk__slot *cur); /* the record is in FK__H->scratch; it goes to cur */
+const fk__record *fk__pop_slow(fk__slot *s, uint32_t older);
 #else
 void fk__push_slow(void); /* the record is in FK__H->scratch */
 const fk__record *fk__pop_slow(void);
@@ -337,6 +345,8 @@ _Noreturn void fk__switch(fk_frame *f, unsigned worker);
 int fk__join(fk_frame *f);
 void fk__join_unwound(fk_frame *f, uint32_t detached);
 void fk__switch(fk_frame *f, unsigned worker);
+#elif FK_STACK == FK_STACK_NATIVE && FK_LIVE
+void fk__lf_join(fk_frame *f, uint32_t stolen, fk__slot *cur);
 #elif FK_STACK == FK_STACK_NATIVE
 void fk__lf_join(fk_frame *f, uint32_t stolen);
 #else
@@ -374,7 +384,7 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
 /* (rax is the stubs' result register: a void slow path still changes it.) */
 /* (The free's stub keeps rax too: a task's result may be there.) */
 #define FK__SLOW_FREE(p) FK__STUB_CALL_(fk__free_slow_stub, : "D"(p))
-#if FK_STEAL == FK_STEAL_CONT
+#if FK_STEAL == FK_STEAL_CONT || FK_LIVE
 #define FK__SLOW_PUSH(f)                                                                   \
     do {                                                                                   \
         uintptr_t fk__sd;                                                                  \
@@ -392,7 +402,7 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
 #else
 #define FK__SLOW_ALLOC(n) fk__alloc_slow(n)
 #define FK__SLOW_FREE(p) fk__free_slow(p)
-#if FK_STEAL == FK_STEAL_CONT
+#if FK_STEAL == FK_STEAL_CONT || FK_LIVE
 #define FK__SLOW_PUSH(f) fk__push_slow(f)
 #else
 #define FK__SLOW_PUSH() fk__push_slow()
@@ -519,6 +529,7 @@ FK__INLINE void fk__record_write(fk__record *s, fk__thunk_fn *thunk, uintptr_t l
         atomic_store_explicit(&s->args[i], w[i], FK__RELAXED);
 }
 
+#if !FK_LIVE
 /* Returns the slot written, as an address (0: the push took its slow path), for the pop
  * that takes it back (fk__pop_record_at). */
 FK__INLINE uintptr_t fk__push_record_h(struct fk__hot *h, fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w, size_t nw) {
@@ -536,6 +547,52 @@ FK__INLINE uintptr_t fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *
     return fk__push_record_h(FK__H, thunk, link, ret, w, nw);
 }
 
+#endif
+#if FK_LIVE
+/* THE LIVE MARK (FK_LIVE, forkscope/config.h).  The owner's cursor is the task's fk__cur,
+ * never stored: a record's link (never 0 in a live record: its parent's frame, or a root)
+ * says whether its slot is live.  The push writes the other words, then the link (release:
+ * a thief that sees the mark sees the words); the pop clears it, then reads split (the
+ * owner's half of the Dekker pattern with a forcing thief, which moves split, runs
+ * membarrier() and scans the marks: deque.c).  (Not the thunk: a join that pops a record
+ * runs it through its thunk, read after the pop.)  The slots never move, so the task's
+ * register names its slot for as long as the record lives. */
+FK__INLINE void fk__mark_set(_Atomic uintptr_t *m, uintptr_t v) {
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+    atomic_signal_fence(memory_order_release);
+    *(volatile uintptr_t *)(void *)m = v;
+#else
+    atomic_store_explicit(m, v, memory_order_release);
+#endif
+}
+FK__INLINE void fk__push_live(struct fk__hot *h, fk__slot *s, fk__thunk_fn *thunk, uintptr_t link, void *ret,
+                              const uint64_t *w, size_t nw) {
+    if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
+        fk__record_write(&h->scratch, thunk, link, ret, w, nw);
+        FK__SLOW_PUSH(s);
+        return;
+    }
+    atomic_store_explicit(&s->thunk, (uintptr_t)thunk, FK__RELAXED);
+    atomic_store_explicit(&s->ret, (uintptr_t)ret, FK__RELAXED);
+    FK__UNROLL_ARGS
+    for (size_t i = 0; i < nw; i++)
+        atomic_store_explicit(&s->args[i], w[i], FK__RELAXED);
+    fk__mark_set(&s->link, link);
+}
+/* Takes back the record at s, the task's newest (its cursor less one), or returns NULL if
+ * it was stolen: then so were the `older` records of the scope below it, and the slow path
+ * has left the deque's bottom at the oldest of them (s - older), where the task's cursor
+ * goes. */
+FK__INLINE const fk__record *fk__pop_live(struct fk__hot *h, fk__slot *s, uint32_t older) {
+    atomic_store_explicit(&s->link, 0, FK__RELAXED);
+    atomic_signal_fence(memory_order_seq_cst);
+    if (FK__LIKELY(s >= fk__hbound(&h->splitp)))
+        return s;
+    return fk__pop_slow(s, older);
+}
+#endif
+
+#if !FK_LIVE
 /* Takes back the record pushed last, or returns NULL if it was stolen: then so were all
  * of the scope's older ones (the caller counts them).  Stores the cursor before reading
  * split, as continuation stealing's pop does. */
@@ -595,6 +652,7 @@ FK__INLINE const fk__record *fk__pop_record_of(uintptr_t owner) {
 #else
 #define FK__POP_OWN(at) fk__pop_record_at_h(FK__HOT, at)
 #endif
+#endif /* !FK_LIVE */
 #endif
 
 /* ---- records ----------------------------------------------------------------------- */

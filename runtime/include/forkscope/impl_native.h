@@ -20,7 +20,8 @@
         fk_frame *fk__self FK__UNUSED = NULL;                                              \
         int fk__has_frame FK__UNUSED = 0;                                                  \
         fk__thunk_fn *const fk__self_thunk FK__UNUSED = name##__thunk;                     \
-        name##__rv_t (*const fk__self_run)(const fk__record *) FK__UNUSED = name##__run;    \
+        name##__rv_t (*const fk__self_run)(const fk__record * FK__RC_TYPE) FK__UNUSED = name##__run; \
+        FK__CUR_DECL                                                                       \
         uint32_t fk__nrec FK__UNUSED = 0, fk__stolen FK__UNUSED = 0;                       \
         uintptr_t fk__ptop FK__UNUSED = 0; /* the slot of the scope's newest record, if known */ \
         fk__thunk_fn *fk__last FK__UNUSED = NULL;                                          \
@@ -29,6 +30,19 @@
             goto fk__begin; /* a task without FK_BEGIN does not compile */                 \
         {                                                                                  \
             {
+
+/* FK_LIVE: the task's cursor (the deque's bottom while it runs), from its hidden parameter. */
+#if FK_LIVE
+#define FK__RC_TYPE , fk__slot *
+#define FK__CUR_DECL fk__slot *fk__cur FK__UNUSED = fk__icur;
+#define FK__CALL_ARGS(...) fk__cur __VA_OPT__(, ) __VA_ARGS__
+#define FK__WAIT_CUR , fk__cur
+#else
+#define FK__RC_TYPE
+#define FK__CUR_DECL
+#define FK__CALL_ARGS(...) __VA_ARGS__
+#define FK__WAIT_CUR
+#endif
 
 /* The address of an object in the task's C stack frame, computed where it is used (a stack
  * offset) rather than kept in a callee-saved register across the task's calls. */
@@ -70,7 +84,7 @@ fk__begin:;                                                                     
         FK__CALL_PROLOGUE(slot, task);                                                     \
         task##__ret_t *const fk__cslot = (slot);                                           \
         FK__CHECK_DST(task, fk__cslot);                                                    \
-        task##__rv_t fk__cv = task(__VA_ARGS__);                                           \
+        task##__rv_t fk__cv = task(FK__CALL_ARGS(__VA_ARGS__));                            \
         FK__STORE_RV(task, fk__cslot, fk__cv);                                             \
     } while (0)
 
@@ -90,7 +104,7 @@ fk__begin:;                                                                     
         FK__SCOPE_CLOSE();                                                                 \
         FK__JOIN_LOCAL(fk__stolen, );                                                      \
         if (FK__UNLIKELY(fk__stolen != 0)) {                                               \
-            FK__WAIT_STOLEN(FK__STACK_ADDR(fk__frame_store.fk), fk__stolen);               \
+            FK__WAIT_STOLEN(FK__STACK_ADDR(fk__frame_store.fk), fk__stolen FK__WAIT_CUR);  \
             fk__stolen = 0;                                                                \
         }                                                                                  \
     } while (0)

@@ -31,7 +31,13 @@ struct fk__none {
 /* A task's C parameters: with frames on frame stacks the link to its parent and its result
  * address first; native frames need neither.  FK__SIG declares them (M: FK__PDECL),
  * FK__RARGS passes a record's or argument struct's (fields fk__a.NAME). */
-#if FK__NATIVE_FRAMES
+#if FK_LIVE
+/* FK_LIVE: the deque's cursor first (fk__icur; a record's run passes fk__rc, the cursor it
+ * was given). */
+#define FK__SIG(M, RET, ...) fk__slot *fk__icur FK__PARAMS(M, __VA_ARGS__)
+#define FK__RARGS(link, ret, ...) fk__rc FK__PARAMS(FK__ARG, __VA_ARGS__)
+#define FK__LINK_UNUSED ((void)fk__icur)
+#elif FK__NATIVE_FRAMES
 #define FK__SIG(M, RET, ...) FK__PLIST(M, __VA_ARGS__)
 #define FK__RARGS(link, ret, ...) FK__ALIST(FK__ARG, __VA_ARGS__)
 #define FK__LINK_UNUSED ((void)0)
@@ -131,14 +137,22 @@ struct fk__none {
                    "8-byte words): pass a pointer");                                       \
     /* Runs the call a record holds and returns its value (the record is read before: its  \
      * slot may be reused by the child's own forks). */                                    \
-    FK__INLINE name##__rv_t name##__run(const fk__record *fk__r) {                         \
+    FK__INLINE name##__rv_t name##__run(const fk__record *fk__r FK__RC_PARAM) {            \
         struct name##__args fk__a;                                                         \
         fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
         (void)fk__a; /* a task without parameters reads none */                            \
         FK__WLOAD_DECL                                                                     \
         return name(FK__RARGS(fk__record_link(fk__r), (RET *)fk__record_ret(fk__r), __VA_ARGS__)); \
     }                                                                                      \
-    STORAGE void name##__thunk(const fk__record *fk__r);                                   \
+    STORAGE void name##__thunk(const fk__record *fk__r FK__RC_PARAM);                      \
+    FK__TASK_APPLY(name, RET, __VA_ARGS__)
+
+/* The apply function (frames on frame stacks: a fork or call with its arguments evaluated
+ * before); native frames call the task itself. */
+#if FK__NATIVE_FRAMES
+#define FK__TASK_APPLY(name, RET, ...)
+#else
+#define FK__TASK_APPLY(name, RET, ...)                                                     \
     FK__INLINE name##__rv_t name##__apply(uintptr_t fk__link, RET *fk__ret FK__WSIG,         \
                                           const struct name##__args *fk__ap) {             \
         const struct name##__args fk__a = *fk__ap;                                         \
@@ -147,14 +161,23 @@ struct fk__none {
         (void)fk__ret;                                                                     \
         return name(FK__RARGS(fk__link, fk__ret, __VA_ARGS__));                            \
     }
+#endif
+/* FK_LIVE: a record is run with a cursor, fk__rc (a thunk's second parameter). */
+#if FK_LIVE
+#define FK__RC_PARAM , fk__slot *fk__rc
+#define FK__RC(cur) , (cur)
+#else
+#define FK__RC_PARAM
+#define FK__RC(cur)
+#endif
 
 /* The thunk a record of the task runs (defined with the task): the call, then the store of
  * its value to the record's result address (none: the value is dropped), unless the
  * child unwound. */
 #define FK__TASK_THUNK(name, STORAGE)                                                      \
-    STORAGE FK__UNUSED void name##__thunk(const fk__record *fk__r) {                       \
+    STORAGE FK__UNUSED void name##__thunk(const fk__record *fk__r FK__RC_PARAM) {          \
         void *const fk__dst = fk__record_ret(fk__r);                                       \
-        name##__rv_t fk__v = name##__run(fk__r);                                           \
+        name##__rv_t fk__v = name##__run(fk__r FK__RC(fk__rc));                            \
         if (fk__dst && !FK__CHILD_UNWOUND())                                               \
             FK__STORE_RV(name, fk__dst, fk__v);                                            \
     }
@@ -274,11 +297,11 @@ struct fk__none {
         if (fk__rt == fk__self_thunk) {                                                    \
             /* the last fork's record: its result address is known too (fk__lastslot) */   \
             void *const fk__dst = (known) ? fk__lastslot : fk__record_ret(r);              \
-            fk__rv_t fk__jv = fk__self_run(r); /* inlined: a direct call of the task */    \
+            fk__rv_t fk__jv = fk__self_run(r FK__RC(fk__cur)); /* inlined: a direct call */ \
             AFTER                                                                          \
             FK__STORE_RV(fk, fk__dst, fk__jv);                                            \
         } else {                                                                           \
-            fk__rt(r);                                                                     \
+            fk__rt(r FK__RC(fk__cur));                                                     \
             AFTER                                                                          \
         }                                                                                  \
     } while (0)
@@ -421,12 +444,21 @@ FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, 
         FK__DBG_SLOT(fk__fslot);                                                           \
         FK__CHECK_DST(task, fk__fslot);                                                    \
         fk__u.a = (struct task##__args){__VA_ARGS__};                                      \
-        fk__ptop = fk__push_record_h(FK__HOT, task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w, \
-                        FK__ARG_WORDS(struct task##__args));                               \
+        FK__FORK_PUSH(task##__thunk, (uintptr_t)fk__self, fk__fslot, fk__u.w, FK__ARG_WORDS(struct task##__args)); \
         fk__last = task##__thunk;                                                          \
         fk__lastslot = fk__fslot;                                                          \
         fk__nrec++;                                                                        \
     } while (0)
+
+/* The fork's push: at the task's cursor, which moves past it (FK_LIVE), or at the hot
+ * state's, the slot kept for the join's pop (fk__ptop). */
+#if FK_LIVE
+#define FK__FORK_PUSH(thunk, link, dst, w, nw)                                             \
+    (fk__push_live(FK__HOT, fk__cur, (thunk), (link), (dst), (w), (nw)), fk__cur++)
+#else
+#define FK__FORK_PUSH(thunk, link, dst, w, nw)                                             \
+    (fk__ptop = fk__push_record_h(FK__HOT, (thunk), (link), (dst), (w), (nw)))
+#endif
 
 /* FK_SPAWN: a record like a fork's, linked to the counter instead of the frame (so no join
  * takes it back), outside the scope's count. */
@@ -473,14 +505,29 @@ FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, 
  * AFTER (a statement, or nothing) follows each child run here. */
 #define FK__JOIN_LOCAL(stolen, AFTER)                                                      \
     for (fk__thunk_fn *fk__t = FK__FIRST_KNOWN; fk__nrec; fk__t = NULL) {                  \
-        const fk__record *fk__r = FK__POP_OWN(fk__ptop);                                   \
+        const fk__record *fk__r = FK__POP_NEXT();                                          \
         if (!fk__r) {                                                                      \
+            FK__POP_GONE();                                                                \
             stolen += fk__nrec;                                                            \
             fk__nrec = 0;                                                                  \
             break;                                                                         \
         }                                                                                  \
-        fk__ptop = (uintptr_t)fk__r - sizeof(fk__slot); /* the next older record's slot */ \
+        FK__POP_TAKEN(fk__r);                                                              \
         fk__nrec--;                                                                        \
         FK__RUN_RECORD(fk__t, fk__r, AFTER);                                               \
     }
+/* The join's pop of its newest record; when that was stolen (so were the older ones), where
+ * the cursor goes; when it was taken, where the next older record is.  FK_LIVE: the task's
+ * cursor less one; the slow path left the bottom at the scope's oldest record, s - (nrec - 1);
+ * the popped slot is free (its record is read before its task runs over it).  Otherwise the
+ * slot below the one popped. */
+#if FK_LIVE
+#define FK__POP_NEXT() fk__pop_live(FK__HOT, fk__cur - 1, fk__nrec - 1)
+#define FK__POP_GONE() (fk__cur -= fk__nrec)
+#define FK__POP_TAKEN(r) (fk__cur--)
+#else
+#define FK__POP_NEXT() FK__POP_OWN(fk__ptop)
+#define FK__POP_GONE() ((void)0)
+#define FK__POP_TAKEN(r) (fk__ptop = (uintptr_t)(r) - sizeof(fk__slot))
+#endif
 
