@@ -613,16 +613,36 @@ void fk__deque_beat(fk_worker *w) {
         ask_owner(w);
 }
 
-#if !FK_LIVE /* (the ring's forced publication) */
+/* How many slots from split (s) up the owner holds privately, as a forcing thief sees them
+ * before its membarrier() (a hint: the owner runs on), and how many of the oldest k of them
+ * are still there after it.  The ring reads the cursor the owner stores; FK_LIVE's deque
+ * (at the end of this file) counts the live marks. */
+#if !FK_LIVE
+static uint64_t forced_hint(const fk_worker *v, uint64_t s) {
+    uint64_t b = fk__deque_bottom(v);
+    return b > s ? b - s : 0;
+}
+static uint64_t forced_after_fence(const fk_worker *v, uint64_t s, uint64_t k) {
+    /* Acquire: pairs with the owner's release stores of cur; the slots below it and what
+     * they point to were written before. */
+    uint64_t b2 = v->hot->lap + (uint64_t)(atomic_load_explicit(&v->hot->cur, memory_order_acquire) -
+                                          v->hot->buf); /* the owner may be taking slot b2 now */
+    return b2 > s ? (b2 - s < k ? b2 - s : k) : 0;
+}
+#else
+static uint64_t forced_hint(const fk_worker *v, uint64_t s);
+static uint64_t forced_after_fence(const fk_worker *v, uint64_t s, uint64_t k);
+#endif
+
 int fk__force_publish(fk_worker *v, int *tried) {
     if (tried)
         *tried = 0;
     if (!fk__force_available() || !dq_trylock(v))
         return 0;
     int published = 0;
-    uint64_t s = v->hot->split, b = fk__deque_bottom(v);
-    if (b > s) {
-        uint64_t k = (b - s + 1) / 2; /* half of the private slots, the oldest, at least one */
+    uint64_t s = v->hot->split, n = forced_hint(v, s);
+    if (n > 0) {
+        uint64_t k = (n + 1) / 2; /* half of the private slots, the oldest, at least one */
         set_split(v, s + k);
         if (tried)
             *tried = 1;
@@ -630,12 +650,8 @@ int fk__force_publish(fk_worker *v, int *tried) {
         if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
             set_split(v, s);
         } else {
-            /* Acquire: pairs with the owner's release stores of cur; the slots below it and
-             * what they point to were written before. */
-            uint64_t b2 = v->hot->lap + (uint64_t)(atomic_load_explicit(&v->hot->cur, memory_order_acquire) -
-                                                  v->hot->buf); /* the owner may be taking slot b2 now */
-            uint64_t end = s + k < b2 ? s + k : b2;
-            set_split(v, end > s ? end : s);
+            uint64_t end = s + forced_after_fence(v, s, k);
+            set_split(v, end);
             if (end > s) {
                 atomic_store_explicit(&v->split_pub, end, memory_order_release);
                 published = 1;
@@ -645,7 +661,6 @@ int fk__force_publish(fk_worker *v, int *tried) {
     dq_unlock(v);
     return published;
 }
-#endif
 
 #if FK_LIVE
 /* ==== THE LIVE-MARK DEQUE (FK_LIVE: child-native) ==========================================
@@ -843,32 +858,8 @@ int fk__deque_has_private(const fk_worker *v) {
     return sp == SPLIT_ASK || (s < v->dq_cur->cap && live_mark(v, s));
 }
 
-int fk__force_publish(fk_worker *v, int *tried) {
-    if (tried)
-        *tried = 0;
-    if (!fk__force_available() || !dq_trylock(v))
-        return 0;
-    int published = 0;
-    uint64_t s = v->hot->split, n = live_run(v, s, UINT64_MAX); /* (a hint: the owner runs on) */
-    if (n > 0) {
-        uint64_t k = (n + 1) / 2; /* half of the private slots, the oldest, at least one */
-        set_split(v, s + k);
-        if (tried)
-            *tried = 1;
-        /* The owner's fence, supplied by the kernel (see the comment at the top). */
-        if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-            set_split(v, s);
-        } else {
-            /* The live ones of [s, s + k): the owner may be clearing the next mark now. */
-            uint64_t end = s + live_run(v, s, k);
-            set_split(v, end);
-            if (end > s) {
-                atomic_store_explicit(&v->split_pub, end, memory_order_release);
-                published = 1;
-            }
-        }
-    }
-    dq_unlock(v);
-    return published;
-}
+/* (fk__force_publish's counts: the live marks from split up, before membarrier() a hint,
+ * after it the live ones of the oldest k: the owner may be clearing the next mark now.) */
+static uint64_t forced_hint(const fk_worker *v, uint64_t s) { return live_run(v, s, UINT64_MAX); }
+static uint64_t forced_after_fence(const fk_worker *v, uint64_t s, uint64_t k) { return live_run(v, s, k); }
 #endif
