@@ -118,7 +118,9 @@ SMALL_TESTS := test_deque test_runtime
 # both its paths, the slot its push returned and the fall-back when a wrap or growth moved
 # the cursor, run on every pop kind (make check-small); with FK_WREGS=0, so that cont-lin
 # there keeps the pop that reads the hot state tested (FK_WREGS=1, the default of cont-seg
-# and cont-lin, is tested with 4-slot deques on cont-seg, in small)
+# and cont-lin, is tested with 4-slot deques on cont-seg, in small); with FK_LIVE=0, so that
+# child-native there runs the ring with its stored cursor (FK_LIVE, child-native's default,
+# has a deque of its own, which neither grows nor wraps: every other suite tests it)
 MODE_popat := $(MODE_small) -DFK_POP_AT=1 -DFK_WREGS=0 -DFK_LIVE=0
 POPAT_VARIANTS := cont-lin child-seg child-native
 # Random yields and sleeps at every protocol step (runtime/chaos.h; make check-chaos)

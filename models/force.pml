@@ -212,7 +212,8 @@ active proctype owner() {
                     if                             /* the owner's cursor, where top is lowered (deque.c) */
                     :: won -> b = i                /* it took slot i: its child runs from i */
                     :: !won -> b = i               /* the scope's only record was stolen */
-                    :: !won -> b = floor           /* older records of its scope, stolen first */
+                    :: !won && i > floor + 1 -> b = i - 1 /* one older record of its scope */
+                    :: !won -> b = floor           /* all older ones: stolen first */
                     fi;
                     x = b;                         /* the thieves' marks in [b, top) cleared */
                     do

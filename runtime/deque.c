@@ -1,6 +1,10 @@
 /* deque.c — the work-stealing deque: a split deque with no fence on the owner's path.
  *
- * Indices are 64-bit and only grow (they never wrap); slot x lives at buf[x & mask].
+ * Two deques share this protocol.  The ring (every build but child-native): indices are
+ * 64-bit and only grow (they never wrap); slot x lives at buf[x & mask]; the owner stores its
+ * cursor at every push and pop.  FK_LIVE's (child-native, at the end of this file): one
+ * mapping, slot x at buf[x]; the cursor in the tasks' registers, a live mark on each record
+ * instead; the bottom never jumps down-up, and top is lowered to it, with a tag.
  *
  *     top            split            bottom
  *      |  public      |   private       |
@@ -39,9 +43,11 @@
  * membarrier: either the owner's load of splitp comes after the fence the IPI put in its
  * instruction stream (it sees the new split, and pops below it take the slow path, which
  * takes dq_lock and decides under it), or its store of cur came before that fence (the
- * thief's load of cur sees it and leaves that slot private).  The owner's slow paths hold
- * dq_lock, so a thief never moves split while the owner rearranges the deque.  Without
- * membarrier (old kernels), requests are served at pushes only, and the pool says so. */
+ * thief's load of cur sees it and leaves that slot private).  (FK_LIVE: for "cur = cur - 1"
+ * read "the slot's mark cleared", and for "load cur", "the marks from s up".)  The owner's
+ * slow paths hold dq_lock, so a thief never moves split while the owner rearranges the
+ * deque.  Without membarrier (old kernels), requests are served at pushes only, and the pool
+ * says so. */
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -85,13 +91,23 @@ _Static_assert(sizeof(fk__dqbuf) <= DQ_HEADER, "the deque buffer header fits a c
  * the reason given in stack.c (4K aliasing), in a mapping placed at FK__PLACE_DEQUE modulo
  * FK_PLACE_ALIGN (place.h: the same layout in every launch); `skew` bytes of the mapping
  * before the header make the first. */
-static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) {
+static fk__dqbuf *buf_new_(fk_worker *w, uint64_t cap, size_t usable, char **usable_end) {
     uintptr_t want = ((uintptr_t)w->hot + 64) & (4096 - 64);
     size_t bytes = (4096 + DQ_HEADER + cap * sizeof(fk__slot) + 4095) & ~(size_t)4095;
-    char *m = fk__place_map(bytes, 0, FK__PLACE_DEQUE);
+    char *m = usable ? fk__place_map_prot(bytes, 0, FK__PLACE_DEQUE, PROT_NONE) : fk__place_map(bytes, 0, FK__PLACE_DEQUE);
     if (!m)
         return NULL;
     uintptr_t skew = (want + 4096 - DQ_HEADER) & (4096 - 64);
+    if (usable) { /* address space, but the header and the first `usable` bytes of slots */
+        size_t first = (skew + DQ_HEADER + usable + 4095) & ~(size_t)4095;
+        if (first > bytes)
+            first = bytes;
+        if (mprotect(m, first, PROT_READ | PROT_WRITE) != 0) {
+            munmap(m, bytes);
+            return NULL;
+        }
+        *usable_end = m + first;
+    }
     fk__dqbuf *b = (fk__dqbuf *)(void *)(m + skew);
     b->cap = cap;
     b->prev = NULL;
@@ -99,6 +115,9 @@ static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) {
     b->mem_bytes = bytes;
     return b;
 }
+#if !FK_LIVE
+static fk__dqbuf *buf_new(fk_worker *w, uint64_t cap) { return buf_new_(w, cap, 0, NULL); }
+#endif
 
 static fk__slot *buf_slots(fk__dqbuf *b) { return (fk__slot *)(void *)((char *)b + DQ_HEADER); }
 
@@ -684,8 +703,38 @@ int fk__force_publish(fk_worker *v, int *tried) {
 #define TOP_TAG(t) ((t) >> 32)
 _Static_assert(FK_LIVE_SLOTS >= 64 && FK_LIVE_SLOTS <= (1u << 31), "FK_LIVE_SLOTS: 64 to 2^31 slots (top's index has 32 bits)");
 
+/* The push's limit when no thief asks: the end of the committed slots (every slot of the
+ * last one is whole: a slot never straddles the commit's end). */
+static fk__slot *live_end(const fk_worker *w) {
+    fk__slot *b = w->hot->buf;
+    uint64_t n = (uint64_t)((char *)w->live_committed - (char *)b) / sizeof(fk__slot);
+    return b + (n < w->dq_cur->cap ? n : w->dq_cur->cap);
+}
+
+/* The slots are committed (made readable and writable) in steps of this many bytes as the
+ * deque first reaches them: the rest of the reservation is address space only (PROT_NONE),
+ * which no commit limit (vm.overcommit_memory=2) or RLIMIT_DATA counts. */
+#define LIVE_COMMIT ((size_t)1 << 16)
+
+/* The reservation: FK_LIVE_SLOTS slots, or fewer where the address space is limited (ulimit
+ * -v): halved down to 2^16 slots (4 MiB).  Only its header and first LIVE_COMMIT bytes of
+ * slots are usable at first. */
+static fk__dqbuf *live_buf_new(fk_worker *w) {
+    for (uint64_t cap = FK_LIVE_SLOTS;; cap /= 2) {
+        fk__dqbuf *b = buf_new_(w, cap, LIVE_COMMIT, &w->live_committed);
+        if (b) {
+#ifdef MADV_NOHUGEPAGE
+            (void)madvise(b->mem, b->mem_bytes, MADV_NOHUGEPAGE); /* (a 2 MiB page at the first push: MRSS) */
+#endif
+            return b;
+        }
+        if (cap <= ((uint64_t)1 << 16))
+            return NULL;
+    }
+}
+
 int fk__deque_init(fk_worker *w) {
-    fk__dqbuf *b = buf_new(w, FK_LIVE_SLOTS);
+    fk__dqbuf *b = live_buf_new(w);
     if (!b)
         return FK_ENOMEM;
     w->dq_cur = b;
@@ -696,7 +745,7 @@ int fk__deque_init(fk_worker *w) {
     /* (hot->cur: where a record the worker loop runs starts, its first slot; never moved) */
     atomic_store_explicit(&w->hot->cur, w->hot->buf, memory_order_relaxed);
     set_split(w, 0);
-    atomic_store_explicit(&w->hot->limit, w->hot->buf + b->cap, memory_order_relaxed);
+    atomic_store_explicit(&w->hot->limit, live_end(w), memory_order_relaxed);
     atomic_store_explicit(&w->top, 0, memory_order_relaxed);
     atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
     atomic_store_explicit(&w->dq_buf, b, memory_order_relaxed);
@@ -704,11 +753,9 @@ int fk__deque_init(fk_worker *w) {
     return 0;
 }
 
-/* The push's limit when no thief asks: the end of the mapping. */
-static fk__slot *live_end(const fk_worker *w) { return w->hot->buf + w->dq_cur->cap; }
 
 /* Slot x's mark, as a thief reads it (acquire: pairs with the push's release store of the
- * thunk; the record's words are then visible). */
+ * link; the record's other words are then visible). */
 static int live_mark(const fk_worker *v, uint64_t x) {
     return atomic_load_explicit(&v->hot->buf[x].link, memory_order_acquire) != 0;
 }
@@ -722,7 +769,7 @@ static uint64_t live_run(const fk_worker *v, uint64_t x, uint64_t n) {
 }
 
 /* Owner, cur >= limit: the end of the mapping, or a request (a thief's, a beat's).  The
- * record (in the hot state's scratch) goes to cur, its thunk last; a request is served with
+ * record (in the hot state's scratch) goes to cur, its link last; a request is served with
  * the oldest private slots, the new one counted among them. */
 void fk__push_slow(fk__slot *cur) {
     fk_worker *w = FK__H->w;
@@ -730,7 +777,17 @@ void fk__push_slow(fk__slot *cur) {
     uint64_t i = (uint64_t)(cur - w->hot->buf);
     if (i >= w->dq_cur->cap)
         fk__fatal("worker %u's deque is full: %llu records wait for their joins (FK_LIVE_SLOTS, "
-                  "forkscope/config.h)", w->id, (unsigned long long)i);
+                  "forkscope/config.h; fewer if the address space was limited)", w->id, (unsigned long long)i);
+    if ((char *)(cur + 1) > w->live_committed) { /* the slots up to cur's, committed */
+        char *end = (char *)w->dq_cur->mem + w->dq_cur->mem_bytes;
+        char *to = (char *)(((uintptr_t)(cur + 1) + LIVE_COMMIT - 1) & ~(uintptr_t)(LIVE_COMMIT - 1));
+        if (to > end)
+            to = end;
+        if (mprotect(w->live_committed, (size_t)(to - w->live_committed), PROT_READ | PROT_WRITE) != 0)
+            fk__fatal("worker %u's deque could not grow past %llu slots (mprotect: out of memory)", w->id,
+                      (unsigned long long)i);
+        w->live_committed = to;
+    }
     const fk__record *r = &w->hot->scratch;
     atomic_store_explicit(&cur->thunk, (uintptr_t)fk__record_thunk(r), memory_order_relaxed);
     atomic_store_explicit(&cur->ret, (uintptr_t)fk__record_ret(r), memory_order_relaxed);
@@ -839,7 +896,8 @@ int fk__steal(fk_worker *v, fk__slot *out) {
             ask_owner(v);
         return FK__STEAL_EMPTY;
     }
-    copy_slot(out, &v->hot->buf[x]);
+    /* (the buffer through dq_buf, set once: the owner's hot lines stay its own) */
+    copy_slot(out, &buf_slots(atomic_load_explicit(&v->dq_buf, memory_order_relaxed))[x]);
     FK_CHAOS_POINT(); /* between the load of the slot and the CAS that makes it ours */
     /* A clear mark: the owner is taking the slot back (its pop clears the mark before it
      * reclaims); a copy without its link cannot report its end.  Else the slot is ours if top (and
@@ -859,7 +917,11 @@ int fk__deque_has_private(const fk_worker *v) {
 }
 
 /* (fk__force_publish's counts: the live marks from split up, before membarrier() a hint,
- * after it the live ones of the oldest k: the owner may be clearing the next mark now.) */
-static uint64_t forced_hint(const fk_worker *v, uint64_t s) { return live_run(v, s, UINT64_MAX); }
+ * after it the live ones of the oldest k: the owner may be clearing the next mark now.  The
+ * hint reads at most FORCE_SCAN slots, so that a forcing holds the owner's lock for a few
+ * hundred slots' reads at most: an owner that forked a million leaves and sits in another
+ * gives FORCE_SCAN / 2 a forcing, and its thieves come back for more.) */
+#define FORCE_SCAN 256
+static uint64_t forced_hint(const fk_worker *v, uint64_t s) { return live_run(v, s, FORCE_SCAN); }
 static uint64_t forced_after_fence(const fk_worker *v, uint64_t s, uint64_t k) { return live_run(v, s, k); }
 #endif

@@ -16,8 +16,8 @@ unsigned long fk__place_unplaced(void) { return atomic_load_explicit(&unplaced, 
 
 /* A mapping made anyway when placement is refused: counted, and said once per process (a
  * measurement that depends on the layout should know it lost the promise). */
-static void *unplaced_map(size_t size) {
-    char *m = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+static void *unplaced_map(size_t size, int prot) {
+    char *m = mmap(NULL, size, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
     if (atomic_fetch_add_explicit(&unplaced, 1, memory_order_relaxed) == 0)
@@ -27,7 +27,9 @@ static void *unplaced_map(size_t size) {
     return m;
 }
 
-void *fk__place_map(size_t size, size_t at, uintptr_t phase) {
+void *fk__place_map(size_t size, size_t at, uintptr_t phase) { return fk__place_map_prot(size, at, phase, PROT_READ | PROT_WRITE); }
+
+void *fk__place_map_prot(size_t size, size_t at, uintptr_t phase, int prot) {
     const uintptr_t align = FK_PLACE_ALIGN;
     const size_t page = (size_t)sysconf(_SC_PAGESIZE);
     if (size > SIZE_MAX - align || at > size) {
@@ -39,9 +41,9 @@ void *fk__place_map(size_t size, size_t at, uintptr_t phase) {
     phase &= ~(uintptr_t)(page - 1);
     at &= ~(size_t)(page - 1);
     /* Reserve size + align: every phase occurs once in any align consecutive bytes. */
-    char *m = mmap(NULL, size + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    char *m = mmap(NULL, size + align, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED)
-        return unplaced_map(size);
+        return unplaced_map(size, prot);
     /* The least start s >= m with s + at = phase (mod align), then the rest given back (a
      * failed munmap only leaves address space reserved: nothing is touched there). */
     uintptr_t s = (uintptr_t)m + ((phase - at - (uintptr_t)m) & (align - 1));

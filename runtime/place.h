@@ -42,6 +42,9 @@
  * fk__place_unplaced and says so once on stderr: the memory is still there, only its
  * placement is not promised.  A size the reservation cannot hold fails with ENOMEM. */
 void *fk__place_map(size_t size, size_t at, uintptr_t phase);
+/* The same with protection `prot` (PROT_NONE: address space only, made usable later with
+ * mprotect, and charged to the commit limit only then). */
+void *fk__place_map_prot(size_t size, size_t at, uintptr_t phase, int prot);
 
 /* How many fk__place_map calls fell back to an unplaced mapping (process-wide). */
 unsigned long fk__place_unplaced(void);

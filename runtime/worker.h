@@ -77,7 +77,9 @@ struct fk_worker {
     struct fk__hot *hot;
 
     /* Deque, shared with thieves.  Slots [top, split_pub) are public.  dq_lock: held by the
-     * owner in its deque slow paths and by a thief forcing a publication (deque.c). */
+     * owner in its deque slow paths and by a thief forcing a publication (deque.c).  FK_LIVE:
+     * top is a tag (high 32 bits) and the index (low 32), and the tag moves when the owner
+     * lowers top (deque.c, "THE LIVE-MARK DEQUE"). */
     _Alignas(64) _Atomic uint64_t top;
     _Atomic uint64_t split_pub;
     _Atomic(fk__dqbuf *) dq_buf;
@@ -91,6 +93,7 @@ struct fk_worker {
     _Alignas(64) fk_pool *pool;
     unsigned id;
     fk__dqbuf *dq_cur;
+    char *live_committed; /* FK_LIVE: the end of the deque's slots made usable so far */
     void *stk_cur;   /* current stack: fk__stacklet * (seg) or fk__region * (lin) */
     void *stk_spare; /* one empty stack kept for the next release, or NULL */
     fk_frame *pending; /* a frame to resume once the C stack has unwound (child stealing) */
@@ -341,9 +344,11 @@ void fk__beat_wake(fk_pool *p);
 /* 1 if it published; *tried (if not NULL) says whether it issued a membarrier(). */
 int fk__force_publish(fk_worker *victim, int *tried);
 void fk__deque_publish_all(fk_worker *w);
-int fk__pop_settle(fk_worker *w);
 int fk__pop_leftover(fk_worker *w, fk__slot *out);
+#if !FK_LIVE /* (FK_LIVE: the owner's cursor is in its tasks' registers, and no pop settles) */
+int fk__pop_settle(fk_worker *w);
 uint64_t fk__deque_bottom(const fk_worker *w); /* the owner's bottom index */
+#endif
 
 /* stack.c */
 /* The common cases of the frame stack's slow paths (fk__alloc_slow, fk__free_slow), which

@@ -159,26 +159,30 @@ static void stress(uint64_t total, unsigned max_burst) {
         }
         uint64_t pops = rnd() % (burst + 1);
         for (uint64_t k = 0; k < pops && nids; k++) {
-            if (pop(&got, nids - 1)) { /* the newest item the owner has not seen go */
+            /* (a join's scope: the newest item and `older` below it; a failed pop gives them
+             * all up, as stolen; FK_LIVE lowers top to the scope's oldest) */
+            uint64_t older = rnd() % nids;
+            if (pop(&got, older)) { /* the newest item the owner has not seen go */
                 ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
                            (unsigned long long)ids[nids - 1]);
                 take(got);
                 nids--;
                 popped++;
             } else {
-                nids = 0; /* a failed pop: everything older was stolen too */
+                nids -= older + 1; /* a failed pop: everything older was stolen too */
             }
         }
     }
     while (nids) {
-        if (pop(&got, nids - 1)) {
+        uint64_t older = rnd() % nids;
+        if (pop(&got, older)) {
             ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
                        (unsigned long long)ids[nids - 1]);
             take(got);
             nids--;
             popped++;
         } else {
-            nids = 0;
+            nids -= older + 1;
         }
     }
     stop_thieves(th);
@@ -428,17 +432,20 @@ TEST(deque_stolen_pop_lowers_top) {
     for (int x = 0; x < 4; x++)
         ASSERT_MSG(atomic_load(&owner->hot->buf[x].link) == 0, "slot %d still marked live after the lowering", x);
     ASSERT_MSG(!fk__deque_has_private(owner), "the emptied deque seen as holding private work");
-    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY);
-    /* The slots are reused from 0.  A forcing thief finds exactly the new ones (the stolen
-     * slots' marks would have counted too). */
-    for (uint64_t id = 10; id < 13; id++)
-        push(id);
+    /* The slots are reused from 0.  One record: a forcing thief must find exactly it (had the
+     * stolen slots' marks stayed, slots 1 and 2 would count too, and slot 1's old record, item
+     * 1, would be published again). */
+    push(10);
     ASSERT(fk__deque_has_private(owner));
-    ASSERT_EQ(fk__force_publish(owner, NULL), 1); /* half of 3: 10, 11 */
-    ASSERT_EQ_U(atomic_load(&owner->split_pub), 2);
+    ASSERT_EQ(fk__force_publish(owner, NULL), 1);
+    ASSERT_EQ_U(atomic_load(&owner->split_pub), 1);
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
     ASSERT_EQ_U(slot_id(&s), 10);
-    /* top's index is back at 1, then 2: the old value (index 2, tag 0) must not match. */
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* (and asks) */
+    /* Two more pushes (the first answers the request: slot 1 public) and a steal bring top's
+     * index back to 2: the value from before the lowering (index 2, tag 0) must not match. */
+    push(11);
+    push(12);
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
     ASSERT_EQ_U(slot_id(&s), 11);
     ASSERT_EQ_U((uint32_t)atomic_load(&owner->top), 2);
@@ -452,6 +459,26 @@ TEST(deque_stolen_pop_lowers_top) {
     ASSERT_EQ_U(atomic_load(&owner->top), (uint64_t)2 << 32);
     fk__deque_destroy(owner);
     free(owner);
+}
+
+/* More records waiting than the deque holds is a fatal error that names the limit (the
+ * slots on the way to the last are made usable first). */
+static void push_past_the_end(void *arg) {
+    (void)arg;
+    owner = make_owner();
+    lcur = owner->hot->buf + owner->dq_cur->cap - 1;
+    push(1); /* the last slot */
+    push(2); /* none left */
+    _exit(0);
+}
+
+TEST(deque_full_reported) {
+    char *err;
+    int st = test_run_capturing(push_past_the_end, NULL, &err);
+    ASSERT_MSG(WIFSIGNALED(st) && WTERMSIG(st) == SIGABRT, "expected an abort, got status %d; stderr: %s", st, err);
+    ASSERT_STR_CONTAINS(err, "deque is full");
+    ASSERT_STR_CONTAINS(err, "FK_LIVE_SLOTS");
+    free(err);
 }
 #endif
 
@@ -510,6 +537,7 @@ int main(int argc, char **argv) {
         TEST_CASE(deque_owner_only, 30),
 #if FK_LIVE
         TEST_CASE(deque_stolen_pop_lowers_top, 30),
+        TEST_CASE(deque_full_reported, 30),
 #else
         TEST_CASE(deque_pop_empty_takes_nothing, 30),
         TEST_CASE(deque_private_seen_across_a_wrap, 30),

@@ -32,7 +32,10 @@
  * %fs-relative instruction each and no register is spent on a worker pointer.  Thieves
  * reach another worker's through fk_worker.hot.  With continuation stealing on frame
  * stacks a task also gets the top and the cursor from its parent in registers (FK_WREGS,
- * forkscope/config.h) and only stores them to the hot state.
+ * forkscope/config.h) and only stores them to the hot state.  With native frames
+ * (child-native, FK_LIVE) the cursor is a task's hidden parameter and is never stored:
+ * cur below is then only where a record the worker loop runs starts (its deque's first
+ * slot).
  *
  * SLOW PATHS THAT MUST NOT COST THE FAST PATH REGISTERS (x86-64): a slow call in the
  * middle of a task (frame allocation past a stacklet's end, a push that serves a thief's
@@ -204,7 +207,9 @@ struct fk__hot {
      * cur and splitp are atomic because a thief that forces a publication (deque.c) reads
      * cur and moves split.  The owner stores cur with release: a forcing thief's acquire
      * load of cur then orders the slots and what they point to (the frames, the records'
-     * arguments) before its use of them. */
+     * arguments) before its use of them.  (FK_LIVE: cur is the deque's first slot, never
+     * moved; the cursor is in the tasks' registers, and each record's link is its live
+     * mark: fk__push_live.) */
     _Atomic(fk__slot *) cur;
     _Atomic(fk__slot *) splitp;
     /* push takes its slow path when cur >= limit: limit is the end of the buffer or the

@@ -7,7 +7,17 @@
 
 /* ==== native frames (child stealing): the frame is in the C stack frame, a join waits ====== */
 
+/* (FK_LIVE, FK_DEBUG: a task returns with its cursor where it got it: every record it
+ * pushed was joined) */
+#if FK_LIVE && FK_DEBUG
+#define FK__RETURN_FREE()                                                                  \
+    do {                                                                                   \
+        FK__DBG_END();                                                                     \
+        FK__CHECK(fk__cur == fk__icur, "internal: a task returns with the deque's cursor moved (FK_LIVE)"); \
+    } while (0)
+#else
 #define FK__RETURN_FREE() FK__DBG_END()
+#endif
 #define FK__RETURN_STORE(v) ((void)0) /* the caller stores: a native task returns where it began */
 
 #define FK__TASK_BODY(name, RET, FRAMEDECL, STORAGE, ...)                                  \

@@ -36,7 +36,7 @@ struct fk__none {
  * was given). */
 #define FK__SIG(M, RET, ...) fk__slot *fk__icur FK__PARAMS(M, __VA_ARGS__)
 #define FK__RARGS(link, ret, ...) fk__rc FK__PARAMS(FK__ARG, __VA_ARGS__)
-#define FK__LINK_UNUSED ((void)fk__icur)
+#define FK__LINK_UNUSED fk__slot *const fk__cur FK__UNUSED = fk__icur /* (a leaf's: FK_RETURN's check) */
 #elif FK__NATIVE_FRAMES
 #define FK__SIG(M, RET, ...) FK__PLIST(M, __VA_ARGS__)
 #define FK__RARGS(link, ret, ...) FK__ALIST(FK__ARG, __VA_ARGS__)
@@ -522,7 +522,12 @@ FK__INLINE void fk__at_check(const void *p, const char *task, const char *file, 
  * the popped slot is free (its record is read before its task runs over it).  Otherwise the
  * slot below the one popped. */
 #if FK_LIVE
-#define FK__POP_NEXT() fk__pop_live(FK__HOT, fk__cur - 1, fk__nrec - 1)
+/* (FK_DEBUG: the slot below the cursor holds this frame's record, stolen or not: its link
+ * is cleared only by this pop, or by a lowering to a cursor at or below it) */
+#define FK__POP_NEXT()                                                                     \
+    (FK__CHECK(atomic_load_explicit(&(fk__cur - 1)->link, memory_order_relaxed) == (uintptr_t)fk__self, \
+               "internal: the join's record is not at the cursor (FK_LIVE)"),              \
+     fk__pop_live(FK__HOT, fk__cur - 1, fk__nrec - 1))
 #define FK__POP_GONE() (fk__cur -= fk__nrec)
 #define FK__POP_TAKEN(r) (fk__cur--)
 #else
