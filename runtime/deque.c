@@ -48,9 +48,11 @@
  * slow paths hold dq_lock, so a thief never moves split while the owner rearranges the
  * deque.  Without membarrier (old kernels), requests are served at pushes only, and the pool
  * says so. */
+#include <errno.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -99,7 +101,8 @@ static fk__dqbuf *buf_new_(fk_worker *w, uint64_t cap, size_t usable, char **usa
         return NULL;
     uintptr_t skew = (want + 4096 - DQ_HEADER) & (4096 - 64);
     if (usable) { /* address space, but the header and the first `usable` bytes of slots */
-        size_t first = (skew + DQ_HEADER + usable + 4095) & ~(size_t)4095;
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE); /* (4 KiB, or 16 or 64 KiB on some aarch64) */
+        size_t first = (skew + DQ_HEADER + usable + pg - 1) & ~(pg - 1);
         if (first > bytes)
             first = bytes;
         if (mprotect(m, first, PROT_READ | PROT_WRITE) != 0) {
@@ -703,12 +706,13 @@ int fk__force_publish(fk_worker *v, int *tried) {
 #define TOP_TAG(t) ((t) >> 32)
 _Static_assert(FK_LIVE_SLOTS >= 64 && FK_LIVE_SLOTS <= (1u << 31), "FK_LIVE_SLOTS: 64 to 2^31 slots (top's index has 32 bits)");
 
-/* The push's limit when no thief asks: the end of the committed slots (every slot of the
- * last one is whole: a slot never straddles the commit's end). */
+/* The push's limit when no thief asks: the last whole slot made usable so far. */
 static fk__slot *live_end(const fk_worker *w) {
     fk__slot *b = w->hot->buf;
     uint64_t n = (uint64_t)((char *)w->live_committed - (char *)b) / sizeof(fk__slot);
-    return b + (n < w->dq_cur->cap ? n : w->dq_cur->cap);
+    /* n - 1: the slot at the cursor stays usable after every fast push (thieves read it:
+     * fk__deque_has_private at split_pub, a forcing's scan up to the first clear mark). */
+    return b + (n - 1 < w->dq_cur->cap ? n - 1 : w->dq_cur->cap);
 }
 
 /* The slots are committed (made readable and writable) in steps of this many bytes as the
@@ -768,7 +772,7 @@ static uint64_t live_run(const fk_worker *v, uint64_t x, uint64_t n) {
     return k;
 }
 
-/* Owner, cur >= limit: the end of the mapping, or a request (a thief's, a beat's).  The
+/* Owner, cur >= limit: the end of the usable slots, or a request (a thief's, a beat's).  The
  * record (in the hot state's scratch) goes to cur, its link last; a request is served with
  * the oldest private slots, the new one counted among them. */
 void fk__push_slow(fk__slot *cur) {
@@ -778,14 +782,14 @@ void fk__push_slow(fk__slot *cur) {
     if (i >= w->dq_cur->cap)
         fk__fatal("worker %u's deque is full: %llu records wait for their joins (FK_LIVE_SLOTS, "
                   "forkscope/config.h; fewer if the address space was limited)", w->id, (unsigned long long)i);
-    if ((char *)(cur + 1) > w->live_committed) { /* the slots up to cur's, committed */
-        char *end = (char *)w->dq_cur->mem + w->dq_cur->mem_bytes;
-        char *to = (char *)(((uintptr_t)(cur + 1) + LIVE_COMMIT - 1) & ~(uintptr_t)(LIVE_COMMIT - 1));
+    if ((char *)(cur + 2) > w->live_committed) { /* the slots up to cur + 1 (the next cursor's) */
+        char *end = (char *)w->dq_cur->mem + w->dq_cur->mem_bytes; /* (slot cap lies inside) */
+        char *to = (char *)(((uintptr_t)(cur + 2) + LIVE_COMMIT - 1) & ~(uintptr_t)(LIVE_COMMIT - 1));
         if (to > end)
             to = end;
         if (mprotect(w->live_committed, (size_t)(to - w->live_committed), PROT_READ | PROT_WRITE) != 0)
-            fk__fatal("worker %u's deque could not grow past %llu slots (mprotect: out of memory)", w->id,
-                      (unsigned long long)i);
+            fk__fatal("worker %u's deque could not grow past %llu slots (mprotect: %s)", w->id,
+                      (unsigned long long)i, strerror(errno));
         w->live_committed = to;
     }
     const fk__record *r = &w->hot->scratch;

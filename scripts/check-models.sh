@@ -81,7 +81,7 @@ if [ "${MODEL_LONG:-0}" = 1 ]; then
             "lazy   -DG=1,-DM=2,-DR=2   ok       lazy sleep/wake: 1 group of 2 workers, 2 roots, stop"
             "deque  -DN=5               ok       split deque, 5 items"
             "force  -DLIVE,-DN=4        ok       forced publication without the cursor, 4 items (24 M states)"
-            "force  -DLIVE,-DLOWER,-DN=4 ok      the deque whose bottom never jumps, 4 items (56 M states, 3 GB)"
+            "force  -DLIVE,-DLOWER,-DN=4 ok      the deque whose bottom never jumps, 4 items (57 M states, 3 GB)"
             "ring   -DN=5               ok       deque ring, 5 items")
 fi
 depth=${PAN_DEPTH:-1000000}

@@ -405,36 +405,36 @@ TEST(deque_stolen_pop_lowers_top) {
     owner = make_owner();
     fk__slot s;
     uint64_t got;
-    for (uint64_t id = 0; id < 4; id++)
+    for (uint64_t id = 0; id < 5; id++)
         push(id);
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* all private (and the thief asks) */
     ASSERT(fk__deque_has_private(owner));
-    ASSERT_EQ(fk__force_publish(owner, NULL), 1); /* the oldest half: 0, 1 */
-    for (uint64_t id = 0; id < 2; id++) {
+    ASSERT_EQ(fk__force_publish(owner, NULL), 1); /* the oldest half of 5: 0, 1, 2 */
+    for (uint64_t id = 0; id < 3; id++) {
         ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
         ASSERT_EQ_U(slot_id(&s), id);
     }
-    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* 2, 3 private: the thief asks */
-    ASSERT(pop(&got, 3)); /* private; the request answered with slot 2 */
-    ASSERT_EQ_U(got, 3);
-    uint64_t before = atomic_load(&owner->top); /* what a slow thief read: index 2, tag 0 */
-    ASSERT_EQ_U(before, 2);
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* 3, 4 private: the thief asks */
+    ASSERT(pop(&got, 4)); /* private; the request answered with slot 3 */
+    ASSERT_EQ_U(got, 4);
+    uint64_t before = atomic_load(&owner->top); /* what a slow thief read: index 3, tag 0 */
+    ASSERT_EQ_U(before, 3);
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
-    ASSERT_EQ_U(slot_id(&s), 2);
-    /* The join's pop of slot 2 finds it stolen, with its 2 older records: the cursor goes
+    ASSERT_EQ_U(slot_id(&s), 3);
+    /* The join's pop of slot 3 finds it stolen, with its 3 older records: the cursor goes
      * back to slot 0, and so does top, with the tag moved on. */
-    ASSERT(!pop(&got, 2));
+    ASSERT(!pop(&got, 3));
     ASSERT(lcur == owner->hot->buf);
     uint64_t t = atomic_load(&owner->top);
     ASSERT_MSG(t == ((uint64_t)1 << 32), "top after the lowering: tag %llu, index %llu (want tag 1, index 0)",
                (unsigned long long)(t >> 32), (unsigned long long)(uint32_t)t);
     ASSERT_EQ_U(atomic_load(&owner->split_pub), 0);
-    for (int x = 0; x < 4; x++)
+    for (int x = 0; x < 5; x++)
         ASSERT_MSG(atomic_load(&owner->hot->buf[x].link) == 0, "slot %d still marked live after the lowering", x);
     ASSERT_MSG(!fk__deque_has_private(owner), "the emptied deque seen as holding private work");
     /* The slots are reused from 0.  One record: a forcing thief must find exactly it (had the
-     * stolen slots' marks stayed, slots 1 and 2 would count too, and slot 1's old record, item
-     * 1, would be published again). */
+     * thieves' marks on slots 1 and 2 stayed, it would count 3, publish 2, and slot 1's old
+     * record, item 1, would be taken again). */
     push(10);
     ASSERT(fk__deque_has_private(owner));
     ASSERT_EQ(fk__force_publish(owner, NULL), 1);
@@ -442,21 +442,60 @@ TEST(deque_stolen_pop_lowers_top) {
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
     ASSERT_EQ_U(slot_id(&s), 10);
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* (and asks) */
-    /* Two more pushes (the first answers the request: slot 1 public) and a steal bring top's
-     * index back to 2: the value from before the lowering (index 2, tag 0) must not match. */
-    push(11);
+    push(11); /* answers: slot 1 public */
     push(12);
+    push(13);
     ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
     ASSERT_EQ_U(slot_id(&s), 11);
-    ASSERT_EQ_U((uint32_t)atomic_load(&owner->top), 2);
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* (and asks) */
+    push(14); /* answers: the oldest half of 2..4, slots 2 and 3 public */
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_OK);
+    ASSERT_EQ_U(slot_id(&s), 12);
+    /* top's index is 3 again: the value from before the lowering (index 3, tag 0) must not
+     * match it. */
+    ASSERT_EQ_U((uint32_t)atomic_load(&owner->top), 3);
     uint64_t stale = before;
     ASSERT_MSG(!atomic_compare_exchange_strong(&owner->top, &stale, before + 1),
                "a CAS with top's value from before the lowering succeeded");
-    ASSERT(pop(&got, 2));
-    ASSERT_EQ_U(got, 12);
-    ASSERT(!pop(&got, 1)); /* 11, stolen, with 10 below it */
+    ASSERT(pop(&got, 4)); /* private */
+    ASSERT_EQ_U(got, 14);
+    /* Slot 3 is public and nobody took it: the owner wins it in the race for the last
+     * public slot, and top, moved past it by that CAS, is lowered back to it. */
+    ASSERT(pop(&got, 3));
+    ASSERT_EQ_U(got, 13);
+    t = atomic_load(&owner->top);
+    ASSERT_MSG(t == (((uint64_t)2 << 32) | 3), "top after the won race: tag %llu, index %llu (want 2, 3)",
+               (unsigned long long)(t >> 32), (unsigned long long)(uint32_t)t);
+    ASSERT(!pop(&got, 2)); /* 12, stolen, with 10 and 11 below it */
     ASSERT(lcur == owner->hot->buf);
-    ASSERT_EQ_U(atomic_load(&owner->top), (uint64_t)2 << 32);
+    ASSERT_EQ_U(atomic_load(&owner->top), (uint64_t)3 << 32);
+    fk__deque_destroy(owner);
+    free(owner);
+}
+
+/* Thieves read the slot at the owner's cursor (the hint at split_pub, a forcing's scan up to
+ * the first clear mark): it must be usable even when the cursor stands at the push's limit,
+ * the last slot made usable so far.  Every record published and stolen: split_pub is then the
+ * cursor. */
+TEST(deque_bottom_slot_readable) {
+    ASSERT_MSG(fk__force_available(), "membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED) is unavailable");
+    owner = make_owner();
+    fk__slot *lim = atomic_load(&owner->hot->limit), s;
+    uint64_t n = 0, got;
+    while (lcur < lim)
+        push(n++);
+    ASSERT_EQ(fk__steal(owner, &s), FK__STEAL_EMPTY); /* (and asks) */
+    while (fk__force_publish(owner, NULL))
+        while (fk__steal(owner, &s) == FK__STEAL_OK)
+            ;
+    ASSERT_EQ_U(atomic_load(&owner->split_pub), n);
+    ASSERT_EQ_U((uint32_t)atomic_load(&owner->top), n);
+    /* (the loop's last forcing scanned from slot n, the cursor's; so does this one) */
+    ASSERT_EQ(fk__force_publish(owner, NULL), 0);
+    atomic_store(&owner->hot->splitp, owner->hot->buf + owner->hot->split); /* (the last steal's request hid split) */
+    ASSERT_MSG(!fk__deque_has_private(owner), "%llu records all stolen: private work seen", (unsigned long long)n);
+    ASSERT(!pop(&got, n - 1));
+    ASSERT(lcur == owner->hot->buf);
     fk__deque_destroy(owner);
     free(owner);
 }
@@ -537,6 +576,7 @@ int main(int argc, char **argv) {
         TEST_CASE(deque_owner_only, 30),
 #if FK_LIVE
         TEST_CASE(deque_stolen_pop_lowers_top, 30),
+        TEST_CASE(deque_bottom_slot_readable, 30),
         TEST_CASE(deque_full_reported, 30),
 #else
         TEST_CASE(deque_pop_empty_takes_nothing, 30),

@@ -134,8 +134,9 @@
 #if FK_LIVE && FK_STACK != FK_STACK_NATIVE
 #error "FK_LIVE=1 is built for child stealing with native frames only (child-native)"
 #endif
-/* FK_LIVE: the slots a worker's deque reserves (address space; pages are touched as the
- * deque reaches them).  More records than this waiting on one worker is a fatal error. */
+/* FK_LIVE: the slots a worker's deque reserves (address space only, PROT_NONE, made usable
+ * 64 KiB at a time as the deque first reaches them; halved down to 2^16 slots where the
+ * address space is limited).  More records than that waiting on one worker is a fatal error. */
 #ifndef FK_LIVE_SLOTS
 #define FK_LIVE_SLOTS (1u << 22)
 #endif
