@@ -54,19 +54,25 @@ static const char *shown(const char *spec) { return *spec ? spec : "(this machin
 
 /* ---- loading ------------------------------------------------------------------------- */
 
-/* hwloc builds a synthetic topology in a time that grows steeply with the width of a level
- * (children of one parent, measured with hwloc 2.9 here: 4,096: 0.9 s; 8,192: 8 s; 16,384:
- * over a minute), and forkscope places at most FK_MAX_WORKERS workers: a description whose
- * level count exceeds FK__SYNTH_MAX_ARITY, or whose PUs (the product of the counts) exceed
- * FK__SYNTH_MAX_PUS, is refused before hwloc sees it (found by fuzz/fuzz_topology.c: the
- * descriptions "33332", "pack:7777core:7 pu:1", "l3:2()555555" and "co?e[:7111111" hung
- * it).  A count is any number outside "(attributes)" that is not part of a type's name
- * (l3, l1i: digits after a letter): that reads more counts than hwloc does, never fewer,
- * whatever hwloc's parser makes of the rest. */
-#define FK__SYNTH_MAX_ARITY 4096
-#define FK__SYNTH_MAX_PUS 16384
+/* hwloc builds a synthetic topology in a time that grows steeply with its size.  Measured
+ * with hwloc 2.9 here (release build; the fuzz build, which loads each description three
+ * times, takes about 5x): a level of 4,096 children 0.9 s, of 8,192 8 s; 16,384 PUs in any
+ * shape 12-17 s ("4 4096", "4096 4"); 4,096 PUs 0.3-0.9 s, but with levels of one beneath
+ * them ("1024 4 1 1 1 1 1 1 1 1") 14 s in the fuzz build.  forkscope places at most
+ * FK_MAX_WORKERS workers, so a description is refused before hwloc sees it when a level's
+ * count exceeds FK__SYNTH_MAX_ARITY, its PUs (the product of the counts) exceed
+ * FK__SYNTH_MAX_PUS, or its objects (the sum over levels of the product of the counts down
+ * to that level) exceed FK__SYNTH_MAX_OBJECTS.  The largest allowed takes under 2 s in the
+ * fuzz build ("1024 1 1 1 2").  Found by fuzz/fuzz_topology.c: "33332",
+ * "pack:7777core:7 pu:1", "l3:2()555555", "co?e[:7111111" and a 12 s input in CI.  A count
+ * is any number outside "(attributes)" that is not part of a type's name (l3, l1i: digits
+ * after a letter): that reads more counts than hwloc does, never fewer, whatever hwloc's
+ * parser makes of the rest. */
+#define FK__SYNTH_MAX_ARITY 1024
+#define FK__SYNTH_MAX_PUS 2048
+#define FK__SYNTH_MAX_OBJECTS 6144
 static int synthetic_too_big(const char *spec, char *err, size_t errlen) {
-    unsigned long long pus = 1;
+    unsigned long long pus = 1, objects = 0;
     int depth = 0;
     for (const char *p = spec + 10; *p;) {
         char prev = p == spec + 10 ? ' ' : p[-1];
@@ -89,9 +95,15 @@ static int synthetic_too_big(const char *spec, char *err, size_t errlen) {
         }
         if (n)
             pus *= n;
+        objects += pus;
         if (pus > FK__SYNTH_MAX_PUS) {
-            say(err, errlen, "topology \"%s\": over %d PUs (forkscope places at most %d workers)", spec,
-                FK__SYNTH_MAX_PUS, FK_MAX_WORKERS);
+            say(err, errlen, "topology \"%s\": over %d PUs (forkscope places at most %d workers; hwloc takes "
+                "seconds to minutes to build larger machines)", spec, FK__SYNTH_MAX_PUS, FK_MAX_WORKERS);
+            return 1;
+        }
+        if (objects > FK__SYNTH_MAX_OBJECTS) {
+            say(err, errlen, "topology \"%s\": over %d objects in all levels (hwloc takes seconds to minutes "
+                "to build larger machines)", spec, FK__SYNTH_MAX_OBJECTS);
             return 1;
         }
     }

@@ -647,17 +647,24 @@ TEST(errors) {
     expect_error("synthetic:pack:2 core:4 pu:1", 1025, FK_EINVAL, "1025 workers");
     expect_error("", 2000, FK_EINVAL, "topology \"(this machine)\": 2000 workers requested, at most 1024");
     /* Descriptions hwloc would take minutes to build (found by fuzzing; each refused at once,
-     * the watchdog fails the case otherwise): a level wider than 4,096, in decimal, hex,
-     * without a space before the next level; more than 16,384 PUs in all. */
+     * the watchdog fails the case otherwise): a level wider than 1,024, in decimal, hex,
+     * without a space before the next level; more than 2,048 PUs in all; more than 6,144
+     * objects in all levels (levels of one beneath wide ones). */
     expect_error("synthetic:33332", 0, FK_EINVAL, "a level of 33332 objects");
     expect_error("synthetic:pack:7777core:7 pu:1", 0, FK_EINVAL, "a level of 7777 objects");
-    expect_error("synthetic:0x86000044", 0, FK_EINVAL, "at most 4096 per level");
-    expect_error("synthetic:pack:64 core:64 pu:8", 0, FK_EINVAL, "over 16384 PUs");
+    expect_error("synthetic:0x86000044", 0, FK_EINVAL, "at most 1024 per level");
+    expect_error("synthetic:2048", 0, FK_EINVAL, "a level of 2048 objects");
+    expect_error("synthetic:pack:64 core:64 pu:8", 0, FK_EINVAL, "over 2048 PUs");
+    expect_error("synthetic:1024 4 1 1 1 1 1 1 1 1", 0, FK_EINVAL, "over 2048 PUs");
+    expect_error("synthetic:1024 1 1 1 1 1 2", 0, FK_EINVAL, "over 6144 objects");
     /* ... while attributes and wide-but-allowed machines still load */
     fk__topo *big;
     char berr[256];
-    ASSERT_EQ(fk__topo_create(&big, &(fk__topo_opts){.spec = "synthetic:pack:16 numa:1(memory=1GB) core:64 pu:16",
+    ASSERT_EQ(fk__topo_create(&big, &(fk__topo_opts){.spec = "synthetic:pack:16 numa:1(memory=1GB) core:64 pu:2",
                                                       .workers = 4}, berr, sizeof berr), 0);
+    fk__topo_destroy(big);
+    ASSERT_EQ(fk__topo_create(&big, &(fk__topo_opts){.spec = "synthetic:1024 1 1 1 2", .workers = 4}, berr,
+                              sizeof berr), 0); /* the most objects allowed, 6,144 */
     fk__topo_destroy(big);
 
     /* A file that is not XML. */
