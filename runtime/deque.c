@@ -145,6 +145,15 @@ static void dq_unlock(fk_worker *w) { atomic_store_explicit(&w->dq_lock, 0, memo
  * The fast path knows only pointers (cur, splitp, limit); these convert to and from the
  * indices that the protocol is written in. */
 
+/* top's index.  FK_LIVE packs a tag above it (32 + 32 bits), moved when the owner lowers top
+ * ("THE LIVE-MARK DEQUE", below); the ring's top is the index. */
+#if FK_LIVE
+#define TOP_IDX(t) ((uint64_t)(uint32_t)(t))
+#define TOP_TAG(t) ((t) >> 32)
+#else
+#define TOP_IDX(t) (t)
+#endif
+
 #if !FK_LIVE /* (the cursor in the hot state) */
 uint64_t fk__deque_bottom(const fk_worker *w) {
     return w->hot->lap + (uint64_t)(atomic_load_explicit(&w->hot->cur, memory_order_relaxed) - w->hot->buf);
@@ -185,24 +194,37 @@ static fk__slot *limit_for(const fk_worker *w, uint64_t t) {
     return w->hot->buf + w->dq_cur->cap;
 }
 
+#define push_limit(w, t) limit_for((w), (t))
+#else
+static fk__dqbuf *live_buf_new(fk_worker *w);
+static fk__slot *live_end(const fk_worker *w);
+#define push_limit(w, t) ((void)(t), live_end(w))
+#endif
+
 int fk__deque_init(fk_worker *w) {
+#if FK_LIVE
+    fk__dqbuf *b = live_buf_new(w);
+#else
     fk__dqbuf *b = buf_new(w, FK_DEQUE_INITIAL);
+#endif
     if (!b)
         return FK_ENOMEM;
     w->dq_cur = b;
     w->hot->buf = buf_slots(b);
     w->hot->mask = b->cap - 1;
+    w->hot->lap = 0;
     w->hot->split = 0;
-    set_bottom(w, 0);
-    atomic_store_explicit(&w->hot->limit, limit_for(w, 0), memory_order_relaxed);
+#if !FK_LIVE /* (FK_LIVE: the cursor is in the tasks' registers) */
+    atomic_store_explicit(&w->hot->cur, w->hot->buf, memory_order_relaxed);
+#endif
+    set_split(w, 0);
+    atomic_store_explicit(&w->hot->limit, push_limit(w, 0), memory_order_relaxed);
     atomic_store_explicit(&w->top, 0, memory_order_relaxed);
     atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
     atomic_store_explicit(&w->dq_buf, b, memory_order_relaxed);
     atomic_store_explicit(&w->dq_lock, 0, memory_order_relaxed);
     return 0;
 }
-
-#endif
 
 void fk__deque_destroy(fk_worker *w) {
     for (fk__dqbuf *b = w->dq_cur, *prev; b; b = prev) {
@@ -212,17 +234,20 @@ void fk__deque_destroy(fk_worker *w) {
     w->dq_cur = NULL;
 }
 
+/* A slot's copy: into the deque (a push's slow path, the ring's growth) or out of it (a
+ * steal, a left-over).  A record's link last, with release order: FK_LIVE's live mark
+ * (fk__push_live), which a thief may read as soon as it is set. */
 static void copy_slot(fk__slot *dst, const fk__slot *src) {
 #if FK_STEAL == FK_STEAL_CONT
     atomic_store_explicit(&dst->frame, atomic_load_explicit(&src->frame, memory_order_relaxed),
                           memory_order_relaxed);
 #else
     atomic_store_explicit(&dst->thunk, atomic_load_explicit(&src->thunk, memory_order_relaxed), memory_order_relaxed);
-    atomic_store_explicit(&dst->link, atomic_load_explicit(&src->link, memory_order_relaxed), memory_order_relaxed);
     atomic_store_explicit(&dst->ret, atomic_load_explicit(&src->ret, memory_order_relaxed), memory_order_relaxed);
     for (int i = 0; i < FK_RECORD_ARG_WORDS; i++)
         atomic_store_explicit(&dst->args[i], atomic_load_explicit(&src->args[i], memory_order_relaxed),
                               memory_order_relaxed);
+    atomic_store_explicit(&dst->link, atomic_load_explicit(&src->link, memory_order_relaxed), memory_order_release);
 #endif
 }
 
@@ -298,7 +323,6 @@ static void answer(fk_worker *w, uint64_t n) {
     promote_end(w, b);
 }
 
-#if !FK_LIVE /* (the ring's slow paths) */
 /* A pop's slow path (owner, under dq_lock; bottom already moved down to i, the slot being
  * taken back): if a thief asked for work, publish the oldest private slots below i (not i
  * itself: the owner is taking it, and would only have to reclaim it through the public path;
@@ -309,14 +333,67 @@ static void answer_at_pop(fk_worker *w, uint64_t i) {
     if (atomic_load_explicit(&w->hot->limit, memory_order_relaxed) != NULL)
         return;
     uint64_t s = w->hot->split;
-    if (i <= s || i + 1 == atomic_load_explicit(&w->top, memory_order_relaxed))
+    if (i <= s || i + 1 == TOP_IDX(atomic_load_explicit(&w->top, memory_order_relaxed)))
         return; /* nothing private below the slot being taken (the request stays) */
     answer(w, request_count(w, i - s));
     fk__slot *lim = NULL; /* a later request keeps its NULL (the CAS fails) */
     atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim,
-                                            limit_for(w, atomic_load_explicit(&w->top, memory_order_acquire)),
+                                            push_limit(w, TOP_IDX(atomic_load_explicit(&w->top, memory_order_acquire))),
                                             memory_order_relaxed, memory_order_relaxed);
 }
+
+/* The end of every push's slow path (the new slot written, b the bottom past it, t the top
+ * its room was made for): a thief's request served with the oldest private slots, the new
+ * one counted among them; the push's limit set again; the lock released. */
+static void push_slow_end(fk_worker *w, uint64_t t, uint64_t b) {
+    fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
+    if (lim == NULL) /* a thief asked for work: publish the oldest private slots */
+        answer(w, request_count(w, b - w->hot->split));
+    /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
+    atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, push_limit(w, t), memory_order_relaxed,
+                                            memory_order_relaxed);
+    dq_unlock(w);
+}
+
+/* The head of every reclaim: the owner takes back slot i, which is public (split > i), and
+ * stores split_pub = i.  1: top is below i, so [top, i) stay public and i is the owner's;
+ * else 0, and *won says whether the owner won slot i, the last public one, in a race with
+ * the thieves (top then moved past it); if not, a thief has it.  The tail sets the deque
+ * right after either (the ring's and FK_LIVE's differ). */
+static int reclaim_head(fk_worker *w, uint64_t i, int *won) {
+    atomic_store_explicit(&w->split_pub, i, memory_order_relaxed);
+    FK_CHAOS_POINT(); /* (the store still in the store buffer, on hardware that has one) */
+    /* seq_cst fence, pairs with the fence in fk__steal (store-load, as Dekker): either the
+     * thief's load of split_pub sees i, so it will not take slot i, or our load of top
+     * below sees its claim (its CAS, or the top it loaded before its fence). */
+    atomic_thread_fence(memory_order_seq_cst);
+    FK_CHAOS_POINT();
+    uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
+    FK__WSTAT(w, reclaims);
+    FK_CHAOS_POINT();
+    *won = 0;
+    if (TOP_IDX(t) < i)
+        return 1;
+    if (TOP_IDX(t) == i) /* the last public slot: race the thieves for it (the tag unchanged) */
+        *won = atomic_compare_exchange_strong_explicit(&w->top, &t, t + 1, memory_order_seq_cst,
+                                                       memory_order_relaxed);
+    return 0;
+}
+
+/* The owner takes back slot i = bottom - 1, which is public (so split == bottom).
+ * Returns 1 if it is ours again, 0 if a thief has it (and, FK_LIVE, with it the `older`
+ * records of the scope below i); the deque's bottom, split and top end consistent (the
+ * tails, reclaim_tail).  Its time goes to "promote". */
+static int reclaim_tail(fk_worker *w, uint64_t i, uint32_t older, int mine, int won);
+static int reclaim(fk_worker *w, uint64_t i, uint32_t older) {
+    acct_back b = promote_begin(w);
+    int won, mine = reclaim_head(w, i, &won);
+    mine = reclaim_tail(w, i, older, mine, won);
+    promote_end(w, b);
+    return mine;
+}
+
+#if !FK_LIVE /* (the ring's slow paths) */
 
 /* Owner, cur >= limit: room for the slot (wrap to the buffer's start, or grow), the slot
  * written at index b, and a thief's request served with the oldest private slots. */
@@ -333,17 +410,6 @@ static void push_slow_begin(fk_worker *w, uint64_t *t_out) {
     *t_out = t;
 }
 
-static void push_slow_end(fk_worker *w, uint64_t t) {
-    fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
-    if (lim == NULL) { /* a thief asked for work: publish the oldest private slots */
-        answer(w, request_count(w, fk__deque_bottom(w) - w->hot->split));
-    }
-    /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
-    atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, limit_for(w, t), memory_order_relaxed,
-                                            memory_order_relaxed);
-    dq_unlock(w);
-}
-
 #if FK_STEAL == FK_STEAL_CONT
 void fk__push_slow(fk_frame *f) {
     fk_worker *w = FK__H->w;
@@ -352,7 +418,7 @@ void fk__push_slow(fk_frame *f) {
     fk__slot *s = atomic_load_explicit(&w->hot->cur, memory_order_relaxed);
     atomic_store_explicit(&s->frame, f, memory_order_relaxed);
     atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
-    push_slow_end(w, t);
+    push_slow_end(w, t, fk__deque_bottom(w));
 }
 
 /* A push whose slot is published at once, as if a thief had asked (a stolen frame's forks). */
@@ -368,41 +434,18 @@ void fk__push_slow(void) {
     fk__slot *s = atomic_load_explicit(&w->hot->cur, memory_order_relaxed);
     copy_slot(s, &w->hot->scratch);
     atomic_store_explicit(&w->hot->cur, s + 1, memory_order_release);
-    push_slow_end(w, t);
+    push_slow_end(w, t, fk__deque_bottom(w));
 }
 #endif
 
-/* The owner takes back slot i = bottom - 1, which is public (so split == bottom).
- * Returns 1 if it is ours again, 0 if a thief has it; either way bottom and split end
- * consistent and, if the deque is now empty, top == split == bottom. */
-static int reclaim_(fk_worker *w, uint64_t i);
-static int reclaim(fk_worker *w, uint64_t i) {
-    acct_back b = promote_begin(w);
-    int mine = reclaim_(w, i);
-    promote_end(w, b);
-    return mine;
-}
-
-static int reclaim_(fk_worker *w, uint64_t i) {
-    atomic_store_explicit(&w->split_pub, i, memory_order_relaxed);
-    FK_CHAOS_POINT(); /* (the store still in the store buffer, on hardware that has one) */
-    /* seq_cst fence, pairs with the fence in fk__steal (store-load, as Dekker): either the
-     * thief's load of split_pub sees i, so it will not take slot i, or our load of top
-     * below sees its claim (its CAS, or the top it loaded before its fence). */
-    atomic_thread_fence(memory_order_seq_cst);
-    FK_CHAOS_POINT();
-    uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
-    FK__WSTAT(w, reclaims);
-    FK_CHAOS_POINT();
-    if (t < i) { /* slots [t, i) stay public; i is private again */
+/* The ring's tail: if the deque is now empty, top == split == bottom == i + 1. */
+static int reclaim_tail(fk_worker *w, uint64_t i, uint32_t older, int mine, int won) {
+    (void)older;
+    if (mine) { /* slots [top, i) stay public; i is private again */
         w->hot->split = i;
         set_bottom(w, i);
         return 1;
     }
-    int won = 0;
-    if (t == i) /* the last public slot: race the thieves for it */
-        won = atomic_compare_exchange_strong_explicit(&w->top, &t, i + 1, memory_order_seq_cst,
-                                                      memory_order_relaxed);
     /* Empty now, with top == i + 1. */
     w->hot->split = i + 1;
     set_bottom(w, i + 1);
@@ -418,7 +461,7 @@ static int take_newest(fk_worker *w, uint64_t i) {
         set_bottom(w, i);
         return 1;
     }
-    return reclaim(w, i);
+    return reclaim(w, i, 0);
 }
 
 /* The cursor back up by one, exactly as the fast pop moved it down (not set_bottom(i + 1):
@@ -566,37 +609,42 @@ static void ask_owner(fk_worker *v) {
         atomic_store_explicit(&v->hot->splitp, SPLIT_ASK, memory_order_relaxed);
 }
 
-#if !FK_LIVE /* (the ring's steal) */
 int fk__steal(fk_worker *v, fk__slot *out) {
     /* Acquire: pairs with the CAS of the thief that moved top here (see reclaim's fence
      * argument: a later seq_cst fence must order after that CAS). */
-    uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire);
+    uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire), x = TOP_IDX(t);
     FK_CHAOS_POINT();
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in reclaim */
+    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in reclaim_head */
     FK_CHAOS_POINT();
     /* Acquire: pairs with the release store of split_pub in publish (and a forcing thief's). */
     uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
-    if (t >= s) {
+    if (x >= s) {
         /* Nothing public: ask the owner to publish.  Under heartbeat promotion thieves
          * never ask: the beat does. */
         if (!beating(v))
             ask_owner(v);
         return FK__STEAL_EMPTY;
     }
-    /* Acquire: pairs with the release store in grow (the copied slots). */
+    /* Acquire: pairs with the release store in grow (the copied slots).  (FK_LIVE's buffer
+     * is set once; through dq_buf, the owner's hot lines stay its own.) */
     fk__dqbuf *b = atomic_load_explicit(&v->dq_buf, memory_order_acquire);
     FK_CHAOS_POINT();
-    copy_slot(out, &buf_slots(b)[t & (b->cap - 1)]);
+    copy_slot(out, &buf_slots(b)[x & (b->cap - 1)]); /* (FK_LIVE: x < cap, no wrap) */
     FK_CHAOS_POINT(); /* between the load of the slot and the CAS that makes it ours */
-    /* The slot we read is ours only if top is still t: any overwrite of slot t needs the
-     * owner to have seen top > t first.  seq_cst: ordered with the owner's fence. */
+#if FK_LIVE
+    /* A clear mark: the owner is taking the slot back (its pop clears the mark before it
+     * reclaims); a copy without its link cannot report its end. */
+    if (!atomic_load_explicit(&out->link, memory_order_relaxed))
+        return FK__STEAL_LOST;
+#endif
+    /* The slot we read is ours only if top (and FK_LIVE's tag) is still t: any overwrite of
+     * slot x needs the owner to have seen top past it first, or to have moved the tag.
+     * seq_cst: ordered with the owner's fence. */
     if (!atomic_compare_exchange_strong_explicit(&v->top, &t, t + 1, memory_order_seq_cst,
                                                  memory_order_relaxed))
         return FK__STEAL_LOST;
     return FK__STEAL_OK;
 }
-
-#endif
 
 /* ---- forced publication ----------------------------------------------------------------- */
 
@@ -689,8 +737,9 @@ int fk__force_publish(fk_worker *v, int *tried) {
  * The owner's cursor lives in its tasks' registers (forkscope/impl.h, fk__push_live and
  * fk__pop_live): nothing stores it.  What a thief needs instead:
  *   - A record's link is its mark (never 0 in a live record): the push writes it last, the
- *     pop clears it before it reads split.  The slots [split, bottom) are then the live ones above split, and a
- *     forcing thief finds the bottom by them (after membarrier(), as the ring's reads cur).
+ *     pop clears it before it reads split.  The slots [split, bottom) are then the live
+ *     ones above split, and a forcing thief finds the bottom by them (after membarrier(),
+ *     as the ring's reads cur).
  *   - The slots never move: one mapping of FK_LIVE_SLOTS, slot x at buf[x], no wrap, no
  *     growth, so a task's register names its slot for as long as its record lives.
  *   - The bottom never jumps.  A pop that finds its slot stolen leaves the owner's cursor at
@@ -702,8 +751,6 @@ int fk__force_publish(fk_worker *v, int *tried) {
  *     in records.
  * models/force.pml -DLIVE -DLOWER checks this protocol (and refutes it without the tag,
  * with the stale marks left, or with top lowered before split_pub). */
-#define TOP_IDX(t) ((uint64_t)(uint32_t)(t))
-#define TOP_TAG(t) ((t) >> 32)
 _Static_assert(FK_LIVE_SLOTS >= 64 && FK_LIVE_SLOTS <= (1u << 31), "FK_LIVE_SLOTS: 64 to 2^31 slots (top's index has 32 bits)");
 
 /* The push's limit when no thief asks: the last whole slot made usable so far. */
@@ -736,27 +783,6 @@ static fk__dqbuf *live_buf_new(fk_worker *w) {
             return NULL;
     }
 }
-
-int fk__deque_init(fk_worker *w) {
-    fk__dqbuf *b = live_buf_new(w);
-    if (!b)
-        return FK_ENOMEM;
-    w->dq_cur = b;
-    w->hot->buf = buf_slots(b);
-    w->hot->mask = b->cap - 1;
-    w->hot->lap = 0;
-    w->hot->split = 0;
-    /* (hot->cur: where a record the worker loop runs starts, its first slot; never moved) */
-    atomic_store_explicit(&w->hot->cur, w->hot->buf, memory_order_relaxed);
-    set_split(w, 0);
-    atomic_store_explicit(&w->hot->limit, live_end(w), memory_order_relaxed);
-    atomic_store_explicit(&w->top, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
-    atomic_store_explicit(&w->dq_buf, b, memory_order_relaxed);
-    atomic_store_explicit(&w->dq_lock, 0, memory_order_relaxed);
-    return 0;
-}
-
 
 /* Slot x's mark, as a thief reads it (acquire: pairs with the push's release store of the
  * link; the record's other words are then visible). */
@@ -792,20 +818,8 @@ void fk__push_slow(fk__slot *cur) {
                       (unsigned long long)i, strerror(errno));
         w->live_committed = to;
     }
-    const fk__record *r = &w->hot->scratch;
-    atomic_store_explicit(&cur->thunk, (uintptr_t)fk__record_thunk(r), memory_order_relaxed);
-    atomic_store_explicit(&cur->ret, (uintptr_t)fk__record_ret(r), memory_order_relaxed);
-    for (int k = 0; k < FK_RECORD_ARG_WORDS; k++)
-        atomic_store_explicit(&cur->args[k], atomic_load_explicit(&r->args[k], memory_order_relaxed),
-                              memory_order_relaxed);
-    atomic_store_explicit(&cur->link, fk__record_link(r), memory_order_release); /* the mark, last */
-    fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
-    if (lim == NULL)
-        answer(w, request_count(w, i + 1 - w->hot->split));
-    /* A thief may have stored NULL since we read lim: then keep its NULL (the CAS fails). */
-    atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, live_end(w), memory_order_relaxed,
-                                            memory_order_relaxed);
-    dq_unlock(w);
+    copy_slot(cur, &w->hot->scratch); /* (the mark last) */
+    push_slow_end(w, 0, i + 1);
 }
 
 /* Top lowered to b, the owner's cursor, after a pop found the deque emptied (under dq_lock;
@@ -826,26 +840,15 @@ static void lower(fk_worker *w, uint64_t b) {
         fk__fatal("internal error: worker %u's top moved while nothing was public", w->id);
 }
 
-/* The owner takes back slot i, which is public (split > i): 1 if it is ours again; 0 if a
- * thief has it, and with it the `older` slots of the scope below it.  Either way top ends
- * at the owner's cursor or below it: [top, i) stay public (i ours), or top is lowered to i
- * (ours, won in the race for the last public slot) or to i - older (stolen). */
-static int live_reclaim(fk_worker *w, uint64_t i, uint32_t older) {
-    atomic_store_explicit(&w->split_pub, i, memory_order_relaxed);
-    FK_CHAOS_POINT();
-    /* seq_cst fence, pairs with the fence in fk__steal (the ring's reclaim says why). */
-    atomic_thread_fence(memory_order_seq_cst);
-    FK_CHAOS_POINT();
-    uint64_t t = atomic_load_explicit(&w->top, memory_order_relaxed);
-    FK__WSTAT(w, reclaims);
-    if (TOP_IDX(t) < i) { /* slots [top, i) stay public; i is ours */
+/* FK_LIVE's tail of a reclaim of slot i (reclaim_head): top ends at the owner's cursor or
+ * below it: [top, i) stay public (i ours), or top is lowered to i (ours, won in the race
+ * for the last public slot) or to i - older (stolen, with the `older` records of the scope
+ * below it). */
+static int reclaim_tail(fk_worker *w, uint64_t i, uint32_t older, int mine, int won) {
+    if (mine) { /* slots [top, i) stay public; i is ours */
         w->hot->split = i;
         return 1;
     }
-    int won = 0;
-    if (TOP_IDX(t) == i) /* the last public slot: race the thieves for it */
-        won = atomic_compare_exchange_strong_explicit(&w->top, &t, t + 1, memory_order_seq_cst,
-                                                      memory_order_relaxed);
     if (!won && older > i)
         fk__fatal("internal error: worker %u's scope has %u records below slot %llu", w->id, older,
                   (unsigned long long)i);
@@ -861,55 +864,13 @@ const fk__record *fk__pop_slow(fk__slot *s, uint32_t older) {
     dq_lock(w);
     uint64_t i = (uint64_t)(s - w->hot->buf);
     const fk__record *r = s;
-    if (i >= w->hot->split) { /* private after all; a request below it is answered */
-        fk__slot *lim = atomic_load_explicit(&w->hot->limit, memory_order_relaxed);
-        if (lim == NULL && i > w->hot->split) {
-            answer(w, request_count(w, i - w->hot->split));
-            atomic_compare_exchange_strong_explicit(&w->hot->limit, &lim, live_end(w), memory_order_relaxed,
-                                                    memory_order_relaxed);
-        }
-    } else {
-        acct_back b = promote_begin(w);
-        if (!live_reclaim(w, i, older))
-            r = NULL;
-        promote_end(w, b);
-    }
+    if (i >= w->hot->split) /* private after all; a request below it is answered */
+        answer_at_pop(w, i);
+    else if (!reclaim(w, i, older))
+        r = NULL;
     set_split(w, w->hot->split); /* (a request's SPLIT_ASK gone) */
     dq_unlock(w);
     return r;
-}
-
-/* Native tasks join every record they push (FK_DEBUG checks it at FK_RETURN): the worker
- * loop finds none left over, and the owner's cursor is not kept where this could look. */
-int fk__pop_leftover(fk_worker *w, fk__slot *out) {
-    (void)w, (void)out;
-    return 0;
-}
-
-int fk__steal(fk_worker *v, fk__slot *out) {
-    /* Acquire: pairs with the CAS of the thief that moved top here. */
-    uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire);
-    FK_CHAOS_POINT();
-    atomic_thread_fence(memory_order_seq_cst); /* pairs with the fence in live_reclaim */
-    FK_CHAOS_POINT();
-    /* Acquire: pairs with the release store of split_pub in publish (and a forcing thief's). */
-    uint64_t s = atomic_load_explicit(&v->split_pub, memory_order_acquire);
-    uint64_t x = TOP_IDX(t);
-    if (x >= s) {
-        if (!beating(v))
-            ask_owner(v);
-        return FK__STEAL_EMPTY;
-    }
-    /* (the buffer through dq_buf, set once: the owner's hot lines stay its own) */
-    copy_slot(out, &buf_slots(atomic_load_explicit(&v->dq_buf, memory_order_relaxed))[x]);
-    FK_CHAOS_POINT(); /* between the load of the slot and the CAS that makes it ours */
-    /* A clear mark: the owner is taking the slot back (its pop clears the mark before it
-     * reclaims); a copy without its link cannot report its end.  Else the slot is ours if top (and
-     * its tag) is still what we read. */
-    if (!atomic_load_explicit(&out->link, memory_order_relaxed) ||
-        !atomic_compare_exchange_strong_explicit(&v->top, &t, t + 1, memory_order_seq_cst, memory_order_relaxed))
-        return FK__STEAL_LOST;
-    return FK__STEAL_OK;
 }
 
 int fk__deque_has_private(const fk_worker *v) {

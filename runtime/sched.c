@@ -576,11 +576,7 @@ static int take_from(fk_worker *w, fk_worker *v, fk__slot *s) {
            (r == FK__STEAL_EMPTY && fk__deque_has_private(v) && try_force(w, v) && fk__steal(v, s) == FK__STEAL_OK);
 }
 
-#if FK_LIVE
-void fk__lf_join(fk_frame *f, uint32_t stolen, fk__slot *fk__rc) {
-#else
-void fk__lf_join(fk_frame *f, uint32_t stolen) {
-#endif
+void fk__lf_join(fk_frame *f, uint32_t stolen FK__RC_PARAM) {
     fk_worker *w = FK__H->w;
     unsigned fails = 0, v;
     FK__WSTAT(w, suspends);
@@ -738,7 +734,14 @@ static int steal_round(fk_worker *w) {
 /* Continuations and records left in our own deque by frames that unwound (a called or
  * hopping descendant, a suspended inline child): run them.  With continuation stealing a
  * slot is a parent's continuation whose child finishes elsewhere: we resume it exactly as
- * a thief would.  With child stealing a slot is a child, run detached. */
+ * a thief would.  With child stealing a slot is a child, run detached.  (FK_LIVE: native
+ * tasks join every record they push, FK_DEBUG checks it at FK_RETURN, so none is left.) */
+#if FK_LIVE
+static int drain_leftovers(fk_worker *w) {
+    (void)w;
+    return 0;
+}
+#else
 static int drain_leftovers(fk_worker *w) {
     int did = 0;
     fk__slot s;
@@ -758,6 +761,7 @@ static int drain_leftovers(fk_worker *w) {
     }
     return did;
 }
+#endif
 
 /* Everything this worker can do without stealing. */
 static int local_work(fk_worker *w) {

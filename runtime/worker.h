@@ -344,8 +344,9 @@ void fk__beat_wake(fk_pool *p);
 /* 1 if it published; *tried (if not NULL) says whether it issued a membarrier(). */
 int fk__force_publish(fk_worker *victim, int *tried);
 void fk__deque_publish_all(fk_worker *w);
+#if !FK_LIVE /* (FK_LIVE: the owner's cursor is in its tasks' registers, no pop settles, and
+              * native tasks leave no record over) */
 int fk__pop_leftover(fk_worker *w, fk__slot *out);
-#if !FK_LIVE /* (FK_LIVE: the owner's cursor is in its tasks' registers, and no pop settles) */
 int fk__pop_settle(fk_worker *w);
 uint64_t fk__deque_bottom(const fk_worker *w); /* the owner's bottom index */
 #endif

@@ -139,6 +139,11 @@ static fk_worker *make_owner(void) {
  * pushes at least `total` items, for at least 0.25 s (pausing a little between bursts, so
  * that thieves interleave with it), and goes on (for at most 60 s) until thieves have stolen
  * some: on a loaded machine the thieves may not get a CPU for a while. */
+/* The records below the newest that a pop's scope holds: any number under FK_LIVE, where a
+ * failed pop lowers the bottom to the scope's oldest; on the ring every one (a failed pop
+ * leaves the deque empty: every older slot was stolen first). */
+static uint64_t scope_older(uint64_t nids) { return FK_LIVE ? rnd() % nids : nids - 1; }
+
 static void stress(uint64_t total, unsigned max_burst) {
     owner = make_owner();
     uint64_t cap = total * 4;
@@ -161,7 +166,7 @@ static void stress(uint64_t total, unsigned max_burst) {
         for (uint64_t k = 0; k < pops && nids; k++) {
             /* (a join's scope: the newest item and `older` below it; a failed pop gives them
              * all up, as stolen; FK_LIVE lowers top to the scope's oldest) */
-            uint64_t older = rnd() % nids;
+            uint64_t older = scope_older(nids);
             if (pop(&got, older)) { /* the newest item the owner has not seen go */
                 ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
                            (unsigned long long)ids[nids - 1]);
@@ -174,7 +179,7 @@ static void stress(uint64_t total, unsigned max_burst) {
         }
     }
     while (nids) {
-        uint64_t older = rnd() % nids;
+        uint64_t older = scope_older(nids);
         if (pop(&got, older)) {
             ASSERT_MSG(got == ids[nids - 1], "popped item %llu, expected %llu", (unsigned long long)got,
                        (unsigned long long)ids[nids - 1]);

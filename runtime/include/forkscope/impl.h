@@ -99,12 +99,16 @@ typedef struct fk__record fk__record;
  * adds K - steals when it reaches the join; whoever brings it to K continues the parent. */
 #define FK__JOIN_K ((uint32_t)1 << 31)
 
+/* FK_LIVE: a record is run with the cursor of the deque it is run over, fk__rc (a thunk's
+ * second parameter).  FK__RC_PARAM declares it, FK__RC passes one. */
 #if FK_LIVE
-/* (FK_LIVE: a record's task gets the cursor of the deque it is run over) */
-typedef void fk__thunk_fn(const fk__record *, fk__record *);
+#define FK__RC_PARAM , fk__record *fk__rc /* (fk__slot: FK_LIVE is child stealing) */
+#define FK__RC(cur) , (cur)
 #else
-typedef void fk__thunk_fn(const fk__record *);
+#define FK__RC_PARAM
+#define FK__RC(cur)
 #endif
+typedef void fk__thunk_fn(const fk__record *fk__r FK__RC_PARAM);
 typedef void fk__resume_fn(fk_frame *);
 
 /* What every task knows about itself (one static object per task), and a resume point. */
@@ -207,9 +211,9 @@ struct fk__hot {
      * cur and splitp are atomic because a thief that forces a publication (deque.c) reads
      * cur and moves split.  The owner stores cur with release: a forcing thief's acquire
      * load of cur then orders the slots and what they point to (the frames, the records'
-     * arguments) before its use of them.  (FK_LIVE: cur is the deque's first slot, never
-     * moved; the cursor is in the tasks' registers, and each record's link is its live
-     * mark: fk__push_live.) */
+     * arguments) before its use of them.  (FK_LIVE: cur is not used; the cursor is in the
+     * tasks' registers, and each record's link is its live mark: fk__push_live.  lap is 0
+     * and no slot wraps there.) */
     _Atomic(fk__slot *) cur;
     _Atomic(fk__slot *) splitp;
     /* push takes its slow path when cur >= limit: limit is the end of the buffer or the
@@ -285,22 +289,20 @@ struct fk__hot *fk__hot_now_out(void);
  * atomic, a compiler fence before the store gives release order (TSO does the rest), and
  * the loads here are relaxed.  Elsewhere, and under ThreadSanitizer, C11 atomics. */
 #if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
+/* A release store of v (of type T) to the _Atomic object at p. */
+#define FK__STORE_RELEASE(T, p, v)                                                         \
+    (atomic_signal_fence(memory_order_release), (void)(*(T volatile *)(void *)(p) = (v)))
 FK__INLINE fk__slot *fk__hload(_Atomic(fk__slot *) *p) { return *(fk__slot *volatile *)(void *)p; }
 /* The bound a fast-path test compares with (limit, splitp): a plain load, which the
  * compiler folds into the compare.  It is read once per push or pop, after a call or a
  * compiler fence, so it cannot be cached across the events that change it. */
 FK__INLINE fk__slot *fk__hbound(_Atomic(fk__slot *) *p) { return *(fk__slot **)(void *)p; }
-FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
-    atomic_signal_fence(memory_order_release);
-    *(fk__slot *volatile *)(void *)p = v;
-}
 #else
+#define FK__STORE_RELEASE(T, p, v) atomic_store_explicit((p), (v), memory_order_release)
 FK__INLINE fk__slot *fk__hload(_Atomic(fk__slot *) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
 FK__INLINE fk__slot *fk__hbound(_Atomic(fk__slot *) *p) { return atomic_load_explicit(p, memory_order_relaxed); }
-FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) {
-    atomic_store_explicit(p, v, memory_order_release);
-}
 #endif
+FK__INLINE void fk__hstore_release(_Atomic(fk__slot *) *p, fk__slot *v) { FK__STORE_RELEASE(fk__slot *, p, v); }
 
 #define FK__COUNT(c)                                                                       \
     atomic_store_explicit(&(c), atomic_load_explicit(&(c), memory_order_relaxed) + 1, memory_order_relaxed)
@@ -350,10 +352,8 @@ _Noreturn void fk__switch(fk_frame *f, unsigned worker);
 int fk__join(fk_frame *f);
 void fk__join_unwound(fk_frame *f, uint32_t detached);
 void fk__switch(fk_frame *f, unsigned worker);
-#elif FK_STACK == FK_STACK_NATIVE && FK_LIVE
-void fk__lf_join(fk_frame *f, uint32_t stolen, fk__slot *cur);
 #elif FK_STACK == FK_STACK_NATIVE
-void fk__lf_join(fk_frame *f, uint32_t stolen);
+void fk__lf_join(fk_frame *f, uint32_t stolen FK__RC_PARAM);
 #else
 void fk__fiber_join(fk_frame *f, uint32_t stolen);
 const fk__record *fk__pop_slow_of(uintptr_t owner);
@@ -524,14 +524,19 @@ FK__INLINE int fk__pop_fast_at(uintptr_t at) {
  * arguments in the last word are never read.) */
 #define FK__ARG_WORDS(T) ((sizeof(T) + 7) / 8)
 
+/* The link last: FK_LIVE's mark (below), with release order there. */
 FK__INLINE void fk__record_write(fk__record *s, fk__thunk_fn *thunk, uintptr_t link, void *ret, const uint64_t *w,
                                  size_t nw) {
     atomic_store_explicit(&s->thunk, (uintptr_t)thunk, FK__RELAXED);
-    atomic_store_explicit(&s->link, link, FK__RELAXED);
     atomic_store_explicit(&s->ret, (uintptr_t)ret, FK__RELAXED);
     FK__UNROLL_ARGS
     for (size_t i = 0; i < nw; i++)
         atomic_store_explicit(&s->args[i], w[i], FK__RELAXED);
+#if FK_LIVE
+    FK__STORE_RELEASE(uintptr_t, &s->link, link);
+#else
+    atomic_store_explicit(&s->link, link, FK__RELAXED);
+#endif
 }
 
 #if !FK_LIVE
@@ -562,14 +567,6 @@ FK__INLINE uintptr_t fk__push_record(fk__thunk_fn *thunk, uintptr_t link, void *
  * membarrier() and scans the marks: deque.c).  (Not the thunk: a join that pops a record
  * runs it through its thunk, read after the pop.)  The slots never move, so the task's
  * register names its slot for as long as the record lives. */
-FK__INLINE void fk__mark_set(_Atomic uintptr_t *m, uintptr_t v) {
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-    atomic_signal_fence(memory_order_release);
-    *(volatile uintptr_t *)(void *)m = v;
-#else
-    atomic_store_explicit(m, v, memory_order_release);
-#endif
-}
 FK__INLINE void fk__push_live(struct fk__hot *h, fk__slot *s, fk__thunk_fn *thunk, uintptr_t link, void *ret,
                               const uint64_t *w, size_t nw) {
     if (FK__UNLIKELY(s >= fk__hbound(&h->limit))) {
@@ -577,12 +574,7 @@ FK__INLINE void fk__push_live(struct fk__hot *h, fk__slot *s, fk__thunk_fn *thun
         FK__SLOW_PUSH(s);
         return;
     }
-    atomic_store_explicit(&s->thunk, (uintptr_t)thunk, FK__RELAXED);
-    atomic_store_explicit(&s->ret, (uintptr_t)ret, FK__RELAXED);
-    FK__UNROLL_ARGS
-    for (size_t i = 0; i < nw; i++)
-        atomic_store_explicit(&s->args[i], w[i], FK__RELAXED);
-    fk__mark_set(&s->link, link);
+    fk__record_write(s, thunk, link, ret, w, nw); /* (the mark last) */
 }
 /* Takes back the record at s, the task's newest (its cursor less one), or returns NULL if
  * it was stolen: then so were the `older` records of the scope below it, and the slow path

@@ -33,7 +33,6 @@
         name##__rv_t (*const fk__self_run)(const fk__record * FK__RC_TYPE) FK__UNUSED = name##__run; \
         FK__CUR_DECL                                                                       \
         uint32_t fk__nrec FK__UNUSED = 0, fk__stolen FK__UNUSED = 0;                       \
-        uintptr_t fk__ptop FK__UNUSED = 0; /* the slot of the scope's newest record, if known */ \
         fk__thunk_fn *fk__last FK__UNUSED = NULL;                                          \
         void *fk__lastslot FK__UNUSED = NULL;                                              \
         if (0)                                                                             \
@@ -41,7 +40,8 @@
         {                                                                                  \
             {
 
-/* FK_LIVE: the task's cursor (the deque's bottom while it runs), from its hidden parameter. */
+/* FK_LIVE: the task's cursor (the deque's bottom while it runs), from its hidden parameter;
+ * the ring's: the slot of the scope's newest record, if known (fk__ptop, 0 if not). */
 #if FK_LIVE
 #define FK__RC_TYPE , fk__slot *
 #define FK__CUR_DECL fk__slot *fk__cur FK__UNUSED = fk__icur;
@@ -49,7 +49,7 @@
 #define FK__WAIT_CUR , fk__cur
 #else
 #define FK__RC_TYPE
-#define FK__CUR_DECL
+#define FK__CUR_DECL uintptr_t fk__ptop FK__UNUSED = 0;
 #define FK__CALL_ARGS(...) __VA_ARGS__
 #define FK__WAIT_CUR
 #endif

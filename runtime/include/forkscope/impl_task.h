@@ -162,14 +162,6 @@ struct fk__none {
         return name(FK__RARGS(fk__link, fk__ret, __VA_ARGS__));                            \
     }
 #endif
-/* FK_LIVE: a record is run with a cursor, fk__rc (a thunk's second parameter). */
-#if FK_LIVE
-#define FK__RC_PARAM , fk__slot *fk__rc
-#define FK__RC(cur) , (cur)
-#else
-#define FK__RC_PARAM
-#define FK__RC(cur)
-#endif
 
 /* The thunk a record of the task runs (defined with the task): the call, then the store of
  * its value to the record's result address (none: the value is dropped), unless the
