@@ -16,10 +16,10 @@
  * is safe).  -DSC: no store buffer (sequential consistency).
  *
  * Mutations (make check-model requires SPIN to find an item taken twice in each: a model
- * that cannot fail proves nothing): -DNO_FENCE removes reclaim's fence (deque.c, reclaim:
+ * that cannot fail proves nothing): -DNO_FENCE removes reclaim's fence (deque.c, reclaim_head:
  * atomic_thread_fence(memory_order_seq_cst)) — found under TSO, harmless under -DSC, which is
  * why x86 stress tests and TSan never saw it; -DMUT_NO_CAS takes the last public slot without
- * the CAS race on top (reclaim's t == i case).  (Publishing the slot being taken back, in
+ * the CAS race on top (reclaim_head's t == i case).  (Publishing the slot being taken back, in
  * answer_at_pop, is not such a mutation: take_newest then reclaims it through the public
  * path; the model verifies that too, so "below i" there is for speed, not safety.)
  *

@@ -323,12 +323,13 @@ static void answer(fk_worker *w, uint64_t n) {
     promote_end(w, b);
 }
 
-/* A pop's slow path (owner, under dq_lock; bottom already moved down to i, the slot being
- * taken back): if a thief asked for work, publish the oldest private slots below i (not i
- * itself: the owner is taking it, and would only have to reclaim it through the public path;
- * models/deque.pml checks that this is speed, not safety) and clear the request.  Answering at pops as well as at
- * pushes (Lace does at spawn and sync) matters to an owner that pushed a burst and pops it
- * back: a join running its children, a loop of forks per time step. */
+/* A pop's slow path (owner, under dq_lock; i is the slot being taken back, private: the
+ * ring's take_newest, FK_LIVE's fk__pop_slow): if a thief asked for work, publish the
+ * oldest private slots below i (not i itself: the owner is taking it, and would only have
+ * to reclaim it through the public path; models/deque.pml checks that this is speed, not
+ * safety) and clear the request.  Answering at pops as well as at pushes (Lace does at
+ * spawn and sync) matters to an owner that pushed a burst and pops it back: a join running
+ * its children, a loop of forks per time step. */
 static void answer_at_pop(fk_worker *w, uint64_t i) {
     if (atomic_load_explicit(&w->hot->limit, memory_order_relaxed) != NULL)
         return;
@@ -610,7 +611,7 @@ static void ask_owner(fk_worker *v) {
 }
 
 int fk__steal(fk_worker *v, fk__slot *out) {
-    /* Acquire: pairs with the CAS of the thief that moved top here (see reclaim's fence
+    /* Acquire: pairs with the CAS of the thief that moved top here (see reclaim_head's fence
      * argument: a later seq_cst fence must order after that CAS). */
     uint64_t t = atomic_load_explicit(&v->top, memory_order_acquire), x = TOP_IDX(t);
     FK_CHAOS_POINT();
@@ -629,7 +630,11 @@ int fk__steal(fk_worker *v, fk__slot *out) {
      * is set once; through dq_buf, the owner's hot lines stay its own.) */
     fk__dqbuf *b = atomic_load_explicit(&v->dq_buf, memory_order_acquire);
     FK_CHAOS_POINT();
-    copy_slot(out, &buf_slots(b)[x & (b->cap - 1)]); /* (FK_LIVE: x < cap, no wrap) */
+#if FK_LIVE
+    copy_slot(out, &buf_slots(b)[x]); /* (x < split_pub <= cap: no wrap) */
+#else
+    copy_slot(out, &buf_slots(b)[x & (b->cap - 1)]);
+#endif
     FK_CHAOS_POINT(); /* between the load of the slot and the CAS that makes it ours */
 #if FK_LIVE
     /* A clear mark: the owner is taking the slot back (its pop clears the mark before it
@@ -752,6 +757,7 @@ int fk__force_publish(fk_worker *v, int *tried) {
  * models/force.pml -DLIVE -DLOWER checks this protocol (and refutes it without the tag,
  * with the stale marks left, or with top lowered before split_pub). */
 _Static_assert(FK_LIVE_SLOTS >= 64 && FK_LIVE_SLOTS <= (1u << 31), "FK_LIVE_SLOTS: 64 to 2^31 slots (top's index has 32 bits)");
+_Static_assert((FK_LIVE_SLOTS & (FK_LIVE_SLOTS - 1)) == 0, "FK_LIVE_SLOTS: a power of two (hot->mask)");
 
 /* The push's limit when no thief asks: the last whole slot made usable so far. */
 static fk__slot *live_end(const fk_worker *w) {

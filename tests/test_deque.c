@@ -141,7 +141,8 @@ static fk_worker *make_owner(void) {
  * some: on a loaded machine the thieves may not get a CPU for a while. */
 /* The records below the newest that a pop's scope holds: any number under FK_LIVE, where a
  * failed pop lowers the bottom to the scope's oldest; on the ring every one (a failed pop
- * leaves the deque empty: every older slot was stolen first). */
+ * leaves the deque empty: every older slot was stolen first; the stress then checks that
+ * one more pop, of an empty deque while thieves run, takes nothing). */
 static uint64_t scope_older(uint64_t nids) { return FK_LIVE ? rnd() % nids : nids - 1; }
 
 static void stress(uint64_t total, unsigned max_burst) {
@@ -175,6 +176,8 @@ static void stress(uint64_t total, unsigned max_burst) {
                 popped++;
             } else {
                 nids -= older + 1; /* a failed pop: everything older was stolen too */
+                ASSERT_MSG(FK_LIVE || !pop(&got, 0), "a failed pop left item %llu in the deque",
+                           (unsigned long long)got);
             }
         }
     }
@@ -188,6 +191,7 @@ static void stress(uint64_t total, unsigned max_burst) {
             popped++;
         } else {
             nids -= older + 1;
+            ASSERT_MSG(FK_LIVE || !pop(&got, 0), "a failed pop left item %llu in the deque", (unsigned long long)got);
         }
     }
     stop_thieves(th);
