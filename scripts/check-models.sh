@@ -8,8 +8,12 @@
 # "verified" means a complete search: pan's exit status 0, no error, and none of pan's words
 # for a search it cut short ("max search depth too small": the depth bound PAN_DEPTH;
 # "reached -DMEMLIM bound": the memory bound PAN_MEMLIM, MB; "Search not completed").  Each
-# of those fails the case, naming the bound to raise.  A refutation needs only the error
-# (a counterexample stands whether or not the search went on).
+# of those fails the case, naming the bound to raise.  A refutation needs the error the
+# mutation is meant to cause (a counterexample stands whether or not the search went on):
+# "refuted", an assertion of the model violated (an item taken twice, a lost result);
+# "refuted-end", an invalid end state (a process waiting for ever: a lost wake-up).  Any
+# other error (an index out of range, the other kind) fails the case: the model broke
+# some other way, and the property it checks was not shown to catch the mutation.
 set -u
 cd "$(dirname "$0")/.."
 command -v spin >/dev/null || { echo "FAIL spin not found (make setup installs Debian's spin)"; echo "0 passed, 1 failed"; exit 1; }
@@ -31,8 +35,8 @@ cases=(
   "lazy   -DG=2,-DM=1,-DR=1   ok       lazy sleep/wake: 2 groups of 1 worker, a root, stop"
   "lazy   -DG=2,-DM=1,-DR=2   ok       lazy sleep/wake: 2 groups of 1 worker, 2 roots, stop"
   "lazy   -DG=1,-DM=2,-DR=1,-DNO_EARLY_B  ok  without (B)'s early test: the re-check suffices"
-  "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_RECHECK    refuted  no inbox re-check after the sleeper bit (lost wake-up)"
-  "lazy   -DG=2,-DM=1,-DR=1,-DMUT_NO_RECHECK    refuted  the same, 2 groups"
+  "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_RECHECK refuted-end  no inbox re-check after the sleeper bit (lost wake-up)"
+  "lazy   -DG=2,-DM=1,-DR=1,-DMUT_NO_RECHECK refuted-end  the same, 2 groups"
   "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_REPLACE    refuted  the last thief turns active without waking a replacement"
   "lazy   -DG=1,-DM=2,-DR=1,-DMUT_NO_LASTCHECK  refuted  the last thief sleeps while work runs"
   "join   -DC=2               ok       split-counter join, 2 stolen children, stores visible in any order"
@@ -63,14 +67,14 @@ cases=(
   "ring   -DMUT_RELAXED_GROW     refuted  dq_buf stored relaxed (the new buffer seen before its copies)"
   "counter -DD=2,-DF=2,-DT=1  ok       fk_counter: 2 doers, 2 parked fibers, a thread on the futex"
   "counter -DD=3,-DF=2,-DT=2  ok       the same, 3 doers, 2 fibers, 2 threads"
-  "counter -DMUT_PARK_NO_LOCK  refuted  the parker lists its fiber without the lock (lost wake-up)"
+  "counter -DMUT_PARK_NO_LOCK refuted-end  the parker lists its fiber without the lock (lost wake-up)"
   "counter -DMUT_CLEAR_EARLY   refuted  ANNOUNCING cleared before the list is taken (used after free)"
-  "counter -DMUT_NO_BIT        refuted  a thread sleeps without setting seq's bit (lost wake-up)"
+  "counter -DMUT_NO_BIT    refuted-end  a thread sleeps without setting seq's bit (lost wake-up)"
   "beat   -DW=2,-DK=2         ok       heartbeat parking in a lazy pool: 2 workers turning active twice each, the stop"
   "beat   -DW=2,-DK=3         ok       the same, 3 times each"
-  "beat   -DMUT_WAKE_NO_LOCK  refuted  the waker signals without the heartbeat's lock (lost wake-up)"
-  "beat   -DMUT_NO_RECHECK    refuted  beat_park does not re-read active after setting beat_parked"
-  "beat   -DMUT_READ_FIRST    refuted  beat_park reads active before setting beat_parked"
+  "beat   -DMUT_WAKE_NO_LOCK refuted-end  the waker signals without the heartbeat's lock (lost wake-up)"
+  "beat   -DMUT_NO_RECHECK refuted-end  beat_park does not re-read active after setting beat_parked"
+  "beat   -DMUT_READ_FIRST refuted-end  beat_park reads active before setting beat_parked"
   "mpsc   -DP=2,-DK=2         ok       MPSC queue: 2 producers x 2 nodes, the consumer"
   "mpsc   -DP=3,-DK=2         ok       MPSC queue: 3 producers x 2 nodes"
   "mpsc   -DMUT_NO_STUB_CHECK refuted  pop hands out the last node without re-inserting the stub"
@@ -106,6 +110,13 @@ for c in "${cases[@]}"; do
         (cd "$d" && ./pan -m"$depth" >pan.log 2>&1) || rc=$?
     fi
     errors=$(sed -n 's/.*errors: \([0-9]*\).*/\1/p' "$d/pan.log" 2>/dev/null | head -1)
+    # the first error pan reports: "pan:1: assertion violated ...", "pan:1: invalid end state ..."
+    found=$(grep -m1 -E "^pan:[0-9]+: " "$d/pan.log" 2>/dev/null | sed 's/^pan:[0-9]*: *//; s/ (at depth.*//')
+    case $found in
+        "assertion violated"*) kind=refuted ;;
+        "invalid end state"*) kind=refuted-end ;;
+        *) kind="other" ;;
+    esac
     states=$(sed -n 's/^ *\([0-9e+.]*\) states, stored.*/\1/p' "$d/pan.log" 2>/dev/null | head -1)
     reached=$(sed -n 's/.*depth reached \([0-9]*\).*/\1/p' "$d/pan.log" 2>/dev/null | head -1)
     cut=""
@@ -124,9 +135,12 @@ for c in "${cases[@]}"; do
         echo "FAIL $model $defs: no verdict ($what): $why"
         sed 's/^/  /' "$d/spin.log" "$d/pan.log" 2>/dev/null | tail -5
         fail=$((fail + 1))
-    elif [ "$expect" = refuted ] && [ "$errors" != 0 ]; then
-        printf "ok %s %s: refuted as it must be (%s states, depth %s, %.2f s): %s\n" "$model" "$defs" "$states" "$reached" "$t" "$what"
+    elif [ "$expect" != ok ] && [ "$errors" != 0 ] && [ "$kind" = "$expect" ]; then
+        printf "ok %s %s: refuted as it must be, %s (%s states, depth %s, %.2f s): %s\n" "$model" "$defs" "$found" "$states" "$reached" "$t" "$what"
         pass=$((pass + 1))
+    elif [ "$expect" != ok ] && [ "$errors" != 0 ]; then
+        echo "FAIL $model $defs: expected $expect ($([ "$expect" = refuted ] && echo "an assertion violated" || echo "an invalid end state")), SPIN found: ${found:-an error it did not name} ($what)"
+        fail=$((fail + 1))
     elif [ "$expect" = ok ] && [ "$errors" = 0 ] && [ -z "$cut" ]; then
         printf "ok %s %s: verified (%s states, depth %s, %.2f s): %s\n" "$model" "$defs" "$states" "$reached" "$t" "$what"
         pass=$((pass + 1))

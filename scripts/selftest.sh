@@ -181,6 +181,23 @@ out=$("$tmp/scripts/check-models-tight.sh" 'deque -DN=3$' 2>&1); st=$?
 if [ $st != 0 ] && has "raise PAN_MEMLIM (now 1 MB)" && ! has "verified ("; then
     ok "a model search cut short by its memory bound fails, naming the bound"
 else bad "a model search cut short by its memory bound fails, naming the bound (status $st)" "$out"; fi
+# a refutation of the wrong kind (the mutation meant to break an assertion breaks something
+# else) is no refutation: the NO_FENCE case expecting an invalid end state must fail, and
+# the control (as committed) must pass
+out=$("$M" 'deque -DNO_FENCE$' 2>&1); st=$?
+if [ $st = 0 ] && has "ok deque -DNO_FENCE: refuted as it must be, assertion violated"; then
+    ok "control: the model copy refutes deque NO_FENCE with its assertion"
+else bad "control: the model copy refutes deque NO_FENCE with its assertion (status $st)" "$out"; fi
+sed 's/^\(  "deque  -DNO_FENCE  *\)refuted /\1refuted-end /' "$M" > "$tmp/scripts/check-models-kind.sh"
+chmod +x "$tmp/scripts/check-models-kind.sh"
+if cmp -s "$M" "$tmp/scripts/check-models-kind.sh"; then
+    bad "the model script can be sabotaged" "its deque -DNO_FENCE case is not where this test looks"
+fi
+out=$("$tmp/scripts/check-models-kind.sh" 'deque -DNO_FENCE$' 2>&1); st=$?
+if [ $st != 0 ] && has "FAIL deque -DNO_FENCE: expected refuted-end (an invalid end state), SPIN found: assertion violated" &&
+   ! has "refuted as it must be"; then
+    ok "a mutation refuted by another property than the one it is meant to break fails"
+else bad "a mutation refuted by another property than the one it is meant to break fails (status $st)" "$out"; fi
 # ... and through the summary, as make check sees it (BIN::CASE passes the case's pattern)
 spec="$tmp/scripts/check-models-shallow.sh::deque -DN=3\$"
 printf 'model\t%s\n' "$spec" > "$tmp/manifest"
