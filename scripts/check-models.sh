@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 command -v spin >/dev/null || { echo "FAIL spin not found (make setup installs Debian's spin)"; echo "0 passed, 1 failed"; exit 1; }
 pass=0; fail=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fk_spin_XXXXXX")
-# model  defines  expect(ok|refuted)  what
+# model  defines  expect(ok|refuted|refuted-end)  what
 cases=(
   "deque  -DN=3               ok       split deque, x86-TSO store buffer, 2 thieves, 3 items"
   "deque  -DN=4               ok       the same, 4 items"
