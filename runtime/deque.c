@@ -212,12 +212,13 @@ int fk__deque_init(fk_worker *w) {
     w->dq_cur = b;
     w->hot->buf = buf_slots(b);
     w->hot->mask = b->cap - 1;
+#if FK_LIVE /* (the cursor is in the tasks' registers; no lap) */
     w->hot->lap = 0;
-    w->hot->split = 0;
-#if !FK_LIVE /* (FK_LIVE: the cursor is in the tasks' registers) */
-    atomic_store_explicit(&w->hot->cur, w->hot->buf, memory_order_relaxed);
-#endif
     set_split(w, 0);
+#else
+    w->hot->split = 0;
+    set_bottom(w, 0); /* (the lap, the cursor, split's slot) */
+#endif
     atomic_store_explicit(&w->hot->limit, push_limit(w, 0), memory_order_relaxed);
     atomic_store_explicit(&w->top, 0, memory_order_relaxed);
     atomic_store_explicit(&w->split_pub, 0, memory_order_relaxed);
