@@ -1274,6 +1274,62 @@ TEST(stolen_loop_publishes) {
 }
 #endif
 
+/* A join whose last arrival is the thief, then more forks.  The first child spins 2 ms, so
+ * that a thief takes the continuation (continuation stealing) or the child (child
+ * stealing); the rest of the scope spins 20 ms, so that with continuation stealing the
+ * child's end arrives first and the thief, last at the join, adopts the frame's stack and
+ * goes on.  Its next forks must go on that stack, at the frame's top: a frame stack's top
+ * that a task keeps in registers (FK_WREGS, the top's rule in forkscope/impl_task.h) is
+ * taken again after such a join (a top kept from the thief's own stack is refused by the
+ * FK_DEBUG builds' check before every fork).  The second scope's random trees (frames,
+ * calls, FK_ALLOC blocks) check their sums. */
+typedef struct {
+    fk_frame fk;
+    int64_t a, b;
+    uint64_t c[4];
+    int i, depth;
+    unsigned before, after;
+} adopt_frame;
+
+static _Atomic int adopt_moved; /* tries whose code after the first join ran on the thief */
+
+FK_TASK(adopt_then_fork, uint64_t, adopt_frame *f, (int, depth)) {
+    FK_BEGIN(f);
+    f->depth = depth;
+    f->before = FK_WORKER_ID();
+    FK_FORK(a, spin_us, 2000);
+    FK_CALL(b, spin_us, 20000);
+    FK_JOIN();
+    f->after = FK_WORKER_ID();
+    if (f->after != f->before)
+        atomic_fetch_add(&adopt_moved, 1);
+    for (f->i = 0; f->i < 4; f->i++)
+        FK_FORK(c[f->i], rtree, 500 + (uint64_t)f->i, f->depth);
+    FK_JOIN();
+    FK_RETURN((uint64_t)(f->a + f->b) + f->c[0] + f->c[1] + f->c[2] + f->c[3]);
+} FK_END
+
+TEST(thief_last_at_join_forks_on) {
+    int depth = TEST_SANITIZED ? 12 : 16, tries = 10;
+    uint64_t want = 2, nodes = 0;
+    for (int i = 0; i < 4; i++)
+        want += rtree_serial(500 + (uint64_t)i, depth, &nodes);
+    fk_pool *p = make_pool(2, FK_SCHED_BUSY);
+    atomic_store(&adopt_moved, 0);
+    for (int t = 0; t < tries; t++) {
+        uint64_t got = 0;
+        ASSERT_EQ(FK_RUN(p, &got, adopt_then_fork, depth), 0);
+        ASSERT_EQ_U(got, want);
+    }
+    fk_pool_destroy(p);
+    int moved = atomic_load(&adopt_moved);
+    printf("  %d of %d tries went on after the first join on the thief (%llu tree nodes each)\n", moved, tries,
+           (unsigned long long)nodes);
+#if FK_STEAL == FK_STEAL_CONT
+    ASSERT_TIMING(moved > 0, "no try had the thief last at the join: the case was not exercised");
+#endif
+}
+
 /* The forcing delay is a setting (FORKSCOPE_FORCE_AFTER, microseconds; 0: never force), for
  * A/B tests of the trade-off between idle thieves and interrupted owners.  Parsed, a bad
  * value ignored with a message; 0 forces nothing even when a leaf holds work from a thief. */
@@ -2975,6 +3031,7 @@ int main(int argc, char **argv) {
 #if FK_STEAL == FK_STEAL_CONT
         TEST_CASE(stolen_loop_publishes, 30),
 #endif
+        TEST_CASE(thief_last_at_join_forks_on, 60),
         TEST_CASE(greedy_busy, 60),
         TEST_CASE(greedy_lazy, 60),
         TEST_CASE(greedy_meet_busy, 90),

@@ -147,10 +147,12 @@
  * them from registers, not from the thread-local hot state that the previous push, pop or
  * free stored (a chain through store-to-load forwarding, a few cycles a link, that
  * instruction counts do not show; Lace passes its deque head to every task the same way).
- * Every store stays: a thief that forces a publication reads the cursor, and the slow paths
- * read the top.  Where something may have moved them (the cursor: a failed pop, a call;
- * the top: FK_ALLOC, FK_FREE; both: a resumption) the locals are loaded again.  0: every access goes through the
- * hot state.  Only continuation stealing with frame stacks (cont-seg, cont-lin) has it. */
+ * The cursor's stores stay (a thief that forces a publication reads it); the top is stored
+ * only where the runtime reads it, in slow paths (the top's rule, forkscope/impl_task.h):
+ * the frame's allocation and free store nothing.  Where something may have moved them (the
+ * cursor: a failed pop, a call; the top: FK_ALLOC, FK_FREE, a join that arrived; both: a
+ * resumption) the locals are loaded again.  0: every access goes through the hot state.
+ * Only continuation stealing with frame stacks (cont-seg, cont-lin) has it. */
 #ifndef FK_WREGS
 #define FK_WREGS (!FK__NATIVE_FRAMES && FK_STEAL == FK_STEAL_CONT)
 #endif
@@ -286,8 +288,8 @@
 #else
 #define FK__ABI_SPAN 0
 #endif
-#if FK_WREGS
-#define FK__ABI_WREGS 1
+#if FK_WREGS /* (2: the top's rule, forkscope/impl_task.h) */
+#define FK__ABI_WREGS 2
 #else
 #define FK__ABI_WREGS 0
 #endif

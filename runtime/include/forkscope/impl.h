@@ -32,7 +32,8 @@
  * %fs-relative instruction each and no register is spent on a worker pointer.  Thieves
  * reach another worker's through fk_worker.hot.  With continuation stealing on frame
  * stacks a task also gets the top and the cursor from its parent in registers (FK_WREGS,
- * forkscope/config.h) and only stores them to the hot state.  With native frames
+ * forkscope/config.h): it stores the cursor to the hot state, and the top only where the
+ * runtime is about to read it (the top's rule, impl_task.h).  With native frames
  * (child-native, FK_LIVE) the cursor is a task's hidden parameter and is never stored:
  * cur below is then only where a record the worker loop runs starts (its deque's first
  * slot).
@@ -430,6 +431,19 @@ FK__INLINE void *fk__alloc(size_t n) {
     return p;
 }
 
+/* FK_WREGS: a fast clone's frame p, freed as it returns.  Nothing is stored: the caller's
+ * top is in its registers (fk__frame_new_w).  Only a segmented stack's first frame in a
+ * stacklet takes the slow path, which steps back to the previous stacklet (its hi and lo;
+ * its sp, saved when the slow allocation stepped off it, is again the top there). */
+FK__INLINE void fk__free_frame_w(void *p) {
+#if FK_STACK != FK_STACK_LIN
+    if (FK__UNLIKELY((char *)p == FK__H->lo))
+        FK__SLOW_FREE(p);
+#else
+    (void)p;
+#endif
+}
+
 /* Frees the latest allocation p (FILO). */
 FK__INLINE void fk__free(void *p) {
     struct fk__hot *h = FK__H;
@@ -703,13 +717,15 @@ FK__INLINE char *fk__w_at(fk_frame *f, ptrdiff_t spo) {
     return (char *)(b + (uintptr_t)spo);
 }
 /* The same at p, the top the task was given (fk__isp); leaves the top's distance past the
- * frame in *spo. */
+ * frame in *spo.  The top stays in registers: the hot state's sp is written only where the
+ * runtime reads it, which is in slow paths (FK__WSTORE_SP, impl_task.h): here, for the
+ * slow allocation, which starts from it. */
 FK__INLINE fk_frame *fk__frame_new_w(char *p, size_t n, uintptr_t link, void *ret, ptrdiff_t *spo) {
     struct fk__hot *h = FK__H;
-    if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi))
-        p = FK__SLOW_ALLOC(n); /* (which reads the same top from the hot state) */
-    else
-        h->sp = p + n;
+    if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi)) {
+        h->sp = p;
+        p = FK__SLOW_ALLOC(n);
+    }
     *spo = (ptrdiff_t)n; /* the top is n bytes past the frame, wherever the frame went */
     fk__frame_init((fk_frame *)(void *)p, link, ret);
     return (fk_frame *)(void *)p;

@@ -7,11 +7,18 @@
 
 /* ==== frame-stack variants: fast and slow clones ============================================ */
 
+/* (FK_WREGS: a fast clone's return stores no top, a slow clone's does: the top's rule in
+ * impl_task.h.) */
+#if FK_WREGS
+#define FK__FREE_FRAME(f) (fk__resuming ? fk__free(f) : fk__free_frame_w(f))
+#else
+#define FK__FREE_FRAME(f) fk__free(f)
+#endif
 #define FK__RETURN_FREE()                                                                  \
     do {                                                                                   \
         FK__DBG_END();                                                                     \
         if (fk__has_frame)                                                                 \
-            fk__free(fk__self);                                                            \
+            FK__FREE_FRAME(fk__self);                                                      \
     } while (0)
 /* The slow clone stores its result: nobody waits for it in a register.  (A null address:
  * a root whose result is dropped; the forms that fork or call check theirs.) */
@@ -107,6 +114,7 @@
         (var) = (void *)fk__self;                                                          \
         fk__has_frame = 1;                                                                 \
     fk__dispatch: __attribute__((unused));                                                 \
+        FK__WLOAD_SPO();                                                                   \
         fk__idx = fk__self->rp->idx;                                                       \
     } else {                                                                               \
         FK__CHECK(!fk__has_frame, "FK_BEGIN called twice");                                \
@@ -193,6 +201,7 @@
         FK__RP_DECL(L);                                                                    \
         if (fk__k != fk__worker_id()) {                                                    \
             FK__PSAVE();                                                                   \
+            FK__WSTORE_SP();                                                               \
             fk__self->rp = &FK__RP(L);                                                     \
             fk__switch(fk__self, fk__k);                                                   \
             FK__SWITCH_UNWOUND();                                                          \
@@ -243,6 +252,7 @@ void fk__push_published(fk_frame *f);
         FK__SPAN(fork_end);                                                                \
         FK__STORE_RV(task, fk__res, fk__fv); /* (before we arrive at our join) */          \
         if (FK__UNLIKELY(!FK__POP(fk__ps))) {                                              \
+            FK__WSTORE_SP();                                                               \
             if (fk__pop_slow(fk__self) == FK__POP_RESUME)                                  \
                 FK__CONTINUE_AT_RP();                                                      \
             FK__WRELOAD();                                                                 \
@@ -264,7 +274,9 @@ void fk__push_published(fk_frame *f);
         if (fk__resuming && fk__self->steals != 0) {                                       \
             FK__PSAVE();                                                                   \
             fk__self->rp = &FK__RP(L);                                                     \
+            FK__WSTORE_SP();                                                               \
             fk__join(fk__self); /* (returns if we were last to arrive) */                  \
+            FK__WLOAD_SPO(); /* (the last to arrive may have adopted the frame's stack) */ \
         }                                                                                  \
     FK__RP_CASE(L)                                                                         \
     } while (0)

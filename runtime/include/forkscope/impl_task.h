@@ -61,11 +61,14 @@ struct fk__none {
 #define FK__WLOAD_DECL                                                                     \
     char *const fk__isp = FK__H->sp;                                                       \
     fk__slot *const fk__icur = fk__hbound(&FK__H->cur);
+/* (A record's task returned: the top is where it was; the top's rule, below.) */
+#define FK__WRUN_END() ((void)(FK__H->sp = fk__isp))
 #define FK__WLOCALS                                                                        \
     ptrdiff_t fk__spo FK__UNUSED = 0;                                                      \
     fk__slot *fk__cur FK__UNUSED = fk__icur;
-/* The slow clone (resumed, perhaps on another worker) takes them from the hot state. */
-#define FK__W_SP() (fk__resuming ? FK__H->sp : fk__w_at(fk__self, fk__spo))
+/* The slow clone (resumed, perhaps on another worker) takes the cursor from the hot state,
+ * and the top too, once, where it enters (FK__WLOAD_SPO): see the top's rule below. */
+#define FK__W_SP() fk__w_at(fk__self, fk__spo)
 #define FK__W_CUR() (fk__resuming ? fk__hbound(&FK__H->cur) : fk__cur)
 #define FK__WCHILD , FK__W_SP(), FK__W_CUR()
 /* After a child may have moved the cursor (a failed pop that goes on: settling it may move
@@ -74,26 +77,45 @@ struct fk__none {
  * call that ends a scope).  The top is not reloaded there: the child's subtree gave back
  * every frame it took (a pop that goes on, or a call that returns here, means that no
  * newer slot was stolen), and a merged value would cost a callee-saved register across
- * later calls; FK__WCHECK checks it in FK_DEBUG builds.  FK_ALLOC and FK_FREE move the top
+ * later calls.  FK_ALLOC and FK_FREE move the top
  * (FK_DEBUG refuses them before FK_BEGIN or in a leaf; in a release build the frame then
  * goes at the moved top: the parameter itself is reloaded).  The arithmetic is on
  * integers: on segmented stacks the top may be in another stacklet than the frame. */
 #define FK__WRELOAD() ((void)(fk__cur = fk__hbound(&FK__H->cur)))
-#define FK__WRELOAD_SP()                                                                   \
-    ((void)(fk__has_frame ? (fk__spo = (ptrdiff_t)((uintptr_t)FK__H->sp - (uintptr_t)fk__self)) \
-                          : (fk__isp = FK__H->sp, 0)))
-/* FK_DEBUG: the task's copies are the worker's (before a push, a call, a frame). */
+/* THE TOP'S RULE: the frame stack's top lives in the tasks' registers, and the hot state's
+ * sp is written only before the runtime reads it, by whoever enters the runtime: a slow
+ * allocation (fk__frame_new_w), FK_ALLOC, a pop's slow path, a join that arrives, a hop;
+ * a slow clone's return (the trampoline's completion looks at the stack); a record's run,
+ * once its task has returned (the worker loop then finds its stack empty).  Anywhere else
+ * sp may be stale: a fast clone's frames neither write it nor put it back (two stores a
+ * task; fib on cont-lin ran 0.97x the serial projection's time with them, 0.81x without,
+ * over four code layouts).  A slow clone takes its top from sp where it enters (at its
+ * resume point's dispatch) and after a join that arrived, where it may have adopted
+ * another stack. */
+#define FK__WSTORE_SP() ((void)(FK__H->sp = fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp))
+#define FK__WLOAD_SPO() ((void)(fk__spo = (ptrdiff_t)((uintptr_t)FK__H->sp - (uintptr_t)fk__self)))
+#define FK__WRELOAD_SP() ((void)(fk__has_frame ? (FK__WLOAD_SPO(), 0) : (fk__isp = FK__H->sp, 0)))
+/* FK_DEBUG, before a push, a call, a frame: the task's cursor is the worker's, and its top
+ * lies in the worker's current stacklet or region (a top kept from another stack, e.g. from
+ * before a join that adopted the frame's, does not). */
+FK__INLINE int fk__w_top_ok(const char *top) {
+    struct fk__hot *h = FK__H;
+    return top >= h->lo && top <= h->hi;
+}
 #define FK__WCHECK()                                                                       \
-    FK__CHECK(fk__resuming || ((fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp) == FK__H->sp && \
-                               fk__cur == fk__hload(&FK__H->cur)),                          \
-              "internal: the task's copy of the frame stack's top or the deque's cursor is stale (FK_WREGS)")
+    FK__CHECK((fk__resuming || fk__cur == fk__hload(&FK__H->cur)) &&                       \
+                  fk__w_top_ok(fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp),       \
+              "internal: the task's copy of the deque's cursor or of the frame stack's top is stale (FK_WREGS)")
 #else
 #define FK__WCHECK() ((void)0)
+#define FK__WSTORE_SP() ((void)0)
+#define FK__WLOAD_SPO() ((void)0)
 #define FK__WSIG
 #define FK__WPASS
 #define FK__WNONE
 #define FK__WUNUSED
 #define FK__WLOAD_DECL
+#define FK__WRUN_END() ((void)0)
 #define FK__WLOCALS
 #define FK__WCHILD
 #define FK__WRELOAD() ((void)0)
@@ -142,7 +164,9 @@ struct fk__none {
         fk__record_args(fk__r, &fk__a, sizeof fk__a);                                      \
         (void)fk__a; /* a task without parameters reads none */                            \
         FK__WLOAD_DECL                                                                     \
-        return name(FK__RARGS(fk__record_link(fk__r), (RET *)fk__record_ret(fk__r), __VA_ARGS__)); \
+        name##__rv_t fk__rv = name(FK__RARGS(fk__record_link(fk__r), (RET *)fk__record_ret(fk__r), __VA_ARGS__)); \
+        FK__WRUN_END();                                                                    \
+        return fk__rv;                                                                     \
     }                                                                                      \
     STORAGE void name##__thunk(const fk__record *fk__r FK__RC_PARAM);                      \
     FK__TASK_APPLY(name, RET, __VA_ARGS__)
@@ -234,11 +258,13 @@ struct fk__none {
         return (fk__rv_t){0};                                                              \
     } while (0)
 
-/* FK_ALLOC / FK_FREE, on the worker's frame stack in every variant.  (FK_WREGS: they move
- * the top, so the task's copy is loaded again; FK__WSYNC(e) gives e's value.) */
+/* FK_ALLOC / FK_FREE, on the worker's frame stack in every variant.  (FK_WREGS: the
+ * allocation starts from the hot state's top, so the task's is stored first; they move the
+ * top, so the task's copy is loaded again; FK__WSYNC(e) gives e's value.) */
 #if FK_WREGS
 #define FK__WSYNC(e)                                                                       \
     ({                                                                                     \
+        FK__WSTORE_SP();                                                                   \
         void *fk__we = (e);                                                                \
         FK__WRELOAD_SP();                                                                  \
         fk__we;                                                                            \
