@@ -23,6 +23,20 @@ void fk__stack_account(fk_pool *pool, int64_t bytes) {
         ;
 }
 
+/* The worker's frame-stack top, as the runtime reads it.  FK_DEBUG refuses the value a
+ * task's fast path leaves where it keeps the top in its registers (FK__SP_POISON, cont-seg
+ * and cont-lin): every entry into the runtime stores the top first (the top's rule,
+ * forkscope/impl_task.h).  (fk__stack_describe, which tests call from inside tasks, reads
+ * it unchecked: what it saves is saved again before anyone reads it.) */
+static char *top_of(const fk_worker *w) {
+#if FK_DEBUG
+    if (w->hot->sp == FK__SP_POISON)
+        fk__fatal("internal error: worker %u read its frame stack's top where a task keeps it in registers "
+                  "(the top's rule, forkscope/impl_task.h)", w->id);
+#endif
+    return w->hot->sp;
+}
+
 #if FK_STACK != FK_STACK_LIN
 /* ==== segmented stacks (also native frames' FK_ALLOC blocks) =================================================================
  *
@@ -125,6 +139,8 @@ FK__GPR_ONLY void *fk__alloc_slow_quick(size_t n) {
     if (!s || (size_t)(s->hi - s->lo) < n)
         return NULL;
     cur->sp = w->hot->sp;
+    if (FK_DEBUG && cur->sp == FK__SP_POISON)
+        __builtin_trap(); /* (the top's rule broken; general registers only here: no message) */
     s->sp = s->lo + n;
     install(w, s);
     return s->lo;
@@ -149,7 +165,7 @@ void *fk__alloc_slow(size_t n) {
         return q;
     fk_worker *w = FK__H->w;
     fk__stacklet *cur = w->stk_cur, *s = cur->next;
-    cur->sp = w->hot->sp;
+    cur->sp = top_of(w);
     if (s && (size_t)(s->hi - s->lo) < n) { /* the cached stacklet is too small */
         stacklet_free(w, s);
         cur->next = s = NULL;
@@ -185,12 +201,12 @@ void fk__free_slow(void *p) {
 
 int fk__stack_empty(const fk_worker *w) {
     const fk__stacklet *s = w->stk_cur;
-    return !s->prev && w->hot->sp == w->hot->lo;
+    return !s->prev && top_of(w) == w->hot->lo;
 }
 
 int fk__stack_holds(const fk_worker *w, const void *p) {
     for (const fk__stacklet *s = w->stk_cur; s; s = s->prev) {
-        const char *top = s == w->stk_cur ? w->hot->sp : s->sp;
+        const char *top = s == w->stk_cur ? top_of(w) : s->sp;
         if ((const char *)p >= s->lo && (const char *)p < top)
             return 1;
     }
@@ -199,7 +215,7 @@ int fk__stack_holds(const fk_worker *w, const void *p) {
 
 void *fk__stack_handle(fk_worker *w) {
     fk__stacklet *s = w->stk_cur;
-    s->sp = w->hot->sp;
+    s->sp = top_of(w);
     return s;
 }
 
@@ -213,7 +229,7 @@ void fk__stack_replace(fk_worker *w) {
 
 void fk__stack_adopt(fk_worker *w, void *handle) {
     fk__stacklet *old = w->stk_cur;
-    old->sp = w->hot->sp; /* == old->lo: the caller's stack is empty */
+    old->sp = top_of(w); /* == old->lo: the caller's stack is empty */
     if (!w->stk_spare)
         w->stk_spare = old;
     else
@@ -324,7 +340,7 @@ void fk__stack_destroy(fk_worker *w) {
 void *fk__alloc_slow(size_t n) {
     fk_worker *w = FK__H->w;
     fk__region *r = w->stk_cur;
-    char *p = w->hot->sp;
+    char *p = top_of(w);
     if ((size_t)(r->end - p) < n)
         fk__fatal("linear frame stack overflow: a stack holds %zu bytes and %zu more were needed "
                   "(raise FORKSCOPE_LINEAR_STACK or fk_pool_opts.linear_stack_bytes, or use "
@@ -353,16 +369,16 @@ FK__GPR_ONLY int fk__free_slow_quick(void *p) {
 }
 
 int fk__stack_empty(const fk_worker *w) {
-    return w->hot->sp == w->hot->lo;
+    return top_of(w) == w->hot->lo;
 }
 
 int fk__stack_holds(const fk_worker *w, const void *p) {
-    return (const char *)p >= w->hot->lo && (const char *)p < w->hot->sp;
+    return (const char *)p >= w->hot->lo && (const char *)p < top_of(w);
 }
 
 void *fk__stack_handle(fk_worker *w) {
     fk__region *r = w->stk_cur;
-    r->sp = w->hot->sp;
+    r->sp = top_of(w);
     return r;
 }
 
@@ -374,7 +390,7 @@ void fk__stack_replace(fk_worker *w) {
 
 void fk__stack_adopt(fk_worker *w, void *handle) {
     fk__region *old = w->stk_cur;
-    old->sp = w->hot->sp; /* == old->lo: the caller's stack is empty */
+    old->sp = top_of(w); /* == old->lo: the caller's stack is empty */
     if (!w->stk_spare)
         w->stk_spare = old;
     else

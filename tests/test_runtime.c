@@ -1274,9 +1274,10 @@ TEST(stolen_loop_publishes) {
 }
 #endif
 
-/* A join whose last arrival is the thief, then more forks.  The first child spins 2 ms, so
- * that a thief takes the continuation (continuation stealing) or the child (child
- * stealing); the rest of the scope spins 20 ms, so that with continuation stealing the
+/* A join whose last arrival is the thief, then more forks.  The first child spins 5 ms, so
+ * that a thief takes the continuation (continuation stealing: by forcing a publication, the
+ * owner being in a leaf; forcing on at 100 us) or the child (child stealing); the rest of
+ * the scope spins 30 ms, so that with continuation stealing the
  * child's end arrives first and the thief, last at the join, adopts the frame's stack and
  * goes on.  Its next forks must go on that stack, at the frame's top: a frame stack's top
  * that a task keeps in registers (FK_WREGS, the top's rule in forkscope/impl_task.h) is
@@ -1297,8 +1298,8 @@ FK_TASK(adopt_then_fork, uint64_t, adopt_frame *f, (int, depth)) {
     FK_BEGIN(f);
     f->depth = depth;
     f->before = FK_WORKER_ID();
-    FK_FORK(a, spin_us, 2000);
-    FK_CALL(b, spin_us, 20000);
+    FK_FORK(a, spin_us, 5000);
+    FK_CALL(b, spin_us, 30000);
     FK_JOIN();
     f->after = FK_WORKER_ID();
     if (f->after != f->before)
@@ -1314,7 +1315,13 @@ TEST(thief_last_at_join_forks_on) {
     uint64_t want = 2, nodes = 0;
     for (int i = 0; i < 4; i++)
         want += rtree_serial(500 + (uint64_t)i, depth, &nodes);
-    fk_pool *p = make_pool(2, FK_SCHED_BUSY);
+    fk_pool_opts o;
+    fk_pool_opts_init(&o);
+    o.workers = 2;
+    o.sched = FK_SCHED_BUSY;
+    o.force_after_us = 100; /* (whatever FORKSCOPE_FORCE_AFTER says: 0 would leave the owner's leaf alone) */
+    fk_pool *p = NULL;
+    ASSERT_EQ(fk_pool_create(&p, &o), 0);
     atomic_store(&adopt_moved, 0);
     for (int t = 0; t < tries; t++) {
         uint64_t got = 0;

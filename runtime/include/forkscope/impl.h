@@ -200,7 +200,8 @@ struct fk__hot {
     /* ---- one cache line: everything the fork and join's fast path touches (FK_FORK_AT's
      * check also reads cs_lo and cs_size, on the next) ----
      * Frame stack (owner only): [lo, hi) is the usable part of the current stacklet or
-     * region; sp is the next free byte. */
+     * region; sp is the next free byte (FK_WREGS: as of the last entry into the runtime; the
+     * top's rule, impl_task.h). */
     _Alignas(64) char *sp;
     char *hi;
     char *lo;
@@ -415,6 +416,17 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
 #endif
 #endif
 
+/* FK_WREGS, FK_DEBUG: where the fast path keeps the top in registers, it leaves this in the hot
+ * state's sp, so that a read of the top that the top's rule (impl_task.h) forgot to store
+ * first fails at once (runtime/stack.c, sched.c), on every stack kind and path.  Release
+ * builds leave sp as it was. */
+#define FK__SP_POISON ((char *)(uintptr_t)0xF0F0F0F0F0F0F000ull)
+#if FK_DEBUG
+#define FK__SP_FORGET(h) ((void)((h)->sp = FK__SP_POISON))
+#else
+#define FK__SP_FORGET(h) ((void)(h))
+#endif
+
 /* ---- frame stack --------------------------------------------------------------------- */
 
 #define FK__ALIGN 16
@@ -437,10 +449,15 @@ FK__INLINE void *fk__alloc(size_t n) {
  * its sp, saved when the slow allocation stepped off it, is again the top there). */
 FK__INLINE void fk__free_frame_w(void *p) {
 #if FK_STACK != FK_STACK_LIN
-    if (FK__UNLIKELY((char *)p == FK__H->lo))
+    if (FK__UNLIKELY((char *)p == FK__H->lo)) {
         FK__SLOW_FREE(p);
+        return;
+    }
 #else
     (void)p;
+#endif
+#if FK_WREGS
+    FK__SP_FORGET(FK__H);
 #endif
 }
 
@@ -725,6 +742,8 @@ FK__INLINE fk_frame *fk__frame_new_w(char *p, size_t n, uintptr_t link, void *re
     if (FK__UNLIKELY((uintptr_t)p + n > (uintptr_t)h->hi)) {
         h->sp = p;
         p = FK__SLOW_ALLOC(n);
+    } else {
+        FK__SP_FORGET(h);
     }
     *spo = (ptrdiff_t)n; /* the top is n bytes past the frame, wherever the frame went */
     fk__frame_init((fk_frame *)(void *)p, link, ret);

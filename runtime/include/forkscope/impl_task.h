@@ -67,7 +67,8 @@ struct fk__none {
     ptrdiff_t fk__spo FK__UNUSED = 0;                                                      \
     fk__slot *fk__cur FK__UNUSED = fk__icur;
 /* The slow clone (resumed, perhaps on another worker) takes the cursor from the hot state,
- * and the top too, once, where it enters (FK__WLOAD_SPO): see the top's rule below. */
+ * and the top where it enters and after a join that arrived (FK__WLOAD_SPO): see the top's
+ * rule below. */
 #define FK__W_SP() fk__w_at(fk__self, fk__spo)
 #define FK__W_CUR() (fk__resuming ? fk__hbound(&FK__H->cur) : fk__cur)
 #define FK__WCHILD , FK__W_SP(), FK__W_CUR()
@@ -87,9 +88,9 @@ struct fk__none {
  * allocation (fk__frame_new_w), FK_ALLOC, a pop's slow path, a join that arrives, a hop;
  * a slow clone's return (the trampoline's completion looks at the stack); a record's run,
  * once its task has returned (the worker loop then finds its stack empty).  Anywhere else
- * sp may be stale: a fast clone's frames neither write it nor put it back (two stores a
- * task; fib on cont-lin ran 0.97x the serial projection's time with them, 0.81x without,
- * over four code layouts).  A slow clone takes its top from sp where it enters (at its
+ * sp may be stale (FK_DEBUG builds poison it there: FK__SP_POISON): a fast clone's frames
+ * neither write it nor put it back (two stores a task; fib on cont-lin ran 0.96x the serial
+ * projection's time with them, 0.80x without: the medians over four code layouts).  A slow clone takes its top from sp where it enters (at its
  * resume point's dispatch) and after a join that arrived, where it may have adopted
  * another stack. */
 #define FK__WSTORE_SP() ((void)(FK__H->sp = fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp))
