@@ -1277,9 +1277,8 @@ TEST(stolen_loop_publishes) {
 /* A join whose last arrival is the thief, then more forks.  The first child spins 5 ms, so
  * that a thief takes the continuation (continuation stealing: by forcing a publication, the
  * owner being in a leaf; forcing on at 100 us) or the child (child stealing); the rest of
- * the scope spins 30 ms, so that with continuation stealing the
- * child's end arrives first and the thief, last at the join, adopts the frame's stack and
- * goes on.  Its next forks must go on that stack, at the frame's top: a frame stack's top
+ * the scope spins 30 ms, so that with continuation stealing the child's end arrives first
+ * and the thief, last at the join, adopts the frame's stack and goes on.  Its next forks must go on that stack, at the frame's top: a frame stack's top
  * that a task keeps in registers (FK_WREGS, the top's rule in forkscope/impl_task.h) is
  * taken again after such a join (a top kept from the thief's own stack is refused by the
  * FK_DEBUG builds' check before every fork).  The second scope's random trees (frames,
@@ -1320,6 +1319,7 @@ TEST(thief_last_at_join_forks_on) {
     o.workers = 2;
     o.sched = FK_SCHED_BUSY;
     o.force_after_us = 100; /* (whatever FORKSCOPE_FORCE_AFTER says: 0 would leave the owner's leaf alone) */
+    o.promote = FK_PROMOTE_THIEF; /* (a slow beat would be later than the first child's end) */
     fk_pool *p = NULL;
     ASSERT_EQ(fk_pool_create(&p, &o), 0);
     atomic_store(&adopt_moved, 0);

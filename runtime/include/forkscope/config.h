@@ -149,9 +149,9 @@
  * instruction counts do not show; Lace passes its deque head to every task the same way).
  * The cursor's stores stay (a thief that forces a publication reads it); the top is stored
  * only where the runtime reads it, in slow paths (the top's rule, forkscope/impl_task.h):
- * a fast clone's frame, allocated and freed without a slow path, stores nothing.  Where something may have moved them (the
- * cursor: a failed pop, a call; the top: FK_ALLOC, FK_FREE, a join that arrived; both: a
- * resumption) the locals are loaded again.  0: every access goes through the hot state.
+ * a fast clone's frame, allocated and freed without a slow path, stores nothing.  Where
+ * something may have moved them (the cursor: a failed pop, a call; the top: FK_ALLOC,
+ * FK_FREE, a join that arrived; both: a resumption) the locals are loaded again.  0: every access goes through the hot state.
  * Only continuation stealing with frame stacks (cont-seg, cont-lin) has it. */
 #ifndef FK_WREGS
 #define FK_WREGS (!FK__NATIVE_FRAMES && FK_STEAL == FK_STEAL_CONT)

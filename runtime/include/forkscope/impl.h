@@ -416,10 +416,11 @@ FK__NORETURN FK__COLD void fk__bad_resume(const fk__task_info *task, uint64_t id
 #endif
 #endif
 
-/* FK_WREGS, FK_DEBUG: where the fast path keeps the top in registers, it leaves this in the hot
- * state's sp, so that a read of the top that the top's rule (impl_task.h) forgot to store
- * first fails at once (runtime/stack.c, sched.c), on every stack kind and path.  Release
- * builds leave sp as it was. */
+/* FK_WREGS, FK_DEBUG: where a fast clone's frame is allocated or freed (the top then kept
+ * in registers), this is left in the hot state's sp, so that a runtime read of the top that
+ * the top's rule (impl_task.h) forgot to store first is refused (runtime/stack.c, top_of;
+ * the header's own reads pass it on, to FK__WCHECK or a crash).  Release builds leave sp
+ * as it was. */
 #define FK__SP_POISON ((char *)(uintptr_t)0xF0F0F0F0F0F0F000ull)
 #if FK_DEBUG
 #define FK__SP_FORGET(h) ((void)((h)->sp = FK__SP_POISON))
@@ -446,13 +447,12 @@ FK__INLINE void *fk__alloc(size_t n) {
 /* FK_WREGS: a fast clone's frame p, freed as it returns.  Nothing is stored: the caller's
  * top is in its registers (fk__frame_new_w).  Only a segmented stack's first frame in a
  * stacklet takes the slow path, which steps back to the previous stacklet (its hi and lo;
- * its sp, saved when the slow allocation stepped off it, is again the top there). */
+ * its sp, saved when the slow allocation stepped off it, is again the top there: FK_DEBUG
+ * poisons it all the same, as on every other path, so that no read relies on it). */
 FK__INLINE void fk__free_frame_w(void *p) {
 #if FK_STACK != FK_STACK_LIN
-    if (FK__UNLIKELY((char *)p == FK__H->lo)) {
+    if (FK__UNLIKELY((char *)p == FK__H->lo))
         FK__SLOW_FREE(p);
-        return;
-    }
 #else
     (void)p;
 #endif

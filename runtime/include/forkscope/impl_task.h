@@ -90,9 +90,9 @@ struct fk__none {
  * once its task has returned (the worker loop then finds its stack empty).  Anywhere else
  * sp may be stale (FK_DEBUG builds poison it there: FK__SP_POISON): a fast clone's frames
  * neither write it nor put it back (two stores a task; fib on cont-lin ran 0.96x the serial
- * projection's time with them, 0.80x without: the medians over four code layouts).  A slow clone takes its top from sp where it enters (at its
- * resume point's dispatch) and after a join that arrived, where it may have adopted
- * another stack. */
+ * projection's time with them, 0.80x without: the medians over four code layouts).  A
+ * slow clone takes its top from sp where it enters (at its resume point's dispatch) and
+ * after a join that arrived, where it may have adopted another stack. */
 #define FK__WSTORE_SP() ((void)(FK__H->sp = fk__has_frame ? fk__w_at(fk__self, fk__spo) : fk__isp))
 #define FK__WLOAD_SPO() ((void)(fk__spo = (ptrdiff_t)((uintptr_t)FK__H->sp - (uintptr_t)fk__self)))
 #define FK__WRELOAD_SP() ((void)(fk__has_frame ? (FK__WLOAD_SPO(), 0) : (fk__isp = FK__H->sp, 0)))
