@@ -430,7 +430,9 @@ TEST(join_waits_where_its_variant_waits) {
 #if FK_STACK == FK_STACK_NATIVE
     ASSERT_TIMING(t[O].ns[FK_TIME_WAIT] >= 88e6, "native frames: the join waited %.3f ms", ms(t[O].ns[FK_TIME_WAIT]));
 #elif FK_STACK == FK_STACK_FIBER
-    ASSERT_MSG(t[0].ns[FK_TIME_FIBER] + t[1].ns[FK_TIME_FIBER] > 0, "fibers: no time parking or switching");
+    /* (a timing check: a worker starved of its CPU for the whole 100 ms steals nothing, and
+     * then nothing parks; seen once in a CI run beside other builds on both cores) */
+    ASSERT_TIMING(t[0].ns[FK_TIME_FIBER] + t[1].ns[FK_TIME_FIBER] > 0, "fibers: no time parking or switching");
     ASSERT_MSG(t[O].ns[FK_TIME_WAIT] == 0, "fibers: %.3f ms in a native join's wait", ms(t[O].ns[FK_TIME_WAIT]));
 #else
     ASSERT_MSG(t[O].ns[FK_TIME_JOIN] > 0 && t[O].ns[FK_TIME_WAIT] == 0,
