@@ -138,9 +138,9 @@ FK__GPR_ONLY void *fk__alloc_slow_quick(size_t n) {
     fk__stacklet *cur = w->stk_cur, *s = cur->next;
     if (!s || (size_t)(s->hi - s->lo) < n)
         return NULL;
+    if (FK_DEBUG && w->hot->sp == FK__SP_POISON)
+        return NULL; /* (the top's rule broken: fk__alloc_slow's top_of says so) */
     cur->sp = w->hot->sp;
-    if (FK_DEBUG && cur->sp == FK__SP_POISON)
-        __builtin_trap(); /* (the top's rule broken; general registers only here: no message) */
     s->sp = s->lo + n;
     install(w, s);
     return s->lo;

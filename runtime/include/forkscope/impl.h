@@ -456,9 +456,7 @@ FK__INLINE void fk__free_frame_w(void *p) {
 #else
     (void)p;
 #endif
-#if FK_WREGS
     FK__SP_FORGET(FK__H);
-#endif
 }
 
 /* Frees the latest allocation p (FILO). */
